@@ -1,0 +1,192 @@
+package chronon
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// CategoryDefault is the category of formats registered without WithCategory.
+const CategoryDefault uint64 = 1
+
+// format is the part of every FormatN shared by all arities: what the
+// emit path needs, packed for it, and what the schema records.
+type format struct {
+	cat      uint64 // category mask; an event is recorded when unit.mask&cat != 0
+	size     uint32 // whole event size when fixed (26 + args)
+	argsSize uint16 // args_size of a fixed-size event
+	varSize  bool   // some argument is a string
+	idCat    uint64 // format_id | low 32 bits of cat << 32: record bytes 8..16
+	argcWord uint64 // arg_count << 16: OR-ed with the unit's source id, record bytes 16..24
+	id       uint32
+	info     schema.Format
+}
+
+// FormatOption configures a format at registration.
+type FormatOption func(*format) error
+
+// WithCategory sets the format's category mask (default CategoryDefault).
+// An event is recorded on a unit when the unit's enable mask shares a bit
+// with it. The file stores the low 32 bits.
+func WithCategory(mask uint64) FormatOption {
+	return func(f *format) error {
+		if mask == 0 {
+			return errors.New("category mask is zero: the format could never be enabled")
+		}
+		f.cat = mask
+		return nil
+	}
+}
+
+// WithSource sets the source location recorded in the schema (default: the
+// caller of NewFormatN).
+func WithSource(file string, line int) FormatOption {
+	return func(f *format) error {
+		if line < 0 {
+			return fmt.Errorf("negative source line %d", line)
+		}
+		f.info.File, f.info.Line = file, uint32(line)
+		return nil
+	}
+}
+
+// AsLog marks the format as a log message with a level (0 debug .. 3 error),
+// as the original's log channel does.
+func AsLog(level uint8) FormatOption {
+	return func(f *format) error {
+		if level > 3 {
+			return fmt.Errorf("log level %d is not 0..3", level)
+		}
+		f.info.IsLog, f.info.LogLevel = true, level
+		return nil
+	}
+}
+
+// WithName sets the display name exporters use for the format's spans and
+// counters (default: the format text before its first placeholder).
+func WithName(name string) FormatOption {
+	return func(f *format) error { f.info.Name = name; return nil }
+}
+
+// WithKind records what the events of the format mean (spans, counters),
+// and which argument carries each role. roles is parallel to the arguments;
+// nil means all plain. See schema.EventKind and schema.ArgRole.
+func WithKind(kind schema.EventKind, roles ...schema.ArgRole) FormatOption {
+	return func(f *format) error {
+		if kind > schema.KindCounter {
+			return fmt.Errorf("unknown event kind %d", kind)
+		}
+		for _, r := range roles {
+			if r > schema.RoleValue {
+				return fmt.Errorf("unknown argument role %d", r)
+			}
+		}
+		f.info.Kind = kind
+		f.info.ArgRoles = append([]schema.ArgRole(nil), roles...)
+		return nil
+	}
+}
+
+// register validates the format string against the argument types and adds
+// the format to the registry. skip is the number of frames between the user's
+// call and register, for the default source location.
+func (f *format) register(text string, types []schema.ArgType, opts []FormatOption, skip int) error {
+	f.cat = CategoryDefault
+	if _, file, line, ok := runtime.Caller(skip); ok {
+		f.info.File, f.info.Line = file, uint32(line)
+	}
+	for _, o := range opts {
+		if err := o(f); err != nil {
+			return fmt.Errorf("chronon: format %q: %w", text, err)
+		}
+	}
+	if n := len(schema.Placeholders(text)); n != len(types) {
+		return fmt.Errorf("chronon: format %q has %d placeholders but %d arguments", text, n, len(types))
+	}
+	if len(f.info.ArgRoles) != 0 && len(f.info.ArgRoles) != len(types) {
+		return fmt.Errorf("chronon: format %q: %d argument roles for %d arguments", text, len(f.info.ArgRoles), len(types))
+	}
+	if err := checkKind(f.info.Kind, f.info.ArgRoles); err != nil {
+		return fmt.Errorf("chronon: format %q: %w", text, err)
+	}
+	args := 0
+	for _, t := range types {
+		if t == schema.ArgString {
+			f.varSize = true
+		}
+		args += t.Size()
+	}
+	f.info.Format = text
+	f.info.ArgTypes = types
+	f.info.Category = f.cat
+	f.info.ArgNames = schema.ArgNames(text)
+	if f.info.Name == "" && f.info.Kind != schema.KindInstant {
+		f.info.Name = defaultName(text)
+	}
+	f.argsSize = uint16(args)
+	f.size = uint32(schema.EventHeaderSize + args)
+	f.argcWord = uint64(len(types)) << 16
+	if err := registerFormat(f); err != nil {
+		return err
+	}
+	f.info.ID = f.id
+	f.idCat = uint64(f.id) | uint64(uint32(f.cat))<<32
+	return nil
+}
+
+// checkKind verifies that a span or counter format has the arguments its
+// exporters need.
+func checkKind(kind schema.EventKind, roles []schema.ArgRole) error {
+	count := func(r schema.ArgRole) int {
+		n := 0
+		for _, x := range roles {
+			if x == r {
+				n++
+			}
+		}
+		return n
+	}
+	for _, r := range []schema.ArgRole{schema.RoleLane, schema.RoleFlow, schema.RoleDuration, schema.RoleValue} {
+		if count(r) > 1 {
+			return fmt.Errorf("more than one argument with role %v", r)
+		}
+	}
+	switch {
+	case kind == schema.KindSpanComplete && count(schema.RoleDuration) != 1:
+		return errors.New("a complete span needs one argument with role duration")
+	case kind == schema.KindCounter && count(schema.RoleValue) != 1:
+		return errors.New("a counter needs one argument with role value")
+	case kind != schema.KindSpanComplete && count(schema.RoleDuration) != 0:
+		return errors.New("only complete spans have a duration argument")
+	case kind != schema.KindCounter && count(schema.RoleValue) != 0:
+		return errors.New("only counters have a value argument")
+	}
+	return nil
+}
+
+// defaultName is the format text before its first placeholder, trimmed.
+func defaultName(text string) string {
+	end := len(text)
+	if ph := schema.Placeholders(text); len(ph) > 0 {
+		end = ph[0].Start
+	}
+	name := text[:end]
+	for len(name) > 0 && (name[len(name)-1] == ' ' || name[len(name)-1] == '=' || name[len(name)-1] == ':') {
+		name = name[:len(name)-1]
+	}
+	if name == "" {
+		return text
+	}
+	return name
+}
+
+// ID returns the format id written into events (ids start at 1).
+func (f *format) ID() uint32 { return f.id }
+
+// Category returns the format's category mask.
+func (f *format) Category() uint64 { return f.cat }
+
+// Text returns the format string.
+func (f *format) Text() string { return f.info.Format }

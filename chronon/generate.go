@@ -1,0 +1,3 @@
+package chronon
+
+//go:generate go run gen_formats.go

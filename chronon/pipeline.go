@@ -1,0 +1,257 @@
+package chronon
+
+import (
+	"encoding/binary"
+	"time"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// The background pipeline:
+//
+//	producers --seal--> collector --jobs--> workers (compress) --results--> writer --release--> producers
+//
+// The collector notices sealed chunks and numbers them; any worker
+// compresses any chunk; the writer puts blocks in the file in number order
+// (so a unit's blocks are in cycle order and the file is the same whatever
+// the scheduling) and hands each chunk back to its producer.
+
+type ctlKind uint8
+
+const (
+	ctlFlush ctlKind = iota
+	ctlSync
+	ctlClose
+)
+
+type ctlMsg struct {
+	kind ctlKind
+	done chan struct{}
+}
+
+// job is one sealed chunk to compress.
+type job struct {
+	seq  uint64 // position in the file's block order
+	unit *Unit
+	data []byte // the chunk's bytes in the ring
+}
+
+// result is one block ready to append: out holds the 28-byte inline header
+// (filled by the worker) followed by the block's data.
+type result struct {
+	seq      uint64
+	unit     *Unit
+	out      []byte
+	buf      *[]byte // pooled backing of out
+	events   uint32
+	minCycle uint64
+	maxCycle uint64
+	usize    uint32
+	err      error
+}
+
+// barrier asks the writer to act once every block numbered below upTo is
+// written: signal done (Flush), after an fsync for Sync.
+type barrier struct {
+	upTo uint64
+	sync bool
+	done chan struct{}
+}
+
+// collect is the collector goroutine.
+func (t *Tracer) collect() {
+	defer close(t.jobs)
+	var tick <-chan time.Time
+	if t.cfg.flushInterval > 0 {
+		// Requests at half the interval bound the wait of a busy unit's
+		// event to one interval.
+		tk := time.NewTicker(t.cfg.flushInterval / 2)
+		defer tk.Stop()
+		tick = tk.C
+	}
+	var seq uint64
+	for {
+		t.sleeping.Store(true)
+		seq = t.dispatch(seq) // after announcing sleep: a seal racing with it is not missed
+		select {
+		case <-t.wake:
+			t.sleeping.Store(false)
+		case <-tick:
+			t.sleeping.Store(false)
+			for _, u := range t.unitList() {
+				u.lim.Store(0) // the unit's next emit seals its chunk
+			}
+		case m := <-t.ctl:
+			t.sleeping.Store(false)
+			seq = t.dispatch(seq)
+			switch m.kind {
+			case ctlClose:
+				return
+			default:
+				t.barriers <- barrier{upTo: seq, sync: m.kind == ctlSync, done: m.done}
+			}
+		}
+		seq = t.dispatch(seq)
+	}
+}
+
+// dispatch hands every newly sealed chunk to the workers, in unit order.
+func (t *Tracer) dispatch(seq uint64) uint64 {
+	for _, u := range t.unitList() {
+		r := u.ring
+		for h := r.head.Load(); r.dispatched < h; r.dispatched++ {
+			t.jobs <- job{seq: seq, unit: u, data: r.sealed(r.dispatched)}
+			seq++
+		}
+	}
+	return seq
+}
+
+// compressLoop is one compression worker.
+func (t *Tracer) compressLoop(enc *blockEncoder) {
+	for j := range t.jobs {
+		t.results <- t.encodeJob(enc, j)
+	}
+}
+
+// encodeJob checks a sealed chunk, measures it and compresses it.
+func (t *Tracer) encodeJob(enc *blockEncoder, j job) *result {
+	r := &result{seq: j.seq, unit: j.unit, usize: uint32(len(j.data))}
+	fixed, err := scanBlock(j.data, r)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.buf = enc.getBuf()
+	out := (*r.buf)[:schema.BlockHeaderSize] // the header is filled in below
+	out = enc.encode(out, j.data, fixed)
+	csize := len(out) - schema.BlockHeaderSize
+	if csize > len(j.data) || (csize == len(j.data) && !enc.raw()) {
+		// Not smaller: store raw, marked by equal sizes as the original does.
+		out = append(out[:schema.BlockHeaderSize], j.data...)
+		csize = len(j.data)
+	}
+	schema.PutBlockHeader(out, schema.BlockHeader{
+		EventCount:       r.events,
+		MinCycle:         r.minCycle,
+		MaxCycle:         r.maxCycle,
+		UncompressedSize: r.usize,
+		CompressedSize:   uint32(csize),
+	})
+	r.out = out
+	return r
+}
+
+// scanBlock walks a chunk's events: it counts them, finds the cycle range
+// and reports whether every event has a fixed-size format (which the
+// record-aware encoder handles best). A chunk that does not parse is an
+// internal error: Go producers cannot write one, a buggy C producer could.
+func scanBlock(b []byte, r *result) (fixed bool, err error) {
+	fmts := formatsSnapshot()
+	fixed = true
+	minC, maxC := ^uint64(0), uint64(0)
+	var n uint32
+	for off := 0; off < len(b); {
+		if len(b)-off < schema.EventHeaderSize {
+			return false, schema.Errorf("ring chunk", int64(off), "truncated event")
+		}
+		size := schema.EventHeaderSize + int(binary.LittleEndian.Uint16(b[off:]))
+		if size > len(b)-off {
+			return false, schema.Errorf("ring chunk", int64(off), "event of %d bytes runs past the chunk end", size)
+		}
+		c := binary.LittleEndian.Uint64(b[off+2:])
+		minC, maxC = min(minC, c), max(maxC, c)
+		if fid := binary.LittleEndian.Uint32(b[off+10:]); fid == 0 || int(fid) > len(fmts) || fmts[fid-1].varSize {
+			fixed = false
+		}
+		n++
+		off += size
+	}
+	if n == 0 {
+		minC = 0
+	}
+	r.events, r.minCycle, r.maxCycle = n, minC, maxC
+	return fixed, nil
+}
+
+// writeLoop is the writer goroutine: it appends blocks in sequence order,
+// releases their chunks, serves flush barriers and finishes the file.
+func (t *Tracer) writeLoop() {
+	defer close(t.writerOut)
+	pending := map[uint64]*result{}
+	var next uint64
+	var waiting []barrier
+	results := t.results
+	for results != nil {
+		select {
+		case r, ok := <-results:
+			if !ok {
+				results = nil
+				break
+			}
+			pending[r.seq] = r
+			for {
+				r, ok := pending[next]
+				if !ok {
+					break
+				}
+				delete(pending, next)
+				t.writeResult(r)
+				next++
+			}
+		case b := <-t.barriers:
+			waiting = append(waiting, b)
+		}
+		waiting = t.serveBarriers(waiting, next)
+	}
+	// The collector returned and the workers drained: every block is written.
+	t.fw.finish()
+	for {
+		select {
+		case b := <-t.barriers:
+			close(b.done)
+		default:
+			for _, b := range waiting {
+				close(b.done)
+			}
+			return
+		}
+	}
+}
+
+func (t *Tracer) serveBarriers(waiting []barrier, next uint64) []barrier {
+	kept := waiting[:0]
+	for _, b := range waiting {
+		if b.upTo > next {
+			kept = append(kept, b)
+			continue
+		}
+		if b.sync {
+			t.fw.sync()
+		}
+		close(b.done)
+	}
+	return kept
+}
+
+// writeResult appends one block (or counts it lost) and releases its chunk.
+func (t *Tracer) writeResult(r *result) {
+	u := r.unit
+	if r.err != nil {
+		t.setErr(r.err)
+	}
+	u.sealed.Add(uint64(r.events))
+	if r.err == nil && t.fw.writeBlock(r) {
+		u.written.Add(uint64(r.events))
+		t.nBlocks.Add(1)
+		t.rawBytes.Add(uint64(r.usize))
+		t.compBytes.Add(uint64(len(r.out) - schema.BlockHeaderSize))
+	} else {
+		u.lost.Add(uint64(r.events))
+	}
+	u.release()
+	if r.buf != nil {
+		*r.buf = r.out[:0]
+		putBuf(r.buf)
+	}
+}

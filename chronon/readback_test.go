@@ -1,0 +1,141 @@
+package chronon_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// A minimal, independent reader for the runtime's tests: it trusts nothing
+// but the schema package, checks the structure strictly (the same rules as
+// the conformance oracle) and returns every event. The real reader lives in
+// mmapio; this one exists so the writer is tested against a second,
+// deliberately simple implementation.
+
+type rbEvent struct {
+	rec  schema.Record
+	args string // raw args bytes
+}
+
+func (e rbEvent) key() string {
+	return fmt.Sprintf("%d/%d/%d/%d/%d/%x", e.rec.Cycle, e.rec.FormatID, e.rec.Category, e.rec.SourceID, e.rec.ArgCount, e.args)
+}
+
+type rbFile struct {
+	hdr    schema.Header
+	schema *schema.Schema
+	footer *schema.Footer
+	events []rbEvent
+	blocks [][]rbEvent
+}
+
+var rbDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20))
+
+func readBack(t testing.TB, path string) *rbFile {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	hdr, err := schema.ParseHeader(b, int64(len(b)))
+	require.NoError(t, err)
+	require.NotZero(t, hdr.Flags&schema.FlagHasIndex, "index flag")
+	require.NotZero(t, hdr.Flags&schema.FlagHasSchema, "schema flag")
+	f := &rbFile{hdr: hdr}
+	f.schema, _, err = schema.DecodeSchema(b[hdr.SchemaOffset:hdr.SchemaOffset+hdr.SchemaSize], int64(hdr.SchemaOffset))
+	require.NoError(t, err)
+	f.footer, err = schema.DecodeFooter(b[hdr.FooterOffset:hdr.FooterOffset+hdr.FooterSize], int64(hdr.FooterOffset))
+	require.NoError(t, err)
+	prevEnd := hdr.FirstBlockOffset
+	var total uint64
+	for i, bi := range f.footer.Blocks {
+		require.Equal(t, uint32(i), bi.Index)
+		require.GreaterOrEqual(t, bi.DataOffset, prevEnd, "block %d overlaps", i)
+		inline, ok := schema.DecodeBlockHeader(b[bi.DataOffset:])
+		require.True(t, ok)
+		require.Equal(t, bi.Inline(), inline, "block %d inline header", i)
+		start := bi.DataOffset + schema.BlockHeaderSize
+		data := b[start : start+uint64(bi.CompressedSize)]
+		if !inline.Raw() {
+			require.NotZero(t, hdr.Flags&schema.FlagCompressed)
+			data, err = rbDecoder.DecodeAll(data, nil)
+			require.NoError(t, err, "block %d", i)
+		}
+		require.Len(t, data, int(bi.UncompressedSize))
+		var evs []rbEvent
+		for off := 0; off < len(data); {
+			r, args, n, ok := schema.DecodeEvent(data[off:])
+			require.True(t, ok, "block %d: truncated event at %d", i, off)
+			require.GreaterOrEqual(t, r.Cycle, bi.MinCycle)
+			require.LessOrEqual(t, r.Cycle, bi.MaxCycle)
+			evs = append(evs, rbEvent{rec: r, args: string(args)})
+			off += n
+		}
+		require.Len(t, evs, int(bi.EventCount), "block %d", i)
+		if bi.Units != nil {
+			for _, e := range evs {
+				require.Contains(t, bi.Units, e.rec.SourceID, "block %d unit set", i)
+			}
+		}
+		f.blocks = append(f.blocks, evs)
+		f.events = append(f.events, evs...)
+		total += uint64(len(evs))
+		prevEnd = start + uint64(bi.CompressedSize)
+	}
+	require.Equal(t, total, f.footer.TotalEvents)
+	require.GreaterOrEqual(t, hdr.FooterOffset, prevEnd)
+	return f
+}
+
+// requireSameEvents compares event multisets.
+func requireSameEvents(t testing.TB, want, got []rbEvent) {
+	t.Helper()
+	keys := func(evs []rbEvent) []string {
+		k := make([]string, len(evs))
+		for i, e := range evs {
+			k[i] = e.key()
+		}
+		sort.Strings(k)
+		return k
+	}
+	w, g := keys(want), keys(got)
+	require.Equal(t, len(w), len(g), "event count")
+	for i := range w {
+		if w[i] != g[i] {
+			require.Equal(t, w[i], g[i], "first difference in sorted events at %d", i)
+		}
+	}
+}
+
+// oracleCheck runs the conformance oracle on a file when it is available.
+// CI installs python3-zstandard, so there it always runs.
+func oracleCheck(t testing.TB, path string) {
+	t.Helper()
+	oracle := oraclePath(t)
+	out, err := exec.Command("/usr/bin/python3", oracle, "check", path).CombinedOutput()
+	require.NoError(t, err, "oracle rejected %s: %s", path, out)
+	require.True(t, bytes.HasPrefix(out, []byte("OK ")), "oracle said %s", out)
+}
+
+func oraclePath(t testing.TB) string {
+	_, file, _, _ := runtime.Caller(0)
+	p := filepath.Join(filepath.Dir(file), "..", "..", "shared", "conformance", "ctrace_oracle.py")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("SKIPPED LOUDLY: conformance oracle not found at %s (the repository's ../shared is missing)", p)
+	}
+	if err := exec.Command("/usr/bin/python3", "-c", "import zstandard").Run(); err != nil {
+		t.Skip("SKIPPED LOUDLY: /usr/bin/python3 with the zstandard module is missing (apt-get install python3-zstandard); the oracle cannot run")
+	}
+	return p
+}
+
+func u64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }

@@ -1,0 +1,99 @@
+package chronon
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// The registry holds every format and named category of the process. Formats
+// are registered once, usually at package init, before any Tracer exists, so
+// it is global like the original's FormatRegistry; every Tracer writes all of
+// it into its schema. Readers on the hot path (compression workers asking
+// whether a format has string arguments) take a snapshot without locking.
+var registry struct {
+	mu         sync.Mutex
+	formats    atomic.Pointer[[]*format] // index id-1; copy-on-write
+	categories []schema.Category
+	gen        atomic.Uint64 // bumped on every registration: a schema rewrite is due
+}
+
+// maxFormats bounds the registry: ids are uint32 in the file, but a process
+// registering millions of formats has a bug (formats are not messages).
+const maxFormats = 1 << 20
+
+func registerFormat(f *format) error {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	var old []*format
+	if p := registry.formats.Load(); p != nil {
+		old = *p
+	}
+	if len(old) >= maxFormats {
+		return fmt.Errorf("chronon: more than %d formats registered", maxFormats)
+	}
+	next := make([]*format, len(old), len(old)+1)
+	copy(next, old)
+	f.id = uint32(len(old) + 1)
+	next = append(next, f)
+	registry.formats.Store(&next)
+	registry.gen.Add(1)
+	return nil
+}
+
+// formatsSnapshot returns the registered formats, index id-1. The slice is
+// never modified after it is published.
+func formatsSnapshot() []*format {
+	if p := registry.formats.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// RegisterCategory names the next free category bit and returns its mask.
+// Categories name the bits of a format's category mask in the file's schema;
+// masks may also be used without registering a name.
+func RegisterCategory(name, description string) (uint64, error) {
+	if name == "" {
+		return 0, errors.New("chronon: category name is empty")
+	}
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	var used uint64
+	for _, c := range registry.categories {
+		if c.Name == name {
+			return 0, fmt.Errorf("chronon: category %q already registered", name)
+		}
+		used |= c.Mask
+	}
+	if used == ^uint64(0) {
+		return 0, errors.New("chronon: all 64 category bits are named")
+	}
+	mask := uint64(1) << bits.TrailingZeros64(^used)
+	registry.categories = append(registry.categories, schema.Category{Name: name, Description: description, Mask: mask})
+	registry.gen.Add(1)
+	return mask, nil
+}
+
+// NameCategory records a name for a mask chosen by the caller (for example a
+// bit a simulator already uses). It does not reserve the bits.
+func NameCategory(mask uint64, name, description string) error {
+	if name == "" || mask == 0 {
+		return errors.New("chronon: category needs a name and a non-zero mask")
+	}
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	registry.categories = append(registry.categories, schema.Category{Name: name, Description: description, Mask: mask})
+	registry.gen.Add(1)
+	return nil
+}
+
+func categoriesSnapshot() []schema.Category {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	return append([]schema.Category(nil), registry.categories...)
+}

@@ -1,0 +1,266 @@
+package chronon
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// ErrClosed is returned by operations on a closed Tracer.
+var ErrClosed = errors.New("chronon: tracer is closed")
+
+// Tracer writes one .ctrace file. Create it, make units, emit, Close.
+type Tracer struct {
+	cfg      config
+	path     string
+	metadata []schema.KeyValue
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+
+	mu     sync.Mutex // serializes unit creation
+	units  atomic.Pointer[[]*Unit]
+	byID   map[uint16]*Unit
+	byName map[string]*Unit
+	nextID uint16
+	gen    atomic.Uint64 // bumped on unit creation: a schema rewrite is due
+
+	err atomic.Pointer[error] // first I/O or internal error (sticky)
+
+	// Pipeline: collector -> jobs -> workers -> results -> writer.
+	wake      chan struct{}
+	sleeping  atomic.Bool
+	ctl       chan ctlMsg
+	jobs      chan job
+	results   chan *result
+	barriers  chan barrier
+	writerOut chan struct{} // closed when the writer has finished the file
+	fw        *fileWriter
+
+	nBlocks, rawBytes, compBytes atomic.Uint64
+	fileBytes                    atomic.Int64
+}
+
+// Create opens path for writing (truncating it) and starts the background
+// goroutines. The header goes to disk now; the schema goes with the first
+// block, so formats registered until then are in it.
+func Create(path string, opts ...Option) (*Tracer, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, fmt.Errorf("chronon: %s: %w", path, err)
+		}
+	}
+	if cfg.ringSize == 0 {
+		cfg.ringSize = DefaultRingChunks * cfg.blockSize
+	}
+	if cfg.ringSize < 2*cfg.blockSize {
+		return nil, fmt.Errorf("chronon: %s: ring size %d holds fewer than two %d-byte blocks", path, cfg.ringSize, cfg.blockSize)
+	}
+	start := time.Now()
+	t := &Tracer{
+		cfg:       cfg,
+		path:      path,
+		byID:      map[uint16]*Unit{},
+		byName:    map[string]*Unit{},
+		nextID:    1,
+		wake:      make(chan struct{}, 1),
+		ctl:       make(chan ctlMsg),
+		jobs:      make(chan job, 4*cfg.workers),
+		results:   make(chan *result, 4*cfg.workers),
+		barriers:  make(chan barrier, 16),
+		writerOut: make(chan struct{}),
+	}
+	if cfg.autoMetadata {
+		t.metadata = autoMetadata(start, os.Getenv)
+	}
+	t.metadata = mergeMetadata(t.metadata, cfg.metadata)
+	fw, err := createFile(t, path)
+	if err != nil {
+		return nil, err
+	}
+	t.fw = fw
+	enc, err := newEncoders(cfg)
+	if err != nil {
+		fw.f.Close()
+		return nil, fmt.Errorf("chronon: %s: %w", path, err)
+	}
+	go t.collect()
+	var workers sync.WaitGroup
+	for i := 0; i < cfg.workers; i++ {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			t.compressLoop(enc.worker())
+		}()
+	}
+	go func() {
+		workers.Wait()
+		close(t.results)
+	}()
+	go t.writeLoop()
+	return t, nil
+}
+
+// Path returns the file the tracer writes.
+func (t *Tracer) Path() string { return t.path }
+
+// NewUnit creates a unit with the next free id (or WithUnitID's). name is
+// dotted by convention (core0.fetch); names must be unique in the tracer.
+func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
+	c := unitConfig{mask: t.cfg.defaultMask}
+	for _, o := range opts {
+		if err := o(&c); err != nil {
+			return nil, fmt.Errorf("chronon: unit %q: %w", name, err)
+		}
+	}
+	if err := c.validate(t.cfg.blockSize); err != nil {
+		return nil, fmt.Errorf("chronon: unit %q: %w", name, err)
+	}
+	ringSize := t.cfg.ringSize
+	if c.ringSize != 0 {
+		ringSize = c.ringSize
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed.Load() {
+		return nil, ErrClosed
+	}
+	if name != "" && t.byName[name] != nil {
+		return nil, fmt.Errorf("chronon: unit %q already exists", name)
+	}
+	id := c.id
+	if id == 0 {
+		for t.byID[t.nextID] != nil && t.nextID != 0 {
+			t.nextID++
+		}
+		if t.nextID == 0 {
+			return nil, errors.New("chronon: all 65535 unit ids are in use")
+		}
+		id = t.nextID
+	} else if t.byID[id] != nil {
+		return nil, fmt.Errorf("chronon: unit id %d already used by %q", id, t.byID[id].name)
+	}
+	blockSize := uint32(t.cfg.blockSize)
+	u := &Unit{
+		srcWord:  uint64(id),
+		maxArgs:  min(schema.MaxArgsSize, int(blockSize)-schema.EventHeaderSize),
+		waitCh:   make(chan struct{}, 1),
+		ring:     newRing(blockSize, ringSize/int(blockSize)),
+		t:        t,
+		id:       id,
+		name:     name,
+		typeName: c.typeName,
+	}
+	u.mask.Store(c.mask)
+	t.byID[id] = u
+	if name != "" {
+		t.byName[name] = u
+	}
+	var next []*Unit
+	if p := t.units.Load(); p != nil {
+		next = append(next, *p...)
+	}
+	next = append(next, u)
+	t.units.Store(&next)
+	t.gen.Add(1)
+	return u, nil
+}
+
+// Unit returns the unit with the given name, or nil.
+func (t *Tracer) Unit(name string) *Unit {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byName[name]
+}
+
+func (t *Tracer) unitList() []*Unit {
+	if p := t.units.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Err returns the first error the tracer met (an I/O error, say), or nil.
+// Tracing goes on after an error: events are counted as lost, not written.
+func (t *Tracer) Err() error {
+	if p := t.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (t *Tracer) setErr(err error) {
+	t.err.CompareAndSwap(nil, &err)
+}
+
+// wakeCollector tells the collector a chunk was sealed. It costs one atomic
+// load when the collector is already awake.
+func (t *Tracer) wakeCollector() {
+	if t.sleeping.Load() {
+		select {
+		case t.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// sealAll publishes every unit's partly filled chunk on the producers'
+// behalf. The caller guarantees no emit is in flight (see the package doc).
+func (t *Tracer) sealAll() {
+	for _, u := range t.unitList() {
+		u.Flush()
+	}
+}
+
+// Flush writes every event emitted so far to the file (without fsync) and
+// returns the tracer's error, if any. It must not run concurrently with
+// emits (see the package doc): it seals the units' partly filled chunks.
+func (t *Tracer) Flush() error {
+	if t.closed.Load() {
+		return ErrClosed
+	}
+	t.sealAll()
+	done := make(chan struct{})
+	t.ctl <- ctlMsg{kind: ctlFlush, done: done}
+	<-done
+	return t.Err()
+}
+
+// Sync is Flush followed by fsync: the events are durable when it returns.
+func (t *Tracer) Sync() error {
+	if err := t.Flush(); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	t.ctl <- ctlMsg{kind: ctlSync, done: done}
+	<-done
+	return t.Err()
+}
+
+// Close drains every unit, writes the remaining blocks, the final schema if
+// units or formats were added after it was last written, the footer and the
+// final header, fsyncs and closes the file. It returns the first error the
+// tracer met. Emits after Close are dropped and counted. Close must not run
+// concurrently with emits; calling it again returns the same result.
+func (t *Tracer) Close() error {
+	t.closeOnce.Do(func() {
+		t.mu.Lock()
+		t.closed.Store(true)
+		t.mu.Unlock()
+		t.sealAll()
+		for _, u := range t.unitList() {
+			u.lim.Store(0) // any later emit goes to reserve, which counts it dropped
+		}
+		t.ctl <- ctlMsg{kind: ctlClose}
+		<-t.writerOut
+		t.closeErr = t.Err()
+	})
+	return t.closeErr
+}

@@ -1,0 +1,226 @@
+package chronon
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// Unit is one simulator unit (core0.fetch, core1.l2, ...): an id, a dotted
+// name, a type name, a category enable mask and a ring. One goroutine emits
+// into a unit at a time.
+type Unit struct {
+	// Producer hot path: the first cache line.
+	mask    atomic.Uint64  // enabled categories
+	off     uint32         // write offset in the current chunk
+	lim     atomic.Uint32  // chunk size; 0 sends the next emit to reserve (flush requested, closed, no chunk)
+	chunk   unsafe.Pointer // start of the current chunk
+	srcWord uint64         // source id, as record bytes 16..24 want it
+	maxArgs int            // largest args area an event may have in this unit's chunks
+
+	// Producer slow path.
+	head     uint64 // producer's copy of ring.head
+	hasChunk bool   // the chunk at head is acquired
+	waitCh   chan struct{}
+	waiting  atomic.Bool
+	timer    *time.Timer
+
+	ring *ring
+	t    *Tracer
+
+	id       uint16
+	name     string
+	typeName string
+
+	// Counters, read by Stats from any goroutine.
+	dropped atomic.Uint64 // Drop policy, emits after Close
+	lost    atomic.Uint64 // in blocks that could not be written (I/O error)
+	sealed  atomic.Uint64 // events in chunks handed to the writer pipeline
+	written atomic.Uint64 // events in blocks written to the file
+	waits   atomic.Uint64 // times the producer waited for room (Block policy)
+}
+
+// UnitOption configures a unit at creation.
+type UnitOption func(*unitConfig) error
+
+type unitConfig struct {
+	id       uint16
+	typeName string
+	mask     uint64
+	hasMask  bool
+	ringSize int
+}
+
+// WithUnitID chooses the unit's id (1..65535) instead of the next free one.
+func WithUnitID(id uint16) UnitOption {
+	return func(c *unitConfig) error {
+		if id == 0 {
+			return errors.New("unit id 0 is reserved for events without a unit")
+		}
+		c.id = id
+		return nil
+	}
+}
+
+// WithTypeName records the unit's type (for example "L2Cache").
+func WithTypeName(name string) UnitOption {
+	return func(c *unitConfig) error { c.typeName = name; return nil }
+}
+
+// WithUnitMask sets the unit's initial category enable mask (default: the
+// tracer's WithDefaultMask).
+func WithUnitMask(mask uint64) UnitOption {
+	return func(c *unitConfig) error { c.mask, c.hasMask = mask, true; return nil }
+}
+
+// WithUnitRingSize overrides the tracer's ring size for this unit: bytes, a
+// power of two holding at least two blocks.
+func WithUnitRingSize(bytes int) UnitOption {
+	return func(c *unitConfig) error { c.ringSize = bytes; return nil }
+}
+
+// ID returns the unit id written into its events.
+func (u *Unit) ID() uint16 { return u.id }
+
+// Name returns the unit's dotted name.
+func (u *Unit) Name() string { return u.name }
+
+// TypeName returns the unit's type name.
+func (u *Unit) TypeName() string { return u.typeName }
+
+// Mask returns the category enable mask.
+func (u *Unit) Mask() uint64 { return u.mask.Load() }
+
+// SetMask replaces the category enable mask. Safe from any goroutine: the
+// emitting goroutine sees the change at its next emit.
+func (u *Unit) SetMask(mask uint64) { u.mask.Store(mask) }
+
+// Enable turns categories on.
+func (u *Unit) Enable(mask uint64) { u.mask.Or(mask) }
+
+// Disable turns categories off.
+func (u *Unit) Disable(mask uint64) { u.mask.And(^mask) }
+
+// Enabled reports whether an event of the given category would be recorded.
+func (u *Unit) Enabled(category uint64) bool { return u.mask.Load()&category != 0 }
+
+// Flush publishes the unit's partly filled chunk so that the writer picks it
+// up now rather than when the chunk fills. Call it from the goroutine that
+// owns the unit (for example when the unit goes idle).
+func (u *Unit) Flush() {
+	if u.hasChunk && u.off > 0 {
+		u.seal()
+		u.lim.Store(0) // the next emit acquires a chunk
+	}
+}
+
+// putHeader writes [args_size][record] at off in the current chunk and
+// returns where the arguments go.
+func (u *Unit) putHeader(off uint32, cycle uint64, f *format, argsSize uint16) unsafe.Pointer {
+	p := unsafe.Add(u.chunk, off)
+	*(*uint16)(p) = argsSize
+	*(*uint64)(unsafe.Add(p, 2)) = cycle
+	*(*uint64)(unsafe.Add(p, 10)) = f.idCat
+	*(*uint64)(unsafe.Add(p, 18)) = u.srcWord | f.argcWord // source, arg_count, zero padding
+	return unsafe.Add(p, schema.EventHeaderSize)
+}
+
+// reserve is the emit slow path: the event of n bytes does not fit the
+// current chunk, or lim was zeroed to ask for a flush, or there is no chunk.
+// It seals what is pending, acquires the next chunk (waiting or dropping per
+// the policy) and reports whether the event may be written at offset 0.
+//
+//go:noinline
+func (u *Unit) reserve(n uint32) bool {
+	t := u.t
+	if t.closed.Load() {
+		u.dropped.Add(1)
+		return false
+	}
+	if u.hasChunk && u.off > 0 {
+		u.seal()
+	}
+	if !u.hasChunk && !u.acquire() {
+		u.dropped.Add(1)
+		return false
+	}
+	u.lim.Store(u.ring.chunkSize)
+	return n <= u.ring.chunkSize // always true: maxArgs keeps events inside a chunk
+}
+
+// seal publishes the current chunk.
+func (u *Unit) seal() {
+	r := u.ring
+	r.lens[u.head&(r.nChunks-1)] = u.off
+	u.head++
+	r.head.Store(u.head) // release: the chunk's bytes and its length are visible to the consumer
+	u.hasChunk = false
+	u.off = 0
+	u.t.wakeCollector()
+}
+
+// acquire takes the chunk at head, waiting for the writer to release one
+// when the ring is full, unless the policy is Drop.
+func (u *Unit) acquire() bool {
+	r := u.ring
+	for u.head-r.tail.Load() >= r.nChunks {
+		if u.t.cfg.policy == Drop {
+			return false
+		}
+		if !u.wait() {
+			return false
+		}
+	}
+	u.chunk = r.chunk(u.head)
+	u.hasChunk = true
+	u.off = 0
+	return true
+}
+
+// wait blocks until the writer releases a chunk of this unit (Block policy).
+// The timer is a safety net against a lost wake-up, not the mechanism. It
+// returns false when the tracer is closing.
+func (u *Unit) wait() bool {
+	u.waits.Add(1)
+	u.t.wakeCollector()
+	u.waiting.Store(true)
+	defer u.waiting.Store(false)
+	if u.head-u.ring.tail.Load() < u.ring.nChunks {
+		return true
+	}
+	if u.timer == nil {
+		u.timer = time.NewTimer(10 * time.Millisecond)
+	} else {
+		u.timer.Reset(10 * time.Millisecond)
+	}
+	select {
+	case <-u.waitCh:
+	case <-u.timer.C:
+	}
+	return !u.t.closed.Load()
+}
+
+// release hands sealed chunk back to the producer (writer goroutine).
+func (u *Unit) release() {
+	r := u.ring
+	r.tail.Store(r.tail.Load() + 1)
+	if u.waiting.Load() {
+		select {
+		case u.waitCh <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (c *unitConfig) validate(blockSize int) error {
+	if c.ringSize != 0 {
+		if c.ringSize&(c.ringSize-1) != 0 || c.ringSize < 2*blockSize {
+			return fmt.Errorf("ring size %d is not a power of two holding at least two %d-byte blocks", c.ringSize, blockSize)
+		}
+	}
+	return nil
+}

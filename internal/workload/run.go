@@ -1,0 +1,77 @@
+package workload
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/chronon-sim/chronon-go/chronon"
+)
+
+// Result summarizes a workload run.
+type Result struct {
+	FileBytes int64
+	Written   uint64
+	Dropped   uint64
+}
+
+type runner func(t *chronon.Tracer, events, units int, seed uint64) error
+
+var runners = map[string]runner{
+	"w1": runW1,
+}
+
+// Names lists the workloads.
+func Names() string {
+	names := make([]string, 0, len(runners))
+	for n := range runners {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// Run writes workload name to path and closes the tracer.
+func Run(name, path string, events, units int, seed uint64, opts ...chronon.Option) (Result, error) {
+	run, ok := runners[name]
+	if !ok {
+		return Result{}, fmt.Errorf("unknown workload %q (have %s)", name, Names())
+	}
+	t, err := chronon.Create(path, opts...)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := run(t, events, units, seed); err != nil {
+		t.Close()
+		return Result{}, err
+	}
+	if err := t.Close(); err != nil {
+		return Result{}, err
+	}
+	var res Result
+	for _, u := range t.Stats().Units {
+		res.Written += u.Written
+		res.Dropped += u.Dropped + u.Lost
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return res, err
+	}
+	res.FileBytes = fi.Size()
+	return res, nil
+}
+
+func runW1(t *chronon.Tracer, events, units int, seed uint64) error {
+	w, err := RegisterW1()
+	if err != nil {
+		return err
+	}
+	us, err := NewW1Units(t, units)
+	if err != nil {
+		return err
+	}
+	st := NewW1State(seed)
+	w.Emit(us, &st, 0, events)
+	return nil
+}

@@ -1,0 +1,84 @@
+package schema
+
+// ArgType is the type tag of one format argument (the spec's 13 types).
+type ArgType uint8
+
+const (
+	ArgNone    ArgType = 0
+	ArgInt8    ArgType = 1
+	ArgInt16   ArgType = 2
+	ArgInt32   ArgType = 3
+	ArgInt64   ArgType = 4
+	ArgUInt8   ArgType = 5
+	ArgUInt16  ArgType = 6
+	ArgUInt32  ArgType = 7
+	ArgUInt64  ArgType = 8
+	ArgFloat   ArgType = 9
+	ArgDouble  ArgType = 10
+	ArgPointer ArgType = 11
+	ArgString  ArgType = 12 // NUL-terminated bytes
+	ArgBool    ArgType = 13
+)
+
+var argSizes = [...]uint8{0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 0, 1}
+
+var argNames = [...]string{"none", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float", "double", "pointer", "string", "bool"}
+
+// Size is the encoded size of a fixed-size type, 0 for String and unknown types.
+func (t ArgType) Size() int {
+	if int(t) < len(argSizes) {
+		return int(argSizes[t])
+	}
+	return 0
+}
+
+// Valid reports whether t is one of the 13 defined types.
+func (t ArgType) Valid() bool { return t >= ArgInt8 && t <= ArgBool }
+
+func (t ArgType) String() string {
+	if int(t) < len(argNames) {
+		return argNames[t]
+	}
+	return "unknown"
+}
+
+// EventKind says what an event of a format means beyond its text (appended
+// FormatEntry.kind). The values are those of schema/TraceSchema.fbs.
+type EventKind uint8
+
+const (
+	KindInstant      EventKind = 0
+	KindSpanBegin    EventKind = 1
+	KindSpanEnd      EventKind = 2
+	KindSpanComplete EventKind = 3
+	KindCounter      EventKind = 4
+)
+
+var kindNames = [...]string{"instant", "span-begin", "span-end", "span-complete", "counter"}
+
+func (k EventKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// ArgRole is the role of one argument (appended FormatEntry.arg_roles).
+type ArgRole uint8
+
+const (
+	RolePlain    ArgRole = 0
+	RoleLane     ArgRole = 1
+	RoleFlow     ArgRole = 2
+	RoleDuration ArgRole = 3
+	RoleValue    ArgRole = 4
+)
+
+var roleNames = [...]string{"plain", "lane", "flow", "duration", "value"}
+
+func (r ArgRole) String() string {
+	if int(r) < len(roleNames) {
+		return roleNames[r]
+	}
+	return "unknown"
+}
