@@ -29,7 +29,7 @@ import (
 // and only then is the header switched to it.
 type fileWriter struct {
 	t    *Tracer
-	f    *os.File
+	f    outFile
 	path string
 	hdr  schema.Header
 	off  int64 // append position
@@ -39,6 +39,7 @@ type fileWriter struct {
 	slotSize  int64
 	slot      int    // slot the header points at
 	schemaGen uint64 // generation of the schema on disk
+	overflow  bool   // the schema outgrew the slots: Close appends it
 	fb        *flatbuffers.Builder
 
 	blocks   []schema.BlockIndex
@@ -48,8 +49,21 @@ type fileWriter struct {
 	maxCycle uint64
 }
 
+// outFile is what the writer needs of the output file; tests substitute
+// one that fails.
+type outFile interface {
+	WriteAt(b []byte, off int64) (int, error)
+	Sync() error
+	Close() error
+}
+
+// openOutput opens the output file (a variable so tests can inject failures).
+var openOutput = func(path string) (outFile, error) {
+	return os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+}
+
 func createFile(t *Tracer, path string) (*fileWriter, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	f, err := openOutput(path)
 	if err != nil {
 		return nil, fmt.Errorf("chronon: %w", err)
 	}
@@ -61,7 +75,7 @@ func createFile(t *Tracer, path string) (*fileWriter, error) {
 		fb: flatbuffers.NewBuilder(4096), minCycle: ^uint64(0)}
 	// The placeholder header: a reader of a file killed before the first
 	// block sees a valid, empty trace.
-	if _, err := f.Write(schema.AppendHeader(nil, w.hdr)); err != nil {
+	if _, err := f.WriteAt(schema.AppendHeader(nil, w.hdr), 0); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("chronon: writing header of %s: %w", path, err)
 	}
@@ -78,9 +92,11 @@ func (w *fileWriter) fail(what string, err error) {
 
 func (w *fileWriter) gen() uint64 { return registry.gen.Load() + w.t.gen.Load() }
 
-// currentSchema snapshots everything registered so far.
-func (w *fileWriter) currentSchema() []byte {
+// currentSchema snapshots everything registered so far and returns it with
+// its generation; the caller records the generation once it is on disk.
+func (w *fileWriter) currentSchema() ([]byte, uint64) {
 	t := w.t
+	gen := w.gen() // before the snapshot: a registration racing with it shows up as a newer generation
 	s := &schema.Schema{
 		Version:        1,
 		Categories:     categoriesSnapshot(),
@@ -95,8 +111,7 @@ func (w *fileWriter) currentSchema() []byte {
 	for _, u := range t.unitList() {
 		s.Units = append(s.Units, schema.Unit{ID: u.id, Name: u.name, TypeName: u.typeName})
 	}
-	w.schemaGen = w.gen()
-	return schema.BuildSchema(w.fb, s)
+	return schema.BuildSchema(w.fb, s), gen
 }
 
 func (w *fileWriter) writeHeader() {
@@ -112,7 +127,7 @@ func (w *fileWriter) writeHeader() {
 // before the first block.
 func (w *fileWriter) start() {
 	w.started = true
-	b := w.currentSchema()
+	b, gen := w.currentSchema()
 	w.slotSize = int64(w.t.cfg.schemaReserve)
 	if w.slotSize == 0 {
 		w.slotSize = max(4096, (4*int64(len(b))+4095)&^4095)
@@ -122,6 +137,7 @@ func (w *fileWriter) start() {
 		w.fail("writing schema of", err)
 		return
 	}
+	w.schemaGen = gen
 	w.hdr.SchemaOffset, w.hdr.SchemaSize = schema.HeaderSize, uint64(len(b))
 	w.hdr.FirstBlockOffset = uint64(schema.HeaderSize + 2*w.slotSize)
 	w.off = int64(w.hdr.FirstBlockOffset)
@@ -133,11 +149,12 @@ func (w *fileWriter) start() {
 // never on disk before their names. A schema that outgrew the slots waits
 // for Close, which appends it.
 func (w *fileWriter) refreshSchema() {
-	if w.gen() == w.schemaGen {
+	if w.overflow || w.gen() == w.schemaGen {
 		return
 	}
-	b := w.currentSchema()
+	b, gen := w.currentSchema()
 	if int64(len(b)) > w.slotSize {
+		w.overflow = true
 		return
 	}
 	idle := 1 - w.slot
@@ -147,6 +164,7 @@ func (w *fileWriter) refreshSchema() {
 		return
 	}
 	w.slot = idle
+	w.schemaGen = gen
 	w.hdr.SchemaOffset, w.hdr.SchemaSize = uint64(off), uint64(len(b))
 	w.writeHeader()
 }
@@ -209,7 +227,7 @@ func (w *fileWriter) finish() {
 	}
 	if !w.started {
 		// No block: schema right after the header, footer right after it.
-		b := w.currentSchema()
+		b, _ := w.currentSchema()
 		w.started = true
 		if _, err := w.f.WriteAt(b, schema.HeaderSize); err != nil {
 			w.fail("writing schema of", err)
@@ -221,7 +239,7 @@ func (w *fileWriter) finish() {
 	} else if w.gen() != w.schemaGen {
 		w.refreshSchema()
 		if w.gen() != w.schemaGen { // outgrew the slots: append it
-			b := w.currentSchema()
+			b, _ := w.currentSchema()
 			if _, err := w.f.WriteAt(b, w.off); err != nil {
 				w.fail("writing final schema of", err)
 				return

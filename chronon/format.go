@@ -14,7 +14,7 @@ const CategoryDefault uint64 = 1
 // format is the part of every FormatN shared by all arities: what the
 // emit path needs, packed for it, and what the schema records.
 type format struct {
-	cat      uint64 // category mask; an event is recorded when unit.mask&cat != 0
+	category uint64 // category mask; an event is recorded when unit.mask&category != 0
 	size     uint32 // whole event size when fixed (26 + args)
 	argsSize uint16 // args_size of a fixed-size event
 	varSize  bool   // some argument is a string
@@ -35,7 +35,7 @@ func WithCategory(mask uint64) FormatOption {
 		if mask == 0 {
 			return errors.New("category mask is zero: the format could never be enabled")
 		}
-		f.cat = mask
+		f.category = mask
 		return nil
 	}
 }
@@ -93,7 +93,7 @@ func WithKind(kind schema.EventKind, roles ...schema.ArgRole) FormatOption {
 // the format to the registry. skip is the number of frames between the user's
 // call and register, for the default source location.
 func (f *format) register(text string, types []schema.ArgType, opts []FormatOption, skip int) error {
-	f.cat = CategoryDefault
+	f.category = CategoryDefault
 	if _, file, line, ok := runtime.Caller(skip); ok {
 		f.info.File, f.info.Line = file, uint32(line)
 	}
@@ -120,7 +120,7 @@ func (f *format) register(text string, types []schema.ArgType, opts []FormatOpti
 	}
 	f.info.Format = text
 	f.info.ArgTypes = types
-	f.info.Category = f.cat
+	f.info.Category = f.category
 	f.info.ArgNames = schema.ArgNames(text)
 	if f.info.Name == "" && f.info.Kind != schema.KindInstant {
 		f.info.Name = defaultName(text)
@@ -132,7 +132,7 @@ func (f *format) register(text string, types []schema.ArgType, opts []FormatOpti
 		return err
 	}
 	f.info.ID = f.id
-	f.idCat = uint64(f.id) | uint64(uint32(f.cat))<<32
+	f.idCat = uint64(f.id) | uint64(uint32(f.category))<<32
 	return nil
 }
 
@@ -186,7 +186,13 @@ func defaultName(text string) string {
 func (f *format) ID() uint32 { return f.id }
 
 // Category returns the format's category mask.
-func (f *format) Category() uint64 { return f.cat }
+func (f *format) Category() uint64 { return f.category }
 
 // Text returns the format string.
 func (f *format) Text() string { return f.info.Format }
+
+// maxInlineArity is the largest arity whose Emit the compiler inlines (its
+// cost grows by one per argument against the inliner's budget of 80): up to
+// it, a disabled event costs a load, an AND and a branch at the call site;
+// FormatN with more arguments adds a function call.
+const maxInlineArity = 6

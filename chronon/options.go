@@ -56,6 +56,7 @@ type config struct {
 	metadata       [][2]string
 	autoMetadata   bool
 	schemaReserve  int
+	discard        bool // benchmarks only: release sealed chunks unread
 }
 
 func defaultConfig() config {

@@ -99,6 +99,12 @@ func (t *Tracer) collect() {
 func (t *Tracer) dispatch(seq uint64) uint64 {
 	for _, u := range t.unitList() {
 		r := u.ring
+		if t.cfg.discard { // emit benchmarks: measure the producer alone
+			for h := r.head.Load(); r.dispatched < h; r.dispatched++ {
+				u.release()
+			}
+			continue
+		}
 		for h := r.head.Load(); r.dispatched < h; r.dispatched++ {
 			t.jobs <- job{seq: seq, unit: u, data: r.sealed(r.dispatched)}
 			seq++
@@ -107,9 +113,16 @@ func (t *Tracer) dispatch(seq uint64) uint64 {
 	return seq
 }
 
+// testHookCompress, when set (before Create), runs before each block is
+// compressed: tests use it to stall the pipeline.
+var testHookCompress func()
+
 // compressLoop is one compression worker.
 func (t *Tracer) compressLoop(enc *blockEncoder) {
 	for j := range t.jobs {
+		if testHookCompress != nil {
+			testHookCompress()
+		}
 		t.results <- t.encodeJob(enc, j)
 	}
 }

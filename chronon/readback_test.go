@@ -139,3 +139,65 @@ func oraclePath(t testing.TB) string {
 }
 
 func u64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+
+// walkFile reads a file the way a crash-recovery reader must: header, the
+// schema the header points at, then inline block headers back to back from
+// first_block_offset, ignoring any footer. It returns the events of every
+// complete block.
+func walkFile(t testing.TB, path string) (*schema.Schema, []rbEvent) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	hdr, err := schema.ParseHeader(b, int64(len(b)))
+	require.NoError(t, err)
+	var s *schema.Schema
+	if hdr.SchemaSize > 0 {
+		s, _, err = schema.DecodeSchema(b[hdr.SchemaOffset:hdr.SchemaOffset+hdr.SchemaSize], int64(hdr.SchemaOffset))
+		require.NoError(t, err)
+	}
+	if hdr.FirstBlockOffset == 0 {
+		return s, nil
+	}
+	end := uint64(len(b))
+	if hdr.FooterOffset != 0 {
+		end = hdr.FooterOffset
+	}
+	var evs []rbEvent
+	for off := hdr.FirstBlockOffset; off+schema.BlockHeaderSize <= end; {
+		h, _ := schema.DecodeBlockHeader(b[off:])
+		if h.Plausible() != "" || off+schema.BlockHeaderSize+uint64(h.CompressedSize) > end {
+			break
+		}
+		data := b[off+schema.BlockHeaderSize : off+schema.BlockHeaderSize+uint64(h.CompressedSize)]
+		if !h.Raw() {
+			data, err = rbDecoder.DecodeAll(data, nil)
+			require.NoError(t, err)
+		}
+		for p := 0; p < len(data); {
+			r, args, n, ok := schema.DecodeEvent(data[p:])
+			require.True(t, ok)
+			evs = append(evs, rbEvent{rec: r, args: string(args)})
+			p += n
+		}
+		off += schema.BlockHeaderSize + uint64(h.CompressedSize)
+	}
+	return s, evs
+}
+
+func hasUnit(s *schema.Schema, name string) bool {
+	for _, u := range s.Units {
+		if u.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func hasFormat(s *schema.Schema, id uint32) bool {
+	for _, f := range s.Formats {
+		if f.ID == id {
+			return true
+		}
+	}
+	return false
+}

@@ -37,10 +37,16 @@ type ring struct {
 	dispatched uint64 // chunks handed to compression workers
 }
 
+// ringSlack pads the ring's allocation: the emit path computes the address
+// just past an event (where the next argument would go), which for an event
+// ending at the last byte of the last chunk would otherwise point past the
+// allocation, which unsafe.Pointer rules forbid (checkptr catches it).
+const ringSlack = 64
+
 func newRing(chunkSize uint32, nChunks int) *ring {
 	r := &ring{
 		lens:      make([]uint32, nChunks),
-		data:      make([]byte, int(chunkSize)*nChunks),
+		data:      make([]byte, int(chunkSize)*nChunks+ringSlack),
 		chunkSize: chunkSize,
 		nChunks:   uint64(nChunks),
 	}

@@ -158,7 +158,7 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 		name:     name,
 		typeName: c.typeName,
 	}
-	u.mask.Store(c.mask)
+	u.mask = c.mask // before the unit is published
 	t.byID[id] = u
 	if name != "" {
 		t.byName[name] = u

@@ -15,7 +15,7 @@ import (
 // into a unit at a time.
 type Unit struct {
 	// Producer hot path: the first cache line.
-	mask    atomic.Uint64  // enabled categories
+	mask    uint64         // enabled categories; atomic (written by SetMask from any goroutine)
 	off     uint32         // write offset in the current chunk
 	lim     atomic.Uint32  // chunk size; 0 sends the next emit to reserve (flush requested, closed, no chunk)
 	chunk   unsafe.Pointer // start of the current chunk
@@ -93,20 +93,20 @@ func (u *Unit) Name() string { return u.name }
 func (u *Unit) TypeName() string { return u.typeName }
 
 // Mask returns the category enable mask.
-func (u *Unit) Mask() uint64 { return u.mask.Load() }
+func (u *Unit) Mask() uint64 { return atomic.LoadUint64(&u.mask) }
 
 // SetMask replaces the category enable mask. Safe from any goroutine: the
 // emitting goroutine sees the change at its next emit.
-func (u *Unit) SetMask(mask uint64) { u.mask.Store(mask) }
+func (u *Unit) SetMask(mask uint64) { atomic.StoreUint64(&u.mask, mask) }
 
 // Enable turns categories on.
-func (u *Unit) Enable(mask uint64) { u.mask.Or(mask) }
+func (u *Unit) Enable(mask uint64) { atomic.OrUint64(&u.mask, mask) }
 
 // Disable turns categories off.
-func (u *Unit) Disable(mask uint64) { u.mask.And(^mask) }
+func (u *Unit) Disable(mask uint64) { atomic.AndUint64(&u.mask, ^mask) }
 
 // Enabled reports whether an event of the given category would be recorded.
-func (u *Unit) Enabled(category uint64) bool { return u.mask.Load()&category != 0 }
+func (u *Unit) Enabled(category uint64) bool { return atomic.LoadUint64(&u.mask)&category != 0 }
 
 // Flush publishes the unit's partly filled chunk so that the writer picks it
 // up now rather than when the chunk fills. Call it from the goroutine that
@@ -114,7 +114,6 @@ func (u *Unit) Enabled(category uint64) bool { return u.mask.Load()&category != 
 func (u *Unit) Flush() {
 	if u.hasChunk && u.off > 0 {
 		u.seal()
-		u.lim.Store(0) // the next emit acquires a chunk
 	}
 }
 
@@ -152,9 +151,12 @@ func (u *Unit) reserve(n uint32) bool {
 	return n <= u.ring.chunkSize // always true: maxArgs keeps events inside a chunk
 }
 
-// seal publishes the current chunk.
+// seal publishes the current chunk. The chunk now belongs to the consumer,
+// so lim drops to 0: the next emit must go through reserve and acquire a new
+// chunk, never write behind the published head.
 func (u *Unit) seal() {
 	r := u.ring
+	u.lim.Store(0)
 	r.lens[u.head&(r.nChunks-1)] = u.off
 	u.head++
 	r.head.Store(u.head) // release: the chunk's bytes and its length are visible to the consumer

@@ -1,0 +1,60 @@
+package chronon
+
+import "testing"
+
+var benchFmt = MustFormat2[uint64, bool]("bench pc=0x{:x} taken={}", WithCategory(2))
+var benchStr = MustFormat2[string, uint32]("bench s={} n={}", WithCategory(2))
+
+// benchUnit returns a unit of a tracer whose consumer releases chunks
+// unread, so that BenchmarkEmit measures the producer alone: the emit path
+// with its chunk seals and ring hand-offs, without compression or I/O
+// (BenchmarkW1 measures the whole pipeline).
+func benchUnit(b *testing.B, mask uint64) (*Tracer, *Unit) {
+	t, err := Create(b.TempDir()+"/bench.ctrace", WithAutoMetadata(false), WithLevel(LevelNone),
+		WithFlushInterval(0), WithRingSize(1<<20))
+	if err != nil {
+		b.Fatal(err)
+	}
+	t.cfg.discard = true
+	u, err := t.NewUnit("core0.fetch", WithUnitMask(mask))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	return t, u
+}
+
+func report(b *testing.B, t *Tracer) {
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+	if err := t.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkEmit measures one event with a uint64 and a bool (enabled), the
+// same call on a unit whose mask disables it, and an event with a string.
+func BenchmarkEmit(b *testing.B) {
+	b.Run("u64_bool", func(b *testing.B) {
+		t, u := benchUnit(b, ^uint64(0))
+		for i := 0; i < b.N; i++ {
+			benchFmt.Emit(u, uint64(i), uint64(i)<<2, i&1 == 0)
+		}
+		report(b, t)
+	})
+	b.Run("disabled", func(b *testing.B) {
+		t, u := benchUnit(b, 1)
+		for i := 0; i < b.N; i++ {
+			benchFmt.Emit(u, uint64(i), uint64(i)<<2, i&1 == 0)
+		}
+		report(b, t)
+	})
+	b.Run("string16_u32", func(b *testing.B) {
+		t, u := benchUnit(b, ^uint64(0))
+		for i := 0; i < b.N; i++ {
+			benchStr.Emit(u, uint64(i), "lsq_full_reason!", uint32(i))
+		}
+		report(b, t)
+	})
+}
