@@ -21,6 +21,7 @@ type format struct {
 	idCat    uint64 // format_id | low 32 bits of cat << 32: record bytes 8..16
 	argcWord uint64 // arg_count << 16: OR-ed with the unit's source id, record bytes 16..24
 	id       uint32
+	flowArg  int // 1 + index of the argument WithFlow marked, or 0
 	info     schema.Format
 }
 
@@ -105,11 +106,28 @@ func (f *format) register(text string, types []schema.ArgType, opts []FormatOpti
 	if n := len(schema.Placeholders(text)); n != len(types) {
 		return fmt.Errorf("chronon: format %q has %d placeholders but %d arguments", text, n, len(types))
 	}
+	if f.flowArg != 0 {
+		if f.flowArg > len(types) {
+			return fmt.Errorf("chronon: format %q: flow argument %d but %d arguments", text, f.flowArg-1, len(types))
+		}
+		if len(f.info.ArgRoles) == 0 {
+			f.info.ArgRoles = make([]schema.ArgRole, len(types))
+		}
+		if f.info.ArgRoles[f.flowArg-1] != schema.RolePlain && f.info.ArgRoles[f.flowArg-1] != schema.RoleFlow {
+			return fmt.Errorf("chronon: format %q: argument %d already has role %v", text, f.flowArg-1, f.info.ArgRoles[f.flowArg-1])
+		}
+		f.info.ArgRoles[f.flowArg-1] = schema.RoleFlow
+	}
 	if len(f.info.ArgRoles) != 0 && len(f.info.ArgRoles) != len(types) {
 		return fmt.Errorf("chronon: format %q: %d argument roles for %d arguments", text, len(f.info.ArgRoles), len(types))
 	}
 	if err := checkKind(f.info.Kind, f.info.ArgRoles); err != nil {
 		return fmt.Errorf("chronon: format %q: %w", text, err)
+	}
+	for i, r := range f.info.ArgRoles {
+		if err := checkRoleType(r, types[i]); err != nil {
+			return fmt.Errorf("chronon: format %q: argument %d: %w", text, i, err)
+		}
 	}
 	args := 0
 	for _, t := range types {
@@ -162,6 +180,20 @@ func checkKind(kind schema.EventKind, roles []schema.ArgRole) error {
 		return errors.New("only complete spans have a duration argument")
 	case kind != schema.KindCounter && count(schema.RoleValue) != 0:
 		return errors.New("only counters have a value argument")
+	}
+	return nil
+}
+
+// checkRoleType: lanes, flows and durations are integers; counter values
+// may also be floating point.
+func checkRoleType(r schema.ArgRole, t schema.ArgType) error {
+	integer := t >= schema.ArgInt8 && t <= schema.ArgUInt64
+	switch {
+	case r == schema.RolePlain:
+	case r == schema.RoleValue && (integer || t == schema.ArgFloat || t == schema.ArgDouble):
+	case r != schema.RoleValue && integer:
+	default:
+		return fmt.Errorf("role %v cannot have type %v", r, t)
 	}
 	return nil
 }

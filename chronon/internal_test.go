@@ -200,7 +200,9 @@ func TestAutoMetadataRank(t *testing.T) {
 	require.Equal(t, "16", get("world_size"))
 	require.Equal(t, "1970-01-01T00:00:00Z", get("start_time"))
 	require.NotEmpty(t, get("command_line"))
-	md = autoMetadata(time.Unix(0, 0), func(k string) string { return map[string]string{"RANK": "1", "WORLD_SIZE": "2", "SLURM_PROCID": "9"}[k] })
+	md = autoMetadata(time.Unix(0, 0), func(k string) string {
+		return map[string]string{"RANK": "1", "WORLD_SIZE": "2", "SLURM_PROCID": "9"}[k]
+	})
 	require.Contains(t, md, schemaKV("rank_source", "torchrun"))
 	md = autoMetadata(time.Unix(0, 0), func(string) string { return "" })
 	for _, kv := range md {

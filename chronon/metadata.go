@@ -20,7 +20,7 @@ var writerName = "chronon-go " + Version + " (" + runtime.Version() + ")"
 // launchers set for a process's rank in a parallel run: MPI implementations
 // first (they are the most specific), then torchrun, then Slurm.
 var rankSources = []struct {
-	name                    string
+	name                   string
 	rank, localRank, world string
 }{
 	{"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_SIZE"},

@@ -19,7 +19,8 @@ type Result struct {
 type runner func(t *chronon.Tracer, events, units int, seed uint64) error
 
 var runners = map[string]runner{
-	"w1": runW1,
+	"w1":    runW1,
+	"mixed": runMixed,
 }
 
 // Names lists the workloads.

@@ -1,0 +1,70 @@
+# Chronon in Go. `make demo` writes a trace and reads it back; `make test`
+# runs every test. Both install what they need (Debian packages via apt-get
+# when missing; Go modules through the module proxy).
+
+GO        ?= go
+BIN       := bin
+SHARED    ?= ../shared
+PYTHON    := /usr/bin/python3
+FUZZTIME  ?= 10s
+DEMO_N    ?= 2000000
+
+.PHONY: all build demo test test-go vet fuzz-smoke fuzz oracle deps deps-schema schema bench generate clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+# deps installs the Debian packages the tests use: python3-zstandard for the
+# conformance oracle (and the libzstd cross-checks).
+deps:
+	@$(PYTHON) -c 'import zstandard' 2>/dev/null || { \
+		echo "installing python3-zstandard (conformance oracle)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-zstandard >/dev/null; }
+
+deps-schema:
+	@command -v flatc >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq flatbuffers-compiler >/dev/null; }
+
+# demo: a 2M-event W1 trace written by the Go runtime, then read back.
+demo: build
+	@mkdir -p $(BIN)/demo
+	$(BIN)/tracegen --workload w1 --events $(DEMO_N) --units 16 -o $(BIN)/demo/w1.ctrace
+	$(BIN)/trace_reader info -v $(BIN)/demo/w1.ctrace
+	$(BIN)/trace_reader dump --limit 10 $(BIN)/demo/w1.ctrace
+	$(BIN)/trace_reader filter --unit core1.l2 --cycles 500000-500200 $(BIN)/demo/w1.ctrace
+
+# test: vet, every unit/property/golden test under the race detector, and a
+# short run of every fuzz target (longer runs: make fuzz FUZZTIME=10m).
+test: deps vet test-go fuzz-smoke
+
+vet:
+	$(GO) vet ./...
+
+test-go:
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+fuzz-smoke:
+	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+fuzz:
+	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+# oracle: files written by the Go writer, checked by the independent oracle.
+oracle: build deps
+	SHARED=$(SHARED) scripts/oracle.sh
+
+bench:
+	$(GO) test -run NONE -bench . -benchtime 1x ./bench
+	$(GO) test -run NONE -bench BenchmarkEmit -benchtime 100000000x ./chronon
+
+# schema regenerates schema/fb from schema/TraceSchema.fbs with Debian's flatc.
+schema: deps-schema
+	rm -rf schema/fb
+	flatc --go --go-namespace fb -o schema schema/TraceSchema.fbs
+
+generate:
+	$(GO) generate ./...
+
+clean:
+	rm -rf $(BIN)

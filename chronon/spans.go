@@ -1,0 +1,137 @@
+package chronon
+
+import (
+	"fmt"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// Spans, flows and counters are ordinary v1.1 events whose meaning is
+// recorded in the schema (FormatEntry.kind and arg_roles), so the original
+// reader prints them as text while exporters turn them into slices, flow
+// arrows and counter tracks.
+//
+// A lane is a slot within a unit (a ROB entry, an MSHR, a port): spans nest
+// per (unit, lane). A flow id links one instruction's events across units
+// (fetch -> decode -> ... -> retire); 0 means "no flow".
+
+// Span records intervals on a unit: Begin/End pairs, or Complete with a
+// known duration in cycles.
+type Span struct {
+	name     string
+	begin    *Format2[uint32, uint64]
+	end      *Format2[uint32, uint64]
+	complete *Format3[uint32, uint64, uint64]
+}
+
+// NewSpan registers the three formats of a span named name (its display
+// name in exporters). Options apply to all three (WithCategory, WithSource).
+func NewSpan(name string, opts ...FormatOption) (*Span, error) {
+	if name == "" {
+		return nil, fmt.Errorf("chronon: span name is empty")
+	}
+	s := &Span{name: name}
+	with := func(kind schema.EventKind, roles ...schema.ArgRole) []FormatOption {
+		return append(append([]FormatOption{WithName(name)}, opts...), WithKind(kind, roles...))
+	}
+	var err error
+	if s.begin, err = NewFormat2[uint32, uint64](name+" begin lane={} flow={}", with(schema.KindSpanBegin, schema.RoleLane, schema.RoleFlow)...); err != nil {
+		return nil, err
+	}
+	if s.end, err = NewFormat2[uint32, uint64](name+" end lane={} flow={}", with(schema.KindSpanEnd, schema.RoleLane, schema.RoleFlow)...); err != nil {
+		return nil, err
+	}
+	if s.complete, err = NewFormat3[uint32, uint64, uint64](name+" lane={} flow={} dur={}", with(schema.KindSpanComplete, schema.RoleLane, schema.RoleFlow, schema.RoleDuration)...); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// MustSpan is NewSpan for package-level variables; it panics on error.
+func MustSpan(name string, opts ...FormatOption) *Span {
+	s, err := NewSpan(name, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Name returns the span's display name.
+func (s *Span) Name() string { return s.name }
+
+// Begin opens a span on (u, lane) at cycle. flow links it to an instruction
+// (0: none).
+func (s *Span) Begin(u *Unit, cycle uint64, lane uint32, flow uint64) {
+	s.begin.Emit(u, cycle, lane, flow)
+}
+
+// End closes the innermost open span on (u, lane) at cycle.
+func (s *Span) End(u *Unit, cycle uint64, lane uint32, flow uint64) {
+	s.end.Emit(u, cycle, lane, flow)
+}
+
+// Complete records a span of dur cycles starting at start.
+func (s *Span) Complete(u *Unit, start, dur uint64, lane uint32, flow uint64) {
+	s.complete.Emit(u, start, lane, flow, dur)
+}
+
+// Counter records samples of a value over time (queue occupancy, IPC, ...).
+type Counter struct {
+	f *Format1[int64]
+}
+
+// NewCounter registers a counter named name; samples print as "name=value".
+func NewCounter(name string, opts ...FormatOption) (*Counter, error) {
+	if name == "" {
+		return nil, fmt.Errorf("chronon: counter name is empty")
+	}
+	f, err := NewFormat1[int64](name+"={}", append(append([]FormatOption{WithName(name)}, opts...), WithKind(schema.KindCounter, schema.RoleValue))...)
+	if err != nil {
+		return nil, err
+	}
+	return &Counter{f: f}, nil
+}
+
+// MustCounter is NewCounter for package-level variables; it panics on error.
+func MustCounter(name string, opts ...FormatOption) *Counter {
+	c, err := NewCounter(name, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Sample records the counter's value at cycle on unit u.
+func (c *Counter) Sample(u *Unit, cycle uint64, v int64) { c.f.Emit(u, cycle, v) }
+
+// FloatCounter is a Counter of float64 samples.
+type FloatCounter struct {
+	f *Format1[float64]
+}
+
+// NewFloatCounter registers a counter of float64 samples.
+func NewFloatCounter(name string, opts ...FormatOption) (*FloatCounter, error) {
+	if name == "" {
+		return nil, fmt.Errorf("chronon: counter name is empty")
+	}
+	f, err := NewFormat1[float64](name+"={}", append(append([]FormatOption{WithName(name)}, opts...), WithKind(schema.KindCounter, schema.RoleValue))...)
+	if err != nil {
+		return nil, err
+	}
+	return &FloatCounter{f: f}, nil
+}
+
+// Sample records the counter's value at cycle on unit u.
+func (c *FloatCounter) Sample(u *Unit, cycle uint64, v float64) { c.f.Emit(u, cycle, v) }
+
+// WithFlow marks argument i (0-based) of an instant format as the flow id
+// linking the event to an instruction's other events across units.
+func WithFlow(i int) FormatOption {
+	return func(f *format) error {
+		if i < 0 || i >= maxArity {
+			return fmt.Errorf("flow argument %d out of range", i)
+		}
+		f.flowArg = i + 1
+		return nil
+	}
+}

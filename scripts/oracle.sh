@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Writes traces with the Go writer in every variant the format must support
+# and checks each with the independent conformance oracle; then compares the
+# oracle's text with trace_reader's for the same files (sorted: the oracle
+# prints in file order, trace_reader in cycle order).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=${SHARED:-../shared}
+oracle="$shared/conformance/ctrace_oracle.py"
+py=/usr/bin/python3
+if [ ! -f "$oracle" ]; then
+	echo "oracle.sh: $oracle not found: the oracle checks CANNOT RUN" >&2
+	exit 1
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+n=0
+check() { # name, tracegen args...
+	local name=$1; shift
+	bin/tracegen "$@" -o "$out/$name.ctrace" 2>/dev/null
+	printf '%-28s ' "$name"
+	$py "$oracle" check "$out/$name.ctrace"
+	n=$((n + 1))
+}
+check w1-compressed-16      --workload w1 --events 200000 --units 16
+check w1-raw-16             --workload w1 --events 200000 --units 16 --no-compress
+check w1-1-unit             --workload w1 --events 100000 --units 1
+check w1-300-units          --workload w1 --events 300000 --units 300
+check w1-4k-blocks          --workload w1 --events 100000 --units 16 --block-size 4096
+check w1-1m-blocks          --workload w1 --events 300000 --units 4 --block-size 1048576
+check w1-level-1            --workload w1 --events 100000 --units 16 --level 1
+check w1-level-19           --workload w1 --events 50000 --units 16 --level 19
+check w1-zero-events        --workload w1 --events 0 --units 16
+check mixed-all-types-16    --workload mixed --events 20000 --units 16
+check mixed-300-units-raw   --workload mixed --events 20000 --units 300 --no-compress
+check mixed-4k-blocks       --workload mixed --events 5000 --units 3 --block-size 4096
+check mixed-1m-blocks       --workload mixed --events 20000 --units 8 --block-size 1048576
+if [ -x bin/trace_reader ]; then
+	for f in w1-compressed-16 mixed-all-types-16 mixed-300-units-raw; do
+		$py "$oracle" dump "$out/$f.ctrace" | sort >"$out/oracle.txt"
+		bin/trace_reader dump "$out/$f.ctrace" | sort >"$out/ours.txt"
+		if ! cmp -s "$out/oracle.txt" "$out/ours.txt"; then
+			echo "oracle.sh: $f: trace_reader dump differs from the oracle's" >&2
+			diff "$out/oracle.txt" "$out/ours.txt" | head -5 >&2
+			exit 1
+		fi
+		echo "dump matches oracle         $f ($(wc -l <"$out/ours.txt") lines)"
+	done
+fi
+echo "oracle: $n files written by the Go writer accepted"
