@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 shared=${SHARED:-../shared}
 oracle="$shared/conformance/ctrace_oracle.py"
 py=/usr/bin/python3
+if [ ! -x bin/tracegen ]; then
+	echo "oracle.sh: bin/tracegen is missing: run make build first" >&2
+	exit 1
+fi
 if [ ! -f "$oracle" ]; then
 	echo "oracle.sh: $oracle not found: the oracle checks CANNOT RUN" >&2
 	exit 1
@@ -17,9 +21,16 @@ trap 'rm -rf "$out"' EXIT
 n=0
 check() { # name, tracegen args...
 	local name=$1; shift
-	bin/tracegen "$@" -o "$out/$name.ctrace" 2>/dev/null
+	if ! bin/tracegen "$@" -o "$out/$name.ctrace" 2>"$out/tracegen.log"; then
+		echo "oracle.sh: tracegen $* failed:" >&2
+		cat "$out/tracegen.log" >&2
+		exit 1
+	fi
 	printf '%-28s ' "$name"
-	$py "$oracle" check "$out/$name.ctrace"
+	if ! $py "$oracle" check "$out/$name.ctrace"; then
+		echo "oracle.sh: the oracle rejected $name (tracegen $*)" >&2
+		exit 1
+	fi
 	n=$((n + 1))
 }
 check w1-compressed-16      --workload w1 --events 200000 --units 16
