@@ -1,0 +1,106 @@
+// Package zrec is a record-aware zstd encoder for trace blocks.
+//
+// A trace block is a concatenation of events, each
+//
+//	[args_size u16][cycle u64][format_id u32][category u32][source_id u16]
+//	[arg_count u8][5 zero bytes][args: args_size bytes]
+//
+// (little-endian, 26+args_size bytes). Encoder.EncodeAll turns one block
+// into one standard zstd frame (RFC 8878) that libzstd, klauspost or any
+// other decoder returns byte for byte. Input that is not a clean sequence of
+// events is still encoded correctly, just less tightly.
+//
+// # Why structural matching
+//
+// Generic zstd encoders hash every byte position to find matches; on our
+// data that caps them at ~250-350 MB/s per core. But an event is almost a
+// copy of the previous event of the same format: same size, same format,
+// category and source, a cycle that moved a little, some args that changed.
+// So the match finder (match.go) needs no hashing at all: a 256-slot table
+// keyed by format_id (tag-checked) gives, in O(1), the previous event of
+// the same format in this frame; the current event is compared with it at
+// distance d, 8 bytes at a time (XOR, then a zero-byte mask), giving a
+// 64-bit mask of equal bytes. Equal runs of >= 3 bytes (zstd's minimum
+// match) become matches with offset d; the other bytes become literals.
+// A run that reaches the end of an event and continues at the start of the
+// next one with the same d (typical: the last args of one event and the
+// args_size of the next are both unchanged) is merged into one match, so
+// a steady stream of events costs one or two sequences per event.
+// Events of a format seen for the first time are compared with the
+// immediately preceding event instead (records share cycle, category and
+// source bytes). For events of different sizes only the common prefix is
+// compared.
+//
+// Everything after match finding is ordinary zstd entropy coding; the
+// format is fixed by the decoder, so that part is precise rather than
+// clever.
+//
+// # Frame layout (frame.go, encoder.go)
+//
+// The frame header has Single_Segment_flag set (the window is the whole
+// content, so matches may reach back to any earlier byte of the frame), the
+// content size in the smallest field that holds it, no checksum and no
+// dictionary. Content is cut into zstd blocks of at most 128 KiB
+// (Block_Maximum_Size); cuts are made on event boundaries, which is always
+// possible because an event is at most 65561 bytes, so no match is ever
+// split. A block whose compressed form is not smaller than its content is
+// stored raw. Empty input gives a frame with one empty raw block.
+//
+// # Literals section (literals.go)
+//
+// Literals are Huffman coded with klauspost's huff0, whose output is the
+// zstd tree description (+ jump table) + streams; a table is written for
+// every block. One stream is used below 1 KiB of literals (the 10-bit
+// single-stream header, and libzstd refuses 4 streams for tiny inputs),
+// four streams above, with the 4- or 5-byte header as the sizes require.
+// Incompressible literals are stored raw, single-valued ones as RLE;
+// fewer than 32 literals are always raw (a tree would cost more).
+//
+// # Sequences section (sequences.go, fse.go, bitwriter.go)
+//
+// Each sequence is (literal length, match length, offset), mapped to LL,
+// ML and OF codes plus extra bits (codes.go). For each of the three code
+// types the encoder picks, from the block's histogram:
+//   - RLE when only one code occurs (zero bits per sequence);
+//   - otherwise FSE_Compressed with its own normalized counts (accuracy log
+//     5..9 for LL/ML, 5..8 for OF, chosen from the sequence count) and the
+//     table description, or Predefined when an estimate of the bit cost
+//     says the default distribution is cheaper than describing a table
+//     (few sequences).
+//
+// The FSE tables are built with the format's exact cell-spreading rule so
+// the decoder's table (rebuilt from the counts alone) matches ours. All
+// sequences go into one backward bitstream: states start from the last
+// sequence, each earlier sequence writes its OF, ML, LL state transitions
+// and then its LL, ML, OF extra bits, the three final states follow and an
+// end-mark bit closes the stream. The 64-bit bit container is spilled after
+// every sequence, and in between when a sequence has long extra bits.
+// Repeat mode (reusing the previous block's tables) is not used.
+//
+// # Repeat offsets
+//
+// The encoder mirrors the decoder's three repeat offsets exactly (initial
+// 1, 4, 8; carried across the blocks of a frame; untouched by raw blocks,
+// so they are rolled back when a block falls back to raw). With literals
+// before the match, Offset_Value 1..3 select rep0..rep2; with none they
+// select rep1, rep2 and rep0-1; every other offset is sent as offset+3 and
+// pushed in front. In event data the distance d rarely changes within a
+// unit's block, so almost every sequence is "rep0" and the offset code
+// table degenerates to RLE or near-RLE; rep1/rep2 pay off when two formats
+// alternate.
+//
+// # Cost and limits
+//
+// An Encoder keeps all scratch space between calls (tables, sequence and
+// literal buffers sized for one 128 KiB block, huff0 scratch): once warm,
+// EncodeAll allocates nothing if dst has MaxEncodedSize(len(src)) bytes of
+// spare capacity. It is not safe for concurrent use; keep one per worker.
+//
+// Matches are only ever found against the previous event of the same
+// format (or the preceding event); repeated content elsewhere (e.g. the
+// same string arg two events back) is not found, and a unit whose events
+// change format every time compresses worse than with a generic encoder.
+// Offsets are limited to 1 GiB. Frames beyond 128 MiB carry a window that
+// libzstd refuses by default (its window-log limit), so keep blocks
+// small; we use 4 KiB to 1 MiB.
+package zrec

@@ -1,0 +1,99 @@
+package zrec
+
+import "github.com/klauspost/compress/huff0"
+
+// Encoder compresses event blocks into zstd frames. It holds only reusable
+// scratch space, so after the first few calls EncodeAll does not allocate.
+// An Encoder must not be used by two goroutines at once; use one per
+// compression worker.
+type Encoder struct {
+	fmts     [fmtSlots]fmtSlot // last event of each format_id in this frame
+	prevPos  int               // previous event start in this frame, -1 if none
+	prevSize int
+	reps     [3]uint32 // repeat offsets, mirrored from the decoder
+
+	raw  []rawSeq // sequences of the current zstd block as found
+	seqs []seq    // ... and as coded
+	lits []byte   // literals of the current zstd block
+
+	llHist, mlHist, ofHist [maxSymbolSize]uint32
+	norm                   [maxSymbolSize]int16
+	tabs                   seqTables
+	huff                   huff0.Scratch
+}
+
+// NewEncoder returns an Encoder. Its buffers grow on first use to the size
+// of the largest zstd block seen (at most 128 KiB of input).
+func NewEncoder() *Encoder {
+	return &Encoder{prevPos: -1}
+}
+
+// EncodeAll appends to dst one complete zstd frame that decodes to src and
+// returns the extended slice. src is expected to be a sequence of events
+// (see the package documentation) but any bytes are accepted: whatever does
+// not parse as events is stored as literals. If dst has at least
+// MaxEncodedSize(len(src)) bytes of spare capacity, nothing is allocated.
+func (e *Encoder) EncodeAll(src, dst []byte) []byte {
+	if need := MaxEncodedSize(len(src)); cap(dst)-len(dst) < need {
+		grown := make([]byte, len(dst), len(dst)+need)
+		copy(grown, dst)
+		dst = grown
+	}
+	dst = appendFrameHeader(dst, len(src))
+	if len(src) == 0 {
+		return appendBlockHeader(dst, true, blockRaw, 0)
+	}
+	e.resetFrame()
+	for pos := 0; pos < len(src); {
+		reps := e.reps
+		end := e.findSequences(src, pos)
+		dst = e.appendBlock(dst, src[pos:end], end == len(src), reps)
+		pos = end
+	}
+	return dst
+}
+
+// MaxEncodedSize is the spare capacity dst needs for EncodeAll(src, dst)
+// with len(src) == n not to allocate; the frame itself is at most
+// blockSlack bytes shorter. Every zstd block is at worst stored raw, and
+// blocks end at event boundaries but always cover more than 64000 bytes
+// unless last.
+func MaxEncodedSize(n int) int {
+	return frameHeaderMax + n + blockHeaderLen*(n/64000+2) + blockSlack
+}
+
+func (e *Encoder) resetFrame() {
+	e.fmts = [fmtSlots]fmtSlot{}
+	e.prevPos, e.prevSize = -1, 0
+	e.reps = [3]uint32{1, 4, 8}
+}
+
+// appendBlock entropy codes the sequences and literals found for block and
+// appends a compressed block, or a raw one when that is not smaller. The
+// compressed block is built in place, in dst's spare capacity. A raw block
+// leaves the decoder's repeat offsets untouched, so ours are rolled back to
+// reps, their value before the block.
+func (e *Encoder) appendBlock(dst, block []byte, last bool, reps [3]uint32) []byte {
+	hdr := len(dst)
+	if cap(dst)-hdr < blockHeaderLen+len(block)+blockSlack {
+		// Not reached from EncodeAll, which reserves MaxEncodedSize.
+		grown := make([]byte, hdr, hdr+blockHeaderLen+len(block)+blockSlack)
+		copy(grown, dst)
+		dst = grown
+	}
+	limit := len(block) - 1 // a compressed block must beat the raw one
+	out := e.appendLiterals(dst[hdr+blockHeaderLen:hdr+blockHeaderLen], e.lits)
+	ok := len(out) <= limit
+	if ok {
+		out, ok = e.appendSequences(out, limit)
+	}
+	// (The slack makes the appends above stay in dst's array; the pointer
+	// check is a guard against a future change breaking that.)
+	if ok && len(out) < len(block) && &out[:1][0] == &dst[hdr+blockHeaderLen : hdr+blockHeaderLen+1][0] {
+		dst = appendBlockHeader(dst, last, blockCompressed, len(out))
+		return dst[:hdr+blockHeaderLen+len(out)]
+	}
+	e.reps = reps
+	dst = appendBlockHeader(dst, last, blockRaw, len(block))
+	return append(dst, block...)
+}
