@@ -257,7 +257,7 @@ func (w *fileWriter) finish() {
 		footer.MinCycle, footer.MaxCycle = w.minCycle, w.maxCycle
 	}
 	for _, u := range w.t.unitList() {
-		dropped := u.dropped.Load() + u.lost.Load()
+		dropped := u.ring.hdr.dropped.Load() + u.lost.Load()
 		written := u.written.Load()
 		footer.UnitStats = append(footer.UnitStats, schema.UnitStat{UnitID: u.id, Emitted: written + dropped, Written: written, Dropped: dropped})
 	}

@@ -58,6 +58,10 @@ type barrier struct {
 	done chan struct{}
 }
 
+// foreignPoll is how often the collector looks for chunks sealed by C
+// producers.
+const foreignPoll = 200 * time.Microsecond
+
 // collect is the collector goroutine.
 func (t *Tracer) collect() {
 	defer close(t.jobs)
@@ -69,17 +73,27 @@ func (t *Tracer) collect() {
 		defer tk.Stop()
 		tick = tk.C
 	}
+	// C producers never wake the collector when they seal (that would cost
+	// a call into Go per chunk), so while any exists it also polls.
+	poll := time.NewTicker(foreignPoll)
+	defer poll.Stop()
 	var seq uint64
 	for {
 		t.sleeping.Store(true)
 		seq = t.dispatch(seq) // after announcing sleep: a seal racing with it is not missed
+		var pollC <-chan time.Time
+		if t.hasForeign.Load() {
+			pollC = poll.C
+		}
 		select {
+		case <-pollC:
+			t.sleeping.Store(false)
 		case <-t.wake:
 			t.sleeping.Store(false)
 		case <-tick:
 			t.sleeping.Store(false)
 			for _, u := range t.unitList() {
-				u.lim.Store(0) // the unit's next emit seals its chunk
+				u.limp.Store(0) // the unit's next emit seals its chunk
 			}
 		case m := <-t.ctl:
 			t.sleeping.Store(false)
@@ -100,12 +114,12 @@ func (t *Tracer) dispatch(seq uint64) uint64 {
 	for _, u := range t.unitList() {
 		r := u.ring
 		if t.cfg.discard { // emit benchmarks: measure the producer alone
-			for h := r.head.Load(); r.dispatched < h; r.dispatched++ {
+			for h := r.hdr.head.Load(); r.dispatched < h; r.dispatched++ {
 				u.release()
 			}
 			continue
 		}
-		for h := r.head.Load(); r.dispatched < h; r.dispatched++ {
+		for h := r.hdr.head.Load(); r.dispatched < h; r.dispatched++ {
 			t.jobs <- job{seq: seq, unit: u, data: r.sealed(r.dispatched)}
 			seq++
 		}

@@ -6,47 +6,104 @@ import (
 )
 
 // ring is the single-producer, single-consumer buffer a unit emits into: a
-// power-of-two number of chunks, each exactly one block long. The producer
-// fills the chunk at index head%nChunks with back-to-back events, in the exact
-// bytes a block holds; when the next event does not fit (or a flush is
-// requested) it records the chunk's length in lens and publishes it by
-// storing head+1. The consumer compresses published chunks straight from the
-// ring and stores tail+1 once it no longer reads a chunk, which hands it back.
+// power-of-two number of chunks, each exactly one block long, preceded by a
+// 256-byte control block (ringHdr). docs/ring.md is the protocol, shared by
+// the Go producer (unit.go), the C producer (cgo/chronon.h) and the consumer
+// (pipeline.go).
+//
+// The producer fills the chunk at slot head%nChunks with back-to-back
+// events, in the exact bytes a block holds; when the next event does not fit
+// (or a flush is requested) it records the chunk's length in lens and
+// publishes it by storing head+1. The consumer compresses published chunks
+// straight from the ring and stores tail+1 once it no longer reads a chunk,
+// which hands it back.
 //
 //	invariants: tail <= head <= tail + nChunks
 //	            chunks [tail, head) are sealed and owned by the consumer
 //	            chunk head (when head < tail+nChunks) is the producer's
-//
-// head and tail count chunks since creation and never wrap in practice
-// (2^64 chunks). They sit on separate cache lines so that the producer's and
-// the consumer's stores do not contend. docs/ring.md gives the protocol,
-// which the C producer of cgo/ follows too.
 type ring struct {
-	head atomic.Uint64 // chunks sealed; stored by the producer (release)
-	_    [56]byte
-	tail atomic.Uint64 // chunks released; stored by the consumer (release)
-	_    [56]byte
-
+	hdr       *ringHdr
+	mem       []byte   // the whole region
 	lens      []uint32 // sealed length of each chunk slot, written before head is published
-	data      []byte   // nChunks * chunkSize bytes
+	data      []byte   // nChunks * chunkSize bytes (+ ringSlack)
 	base      unsafe.Pointer
 	chunkSize uint32
 	nChunks   uint64
+	unmap     func() error // non-nil for mapped (foreign) rings
 
 	// Consumer-side bookkeeping, touched only by the collector goroutine.
 	dispatched uint64 // chunks handed to compression workers
 }
 
-// ringSlack pads the ring's allocation: the emit path computes the address
-// just past an event (where the next argument would go), which for an event
+// ringHdr is the control block at offset 0 of a ring's memory. Its layout
+// is part of the C ABI (docs/ring.md); ring_layout_test.go pins the offsets.
+type ringHdr struct {
+	head      atomic.Uint64 // chunks sealed; producer, release store
+	_         [56]byte
+	tail      atomic.Uint64 // chunks released; consumer, release store
+	_         [56]byte
+	mask      uint64        // category enable mask (C producers; atomic)
+	lim       atomic.Uint32 // bytes the producer may fill; 0 = take the slow path
+	off       uint32        // write offset in the current chunk
+	chunk     uintptr       // address of the current chunk
+	headLocal uint64        // producer's copy of head
+	hasChunk  uint32        // the chunk at headLocal is acquired
+	flags     atomic.Uint32 // flagClosed
+	dropped   atomic.Uint64
+	waits     atomic.Uint64
+	srcWord   uint64 // source_id, as bytes 16..24 of a record want it
+	chunkSize uint32
+	nChunks   uint32
+	maxArgs   uint32
+	policy    uint32 // 0 block, 1 drop
+	dataOff   uint64
+	handle    uint64 // opaque value a C producer passes back when it waits
+	magic     uint32
+	version   uint32
+	_         [24]byte
+}
+
+const (
+	ringHdrSize  = 256
+	ringMagic    = 0x474E5243 // "CRNG"
+	ringVersion  = 1
+	flagClosed   = 1
+	ringDataAlgn = 64
+)
+
+// ringSlack pads the chunk area: the emit path computes the address just
+// past an event (where the next argument would go), which for an event
 // ending at the last byte of the last chunk would otherwise point past the
 // allocation, which unsafe.Pointer rules forbid (checkptr catches it).
 const ringSlack = 64
 
+// ringSize is the size of a ring's region.
+func ringSize(chunkSize uint32, nChunks int) (size, dataOff int) {
+	dataOff = (ringHdrSize + 4*nChunks + ringDataAlgn - 1) &^ (ringDataAlgn - 1)
+	return dataOff + int(chunkSize)*nChunks + ringSlack, dataOff
+}
+
+// newRing makes a ring in Go memory.
 func newRing(chunkSize uint32, nChunks int) *ring {
+	size, _ := ringSize(chunkSize, nChunks)
+	words := make([]uint64, (size+7)/8) // 8-byte aligned for the atomics
+	mem := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), size)
+	return initRing(mem, chunkSize, nChunks)
+}
+
+// initRing lays a ring out in mem, which is zeroed and 8-byte aligned.
+func initRing(mem []byte, chunkSize uint32, nChunks int) *ring {
+	_, dataOff := ringSize(chunkSize, nChunks)
+	h := (*ringHdr)(unsafe.Pointer(&mem[0]))
+	h.chunkSize = chunkSize
+	h.nChunks = uint32(nChunks)
+	h.dataOff = uint64(dataOff)
+	h.magic, h.version = ringMagic, ringVersion
 	r := &ring{
-		lens:      make([]uint32, nChunks),
-		data:      make([]byte, int(chunkSize)*nChunks+ringSlack),
+		hdr:       h,
+		mem:       mem,
+		lens:      unsafe.Slice((*uint32)(unsafe.Pointer(&mem[ringHdrSize])), nChunks),
+		data:      mem[dataOff:],
 		chunkSize: chunkSize,
 		nChunks:   uint64(nChunks),
 	}
@@ -59,9 +116,12 @@ func (r *ring) chunk(seq uint64) unsafe.Pointer {
 	return unsafe.Add(r.base, uintptr(seq&(r.nChunks-1))*uintptr(r.chunkSize))
 }
 
-// sealed returns the bytes of sealed chunk seq (consumer side).
+// sealed returns the bytes of sealed chunk seq (consumer side). The length
+// comes from the producer, so it is clamped: a buggy C producer must not make
+// the consumer read outside the chunk.
 func (r *ring) sealed(seq uint64) []byte {
 	i := seq & (r.nChunks - 1)
 	start := i * uint64(r.chunkSize)
-	return r.data[start : start+uint64(r.lens[i])]
+	n := min(uint64(r.lens[i]), uint64(r.chunkSize))
+	return r.data[start : start+n]
 }

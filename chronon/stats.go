@@ -29,13 +29,13 @@ type Stats struct {
 func (t *Tracer) Stats() Stats {
 	var s Stats
 	for _, u := range t.unitList() {
-		dropped, written, lost := u.dropped.Load(), u.written.Load(), u.lost.Load()
+		dropped, written, lost := u.ring.hdr.dropped.Load(), u.written.Load(), u.lost.Load()
 		sealed := u.sealed.Load()
 		s.Units = append(s.Units, UnitStats{
 			ID: u.id, Name: u.name,
 			Emitted: sealed + dropped,
 			Written: written, Dropped: dropped, Lost: lost,
-			Waits: u.waits.Load(),
+			Waits: u.ring.hdr.waits.Load(),
 		})
 	}
 	s.Blocks = t.nBlocks.Load()

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -30,6 +31,8 @@ type Tracer struct {
 	byName map[string]*Unit
 	nextID uint16
 	gen    atomic.Uint64 // bumped on unit creation: a schema rewrite is due
+
+	hasForeign atomic.Bool // a C producer exists: the collector polls
 
 	err atomic.Pointer[error] // first I/O or internal error (sticky)
 
@@ -152,13 +155,31 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 		srcWord:  uint64(id),
 		maxArgs:  min(schema.MaxArgsSize, int(blockSize)-schema.EventHeaderSize),
 		waitCh:   make(chan struct{}, 1),
-		ring:     newRing(blockSize, ringSize/int(blockSize)),
 		t:        t,
 		id:       id,
 		name:     name,
 		typeName: c.typeName,
 	}
-	u.mask = c.mask // before the unit is published
+	if c.foreign {
+		r, err := newMappedRing(blockSize, ringSize/int(blockSize))
+		if err != nil {
+			return nil, fmt.Errorf("chronon: unit %q: %w", name, err)
+		}
+		u.ring, u.foreign = r, true
+		u.maskp, u.limp = &r.hdr.mask, &r.hdr.lim
+		h := r.hdr
+		h.mask, h.srcWord, h.maxArgs = c.mask, u.srcWord, uint32(u.maxArgs)
+		if t.cfg.policy == Drop {
+			h.policy = 1
+		}
+		h.handle = uint64(uintptr(unsafe.Pointer(h)))
+		registerForeign(u)
+		t.hasForeign.Store(true)
+	} else {
+		u.ring = newRing(blockSize, ringSize/int(blockSize))
+		u.maskp, u.limp = &u.mask, &u.lim
+		u.mask = c.mask // before the unit is published
+	}
 	t.byID[id] = u
 	if name != "" {
 		t.byName[name] = u
@@ -256,11 +277,14 @@ func (t *Tracer) Close() error {
 		t.mu.Unlock()
 		t.sealAll()
 		for _, u := range t.unitList() {
-			u.lim.Store(0) // any later emit goes to reserve, which counts it dropped
+			u.ring.hdr.flags.Or(flagClosed)
+			u.limp.Store(0) // any later emit goes to reserve, which counts it dropped
 		}
 		t.ctl <- ctlMsg{kind: ctlClose}
 		<-t.writerOut
 		t.closeErr = t.Err()
+		// Foreign rings stay mapped: a C producer that emits after Close
+		// must find memory that says "closed", not a hole. Free unmaps them.
 	})
 	return t.closeErr
 }

@@ -32,22 +32,29 @@ type Unit struct {
 	ring *ring
 	t    *Tracer
 
+	// For a foreign unit (a C producer, see foreign.go) the producer state
+	// lives in the ring's control block; maskp and limp point at whichever
+	// copy is live, for the methods other goroutines call.
+	foreign bool
+	maskp   *uint64
+	limp    *atomic.Uint32
+
 	id       uint16
 	name     string
 	typeName string
 
-	// Counters, read by Stats from any goroutine.
-	dropped atomic.Uint64 // Drop policy, emits after Close
+	// Counters, read by Stats from any goroutine. Drops and waits are in
+	// the ring's control block, where a C producer can count them too.
 	lost    atomic.Uint64 // in blocks that could not be written (I/O error)
 	sealed  atomic.Uint64 // events in chunks handed to the writer pipeline
 	written atomic.Uint64 // events in blocks written to the file
-	waits   atomic.Uint64 // times the producer waited for room (Block policy)
 }
 
 // UnitOption configures a unit at creation.
 type UnitOption func(*unitConfig) error
 
 type unitConfig struct {
+	foreign  bool
 	id       uint16
 	typeName string
 	mask     uint64
@@ -93,25 +100,29 @@ func (u *Unit) Name() string { return u.name }
 func (u *Unit) TypeName() string { return u.typeName }
 
 // Mask returns the category enable mask.
-func (u *Unit) Mask() uint64 { return atomic.LoadUint64(&u.mask) }
+func (u *Unit) Mask() uint64 { return atomic.LoadUint64(u.maskp) }
 
 // SetMask replaces the category enable mask. Safe from any goroutine: the
 // emitting goroutine sees the change at its next emit.
-func (u *Unit) SetMask(mask uint64) { atomic.StoreUint64(&u.mask, mask) }
+func (u *Unit) SetMask(mask uint64) { atomic.StoreUint64(u.maskp, mask) }
 
 // Enable turns categories on.
-func (u *Unit) Enable(mask uint64) { atomic.OrUint64(&u.mask, mask) }
+func (u *Unit) Enable(mask uint64) { atomic.OrUint64(u.maskp, mask) }
 
 // Disable turns categories off.
-func (u *Unit) Disable(mask uint64) { atomic.AndUint64(&u.mask, ^mask) }
+func (u *Unit) Disable(mask uint64) { atomic.AndUint64(u.maskp, ^mask) }
 
 // Enabled reports whether an event of the given category would be recorded.
-func (u *Unit) Enabled(category uint64) bool { return atomic.LoadUint64(&u.mask)&category != 0 }
+func (u *Unit) Enabled(category uint64) bool { return atomic.LoadUint64(u.maskp)&category != 0 }
 
 // Flush publishes the unit's partly filled chunk so that the writer picks it
 // up now rather than when the chunk fills. Call it from the goroutine that
 // owns the unit (for example when the unit goes idle).
 func (u *Unit) Flush() {
+	if u.foreign {
+		u.sealForeign()
+		return
+	}
 	if u.hasChunk && u.off > 0 {
 		u.seal()
 	}
@@ -137,14 +148,14 @@ func (u *Unit) putHeader(off uint32, cycle uint64, f *format, argsSize uint16) u
 func (u *Unit) reserve(n uint32) bool {
 	t := u.t
 	if t.closed.Load() {
-		u.dropped.Add(1)
+		u.ring.hdr.dropped.Add(1)
 		return false
 	}
 	if u.hasChunk && u.off > 0 {
 		u.seal()
 	}
 	if !u.hasChunk && !u.acquire() {
-		u.dropped.Add(1)
+		u.ring.hdr.dropped.Add(1)
 		return false
 	}
 	u.lim.Store(u.ring.chunkSize)
@@ -159,7 +170,7 @@ func (u *Unit) seal() {
 	u.lim.Store(0)
 	r.lens[u.head&(r.nChunks-1)] = u.off
 	u.head++
-	r.head.Store(u.head) // release: the chunk's bytes and its length are visible to the consumer
+	r.hdr.head.Store(u.head) // release: the chunk's bytes and its length are visible to the consumer
 	u.hasChunk = false
 	u.off = 0
 	u.t.wakeCollector()
@@ -169,11 +180,11 @@ func (u *Unit) seal() {
 // when the ring is full, unless the policy is Drop.
 func (u *Unit) acquire() bool {
 	r := u.ring
-	for u.head-r.tail.Load() >= r.nChunks {
+	for u.head-r.hdr.tail.Load() >= r.nChunks {
 		if u.t.cfg.policy == Drop {
 			return false
 		}
-		if !u.wait() {
+		if !u.wait(u.head) {
 			return false
 		}
 	}
@@ -183,15 +194,16 @@ func (u *Unit) acquire() bool {
 	return true
 }
 
-// wait blocks until the writer releases a chunk of this unit (Block policy).
-// The timer is a safety net against a lost wake-up, not the mechanism. It
-// returns false when the tracer is closing.
-func (u *Unit) wait() bool {
-	u.waits.Add(1)
+// wait blocks until the writer releases a chunk of this unit (Block
+// policy); head is the producer's head. The timer is a safety net against a
+// lost wake-up, not the mechanism. It returns false when the tracer is
+// closing.
+func (u *Unit) wait(head uint64) bool {
+	u.ring.hdr.waits.Add(1)
 	u.t.wakeCollector()
 	u.waiting.Store(true)
 	defer u.waiting.Store(false)
-	if u.head-u.ring.tail.Load() < u.ring.nChunks {
+	if head-u.ring.hdr.tail.Load() < u.ring.nChunks {
 		return true
 	}
 	if u.timer == nil {
@@ -209,7 +221,7 @@ func (u *Unit) wait() bool {
 // release hands sealed chunk back to the producer (writer goroutine).
 func (u *Unit) release() {
 	r := u.ring
-	r.tail.Store(r.tail.Load() + 1)
+	r.hdr.tail.Store(r.hdr.tail.Load() + 1)
 	if u.waiting.Load() {
 		select {
 		case u.waitCh <- struct{}{}:
