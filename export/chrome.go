@@ -1,0 +1,253 @@
+package export
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// chromeSink writes the Trace Event Format ({"traceEvents":[...]}) that
+// chrome://tracing, Perfetto's JSON importer and many other tools read.
+// There is one process (pid 1, named after the simulation); each track is a
+// thread (tid) named with its full dotted path; counters are "C" events.
+// Flows use the v2 form, bind_id with flow_in/flow_out on slices, which
+// needs no per-flow state; events carrying a flow are written as
+// zero-duration slices ("X") so the flow has something to bind to.
+type chromeSink struct {
+	out    *splitFile
+	sim    string
+	b      []byte
+	events int // events in the current file (for the separating comma)
+}
+
+func newChromeSink(path, sim string) (*chromeSink, error) {
+	if sim == "" {
+		sim = "trace"
+	}
+	s := &chromeSink{sim: sim}
+	var err error
+	if s.out, err = newSplitFile(path); err != nil {
+		return nil, err
+	}
+	return s, s.startFile()
+}
+
+func (s *chromeSink) startFile() error {
+	s.events = 0
+	s.b = append(s.b[:0], `{"displayTimeUnit":"ns","traceEvents":[`...)
+	s.b = append(s.b, '\n')
+	s.b = append(s.b, `{"ph":"M","pid":1,"name":"process_name","args":{"name":`...)
+	s.b = appendJSONString(s.b, s.sim)
+	s.b = append(s.b, "}}"...)
+	s.events++
+	return s.flush()
+}
+
+func (s *chromeSink) flush() error {
+	err := s.out.write(s.b)
+	s.b = s.b[:0]
+	return err
+}
+
+// head starts one event object.
+func (s *chromeSink) head(ph string, ns uint64, t *track) {
+	b := s.b
+	if s.events > 0 {
+		b = append(b, ",\n"...)
+	}
+	s.events++
+	b = append(b, `{"ph":"`...)
+	b = append(b, ph...)
+	b = append(b, `","pid":1,"tid":`...)
+	b = strconv.AppendInt(b, int64(t.tid), 10)
+	b = append(b, `,"ts":`...)
+	b = appendMicros(b, ns)
+	s.b = b
+}
+
+// appendMicros writes ns as microseconds with three decimals, exactly.
+func appendMicros(b []byte, ns uint64) []byte {
+	b = strconv.AppendUint(b, ns/1000, 10)
+	if frac := ns % 1000; frac != 0 {
+		b = append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+	}
+	return b
+}
+
+func (s *chromeSink) declare(t *track) error {
+	if t.parent == nil || t.counter {
+		return nil // the process (named in startFile) and counters, which are keyed by name
+	}
+	if s.events > 0 {
+		s.b = append(s.b, ",\n"...)
+	}
+	s.events += 2
+	s.b = append(s.b, `{"ph":"M","pid":1,"tid":`...)
+	s.b = strconv.AppendInt(s.b, int64(t.tid), 10)
+	s.b = append(s.b, `,"name":"thread_name","args":{"name":`...)
+	s.b = appendJSONString(s.b, t.path())
+	s.b = append(s.b, "}},\n"...)
+	s.b = append(s.b, `{"ph":"M","pid":1,"tid":`...)
+	s.b = strconv.AppendInt(s.b, int64(t.tid), 10)
+	s.b = append(s.b, `,"name":"thread_sort_index","args":{"sort_index":`...)
+	s.b = strconv.AppendInt(s.b, int64(t.tid), 10)
+	s.b = append(s.b, "}}"...)
+	return s.maybeFlush()
+}
+
+func (s *chromeSink) maybeFlush() error {
+	if len(s.b) >= 64<<10 {
+		return s.flush()
+	}
+	return nil
+}
+
+func (s *chromeSink) nameAndArgs(f *fmtInfo, v *argView, flow uint64) {
+	b := append(s.b, `,"name":`...)
+	b = appendJSONString(b, f.name)
+	if flow != 0 {
+		b = append(b, `,"bind_id":"0x`...)
+		b = strconv.AppendUint(b, flow, 16)
+		b = append(b, `","flow_in":true,"flow_out":true`...)
+	}
+	if v != nil && len(f.plain) > 0 && v.has(f.plain[0]) {
+		b = append(b, `,"args":{`...)
+		for k, i := range f.plain {
+			if !v.has(i) {
+				break
+			}
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, f.names[i])
+			b = append(b, ':')
+			b = appendJSONValue(b, v, i, f.hex(i))
+		}
+		b = append(b, '}')
+	}
+	s.b = b
+}
+
+func (s *chromeSink) begin(ns uint64, t *track, f *fmtInfo, v *argView, flow uint64) error {
+	s.head("B", ns, t)
+	s.nameAndArgs(f, v, flow)
+	s.b = append(s.b, '}')
+	return s.maybeFlush()
+}
+
+func (s *chromeSink) end(ns uint64, t *track) error {
+	s.head("E", ns, t)
+	s.b = append(s.b, '}')
+	return s.maybeFlush()
+}
+
+func (s *chromeSink) instant(ns uint64, t *track, f *fmtInfo, v *argView, flow uint64) error {
+	if flow != 0 {
+		s.head("X", ns, t)
+		s.b = append(s.b, `,"dur":0`...)
+	} else {
+		s.head("i", ns, t)
+		s.b = append(s.b, `,"s":"t"`...)
+	}
+	s.nameAndArgs(f, v, flow)
+	s.b = append(s.b, '}')
+	return s.maybeFlush()
+}
+
+func (s *chromeSink) counter(ns uint64, t *track, f *fmtInfo, v *argView) error {
+	s.head("C", ns, t)
+	s.b = append(s.b, `,"name":`...)
+	s.b = appendJSONString(s.b, t.path())
+	s.b = append(s.b, `,"args":{"value":`...)
+	if v.has(f.value) {
+		s.b = appendJSONValue(s.b, v, f.value, false)
+	} else {
+		s.b = append(s.b, '0')
+	}
+	s.b = append(s.b, "}}"...)
+	return s.maybeFlush()
+}
+
+func (s *chromeSink) written() int64 { return s.out.n + int64(len(s.b)) }
+
+func (s *chromeSink) endFile() error {
+	s.b = append(s.b, "\n]}\n"...)
+	return s.flush()
+}
+
+func (s *chromeSink) split() error {
+	if err := s.endFile(); err != nil {
+		return err
+	}
+	if err := s.out.next(); err != nil {
+		return err
+	}
+	return s.startFile()
+}
+
+func (s *chromeSink) finish() error {
+	if err := s.endFile(); err != nil {
+		return err
+	}
+	return s.out.close()
+}
+
+func (s *chromeSink) files() []string { return s.out.paths }
+
+// appendJSONValue writes argument i as a JSON value: numbers for numbers
+// (hex-formatted integers and pointers as "0x..." strings, non-finite floats
+// as strings, which JSON has no number for), booleans, strings.
+func appendJSONValue(b []byte, v *argView, i int, hex bool) []byte {
+	t := v.types[i]
+	switch {
+	case t == schema.ArgString:
+		return appendJSONString(b, string(v.str(i)))
+	case t == schema.ArgBool:
+		return strconv.AppendBool(b, v.uint(i) != 0)
+	case isFloat(t):
+		f := v.float(i)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return appendJSONString(b, strconv.FormatFloat(f, 'g', -1, 64))
+		}
+		return strconv.AppendFloat(b, f, 'g', -1, 64)
+	case t == schema.ArgPointer || hex:
+		b = append(b, `"0x`...)
+		b = strconv.AppendUint(b, v.hexValue(i), 16)
+		return append(b, '"')
+	case isSigned(t):
+		return strconv.AppendInt(b, int64(v.uint(i)), 10)
+	}
+	return strconv.AppendUint(b, v.uint(i), 10)
+}
+
+// appendJSONString quotes s for JSON; bytes that are not UTF-8 become U+FFFD
+// so that the output always parses.
+func appendJSONString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+			i++
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+			i++
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		default:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				b = append(b, "\ufffd"...)
+			} else {
+				b = append(b, s[i:i+n]...)
+			}
+			i += n
+		}
+	}
+	return append(b, '"')
+}

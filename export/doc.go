@@ -1,0 +1,29 @@
+// Package export turns a .ctrace file, or a cycle window or unit set of it,
+// into files that trace viewers open: Perfetto's protobuf trace format
+// (ui.perfetto.dev, trace_processor) and the Trace Event Format JSON that
+// chrome://tracing and many other tools read.
+//
+// The mapping (the same for both formats, driven by timeline.go):
+//
+//   - One track per unit, nested by the dotted unit path (core0 ->
+//     core0.fetch) under a root track named after the simulation, so that
+//     hundreds of units stay navigable. Tracks are declared just before
+//     their first event.
+//   - Instant formats become instant events named after the format; their
+//     arguments become typed debug annotations named after their
+//     placeholders (schema.ArgNames).
+//   - Span formats (FormatEntry.kind, see chronon.NewSpan) become slices on
+//     the unit's track, or on a child track per lane. A complete span (known
+//     duration) is a begin now and an end later; spans that would overlap
+//     without nesting on one lane go to extra rows, so every track nests.
+//   - Counter formats become counter tracks, one per unit and counter.
+//   - An argument with the flow role links the event to the other events
+//     with the same flow id (one instruction across pipeline stages).
+//   - One cycle is NsPerCycle nanoseconds.
+//
+// Output is streamed: events are read in cycle order from mmapio and written
+// as they come, so memory does not grow with the trace. A large export is
+// split by cycle window into files under MaxFileBytes (browsers fail on
+// bigger ones); each file is self-contained (descriptors and interned names
+// re-emitted, spans open across the cut closed and reopened).
+package export

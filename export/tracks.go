@@ -1,0 +1,204 @@
+package export
+
+import (
+	"strings"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// track is one timeline row of the output: the root, a group of units
+// (core0), a unit (core0.fetch), a lane of a unit, an extra row of a lane
+// for spans that would not nest, or a counter.
+type track struct {
+	uuid    uint64
+	parent  *track
+	name    string
+	rank    int32  // position among its siblings
+	counter bool   // a counter track
+	gen     uint32 // output file in which it was last declared (0: never)
+	tid     int    // chrome-json thread id
+
+	children int // for ranks of lazily added children
+
+	// Span state, for tracks that carry slices.
+	open []openSpan // slices begun and not yet ended, innermost last
+}
+
+// openSpan is a slice that has begun on a track.
+type openSpan struct {
+	f    *fmtInfo
+	flow uint64
+	end  uint64 // end cycle of a complete span; 0 for a begin/end span
+	row  *track // the track it is drawn on
+}
+
+type laneKey struct {
+	unit uint16
+	lane uint64
+	none bool // spans without a lane argument
+}
+
+type counterKey struct {
+	unit uint16
+	id   uint32
+}
+
+// trackSet assigns tracks, creating them on first use.
+type trackSet struct {
+	root     *track
+	nextUUID uint64
+	groups   map[string]*track
+	units    map[uint16]*track
+	lanes    map[laneKey]*lane
+	counters map[counterKey]*track
+	names    map[uint16]string
+	all      []*track
+}
+
+// lane is a lane of a unit: its track (rows[0]) and the extra rows that
+// complete spans overflow into, and the track of its begin/end spans.
+type lane struct {
+	unit     *track // the unit's track: parent of the lane's extra rows
+	rows     []*track
+	explicit *track
+	baseUse  uint8 // which kind of span claimed rows[0] first
+}
+
+const (
+	useNone uint8 = iota
+	useExplicit
+	useComplete
+)
+
+func newTrackSet(sim string, units []schema.Unit) *trackSet {
+	if sim == "" {
+		sim = "trace"
+	}
+	ts := &trackSet{
+		nextUUID: 1,
+		groups:   map[string]*track{},
+		units:    map[uint16]*track{},
+		lanes:    map[laneKey]*lane{},
+		counters: map[counterKey]*track{},
+		names:    map[uint16]string{},
+	}
+	for _, u := range units {
+		ts.names[u.ID] = u.Name // a later entry with the same id wins, as in the original reader
+	}
+	ts.root = ts.add(nil, sim)
+	return ts
+}
+
+func (ts *trackSet) add(parent *track, name string) *track {
+	t := &track{uuid: ts.nextUUID, parent: parent, name: name, tid: len(ts.all) + 1}
+	ts.nextUUID++
+	if parent != nil {
+		t.rank = int32(parent.children)
+		parent.children++
+	}
+	ts.all = append(ts.all, t)
+	return t
+}
+
+// unit returns the track of a unit, creating its group tracks on the way:
+// core1.l2.bank0 lives under core1.l2 under core1. A unit whose name is also
+// a prefix of others (core0.l2 and core0.l2.bank0) is one track that is both.
+// Units without a name get "unit N".
+func (ts *trackSet) unit(id uint16) *track {
+	if t := ts.units[id]; t != nil {
+		return t
+	}
+	name := ts.names[id]
+	if name == "" {
+		name = "unit " + itoa(int(id))
+	}
+	if g := ts.groups[name]; g != nil {
+		ts.units[id] = g
+		return g
+	}
+	parent := ts.root
+	parts := strings.Split(name, ".")
+	for i := 1; i < len(parts); i++ {
+		prefix := strings.Join(parts[:i], ".")
+		g := ts.groups[prefix]
+		if g == nil {
+			g = ts.add(parent, parts[i-1])
+			ts.groups[prefix] = g
+		}
+		parent = g
+	}
+	t := ts.add(parent, parts[len(parts)-1])
+	ts.groups[name] = t
+	ts.units[id] = t
+	return t
+}
+
+// lane returns a unit's lane, creating its track: "lane 3" under the unit,
+// or, for spans without a lane argument, the unit's own track.
+func (ts *trackSet) lane(unit uint16, hasLane bool, laneID uint64) *lane {
+	key := laneKey{unit: unit, lane: laneID, none: !hasLane}
+	if l := ts.lanes[key]; l != nil {
+		return l
+	}
+	ut := ts.unit(unit)
+	l := &lane{unit: ut}
+	if hasLane {
+		l.rows = []*track{ts.add(ut, "lane "+utoa(laneID))}
+	} else {
+		l.rows = []*track{ut}
+	}
+	ts.lanes[key] = l
+	return l
+}
+
+// addRow adds a row to a lane, beside its track: "lane 3 #2", or
+// "lane 3 spans" for begin/end spans displaced by complete ones.
+func (ts *trackSet) addRow(l *lane, what string) *track {
+	base := l.rows[0]
+	name := base.name + " #" + itoa(len(l.rows)+1)
+	if what != "" {
+		name = base.name + " " + what
+	}
+	t := ts.add(l.unit, name)
+	if what == "" {
+		l.rows = append(l.rows, t)
+	}
+	return t
+}
+
+// counter returns the counter track of a unit's counter format.
+func (ts *trackSet) counter(unit uint16, f *fmtInfo) *track {
+	key := counterKey{unit: unit, id: f.id}
+	if t := ts.counters[key]; t != nil {
+		return t
+	}
+	t := ts.add(ts.unit(unit), f.name)
+	t.counter = true
+	ts.counters[key] = t
+	return t
+}
+
+// path returns the track's full name (for chrome-json, which has no nesting).
+func (t *track) path() string {
+	if t.parent == nil {
+		return t.name
+	}
+	if t.parent.parent == nil {
+		return t.name
+	}
+	return t.parent.path() + "." + t.name
+}
+
+func utoa(v uint64) string {
+	if v < 1<<31 {
+		return itoa(int(v))
+	}
+	var b [20]byte
+	p := len(b)
+	for v > 0 {
+		p--
+		b[p] = byte('0' + v%10)
+		v /= 10
+	}
+	return string(b[p:])
+}
