@@ -1,6 +1,7 @@
 package export
 
 import (
+	"github.com/chronon-sim/chronon-go/internal/argview"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -104,7 +105,7 @@ func (s *chromeSink) maybeFlush() error {
 	return nil
 }
 
-func (s *chromeSink) nameAndArgs(f *fmtInfo, v *argView, flow uint64) {
+func (s *chromeSink) nameAndArgs(f *fmtInfo, v *argview.View, flow uint64) {
 	b := append(s.b, `,"name":`...)
 	b = appendJSONString(b, f.name)
 	if flow != 0 {
@@ -112,10 +113,10 @@ func (s *chromeSink) nameAndArgs(f *fmtInfo, v *argView, flow uint64) {
 		b = strconv.AppendUint(b, flow, 16)
 		b = append(b, `","flow_in":true,"flow_out":true`...)
 	}
-	if v != nil && len(f.plain) > 0 && v.has(f.plain[0]) {
+	if v != nil && len(f.plain) > 0 && v.Has(f.plain[0]) {
 		b = append(b, `,"args":{`...)
 		for k, i := range f.plain {
-			if !v.has(i) {
+			if !v.Has(i) {
 				break
 			}
 			if k > 0 {
@@ -130,7 +131,7 @@ func (s *chromeSink) nameAndArgs(f *fmtInfo, v *argView, flow uint64) {
 	s.b = b
 }
 
-func (s *chromeSink) begin(ns uint64, t *track, f *fmtInfo, v *argView, flow uint64) error {
+func (s *chromeSink) begin(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error {
 	s.head("B", ns, t)
 	s.nameAndArgs(f, v, flow)
 	s.b = append(s.b, '}')
@@ -143,7 +144,7 @@ func (s *chromeSink) end(ns uint64, t *track) error {
 	return s.maybeFlush()
 }
 
-func (s *chromeSink) instant(ns uint64, t *track, f *fmtInfo, v *argView, flow uint64) error {
+func (s *chromeSink) instant(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error {
 	if flow != 0 {
 		s.head("X", ns, t)
 		s.b = append(s.b, `,"dur":0`...)
@@ -156,12 +157,12 @@ func (s *chromeSink) instant(ns uint64, t *track, f *fmtInfo, v *argView, flow u
 	return s.maybeFlush()
 }
 
-func (s *chromeSink) counter(ns uint64, t *track, f *fmtInfo, v *argView) error {
+func (s *chromeSink) counter(ns uint64, t *track, f *fmtInfo, v *argview.View) error {
 	s.head("C", ns, t)
 	s.b = append(s.b, `,"name":`...)
 	s.b = appendJSONString(s.b, t.path())
 	s.b = append(s.b, `,"args":{"value":`...)
-	if v.has(f.value) {
+	if v.Has(f.value) {
 		s.b = appendJSONValue(s.b, v, f.value, false)
 	} else {
 		s.b = append(s.b, '0')
@@ -199,27 +200,27 @@ func (s *chromeSink) files() []string { return s.out.paths }
 // appendJSONValue writes argument i as a JSON value: numbers for numbers
 // (hex-formatted integers and pointers as "0x..." strings, non-finite floats
 // as strings, which JSON has no number for), booleans, strings.
-func appendJSONValue(b []byte, v *argView, i int, hex bool) []byte {
-	t := v.types[i]
+func appendJSONValue(b []byte, v *argview.View, i int, hex bool) []byte {
+	t := v.Types[i]
 	switch {
 	case t == schema.ArgString:
-		return appendJSONString(b, string(v.str(i)))
+		return appendJSONString(b, string(v.Str(i)))
 	case t == schema.ArgBool:
-		return strconv.AppendBool(b, v.uint(i) != 0)
+		return strconv.AppendBool(b, v.Uint(i) != 0)
 	case isFloat(t):
-		f := v.float(i)
+		f := v.Float(i)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return appendJSONString(b, strconv.FormatFloat(f, 'g', -1, 64))
 		}
 		return strconv.AppendFloat(b, f, 'g', -1, 64)
 	case t == schema.ArgPointer || hex:
 		b = append(b, `"0x`...)
-		b = strconv.AppendUint(b, v.hexValue(i), 16)
+		b = strconv.AppendUint(b, v.HexValue(i), 16)
 		return append(b, '"')
 	case isSigned(t):
-		return strconv.AppendInt(b, int64(v.uint(i)), 10)
+		return strconv.AppendInt(b, int64(v.Uint(i)), 10)
 	}
-	return strconv.AppendUint(b, v.uint(i), 10)
+	return strconv.AppendUint(b, v.Uint(i), 10)
 }
 
 // appendJSONString quotes s for JSON; bytes that are not UTF-8 become U+FFFD

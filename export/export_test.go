@@ -209,7 +209,7 @@ func TestOverlappingSpansGetRows(t *testing.T) {
 	}
 	sp.Begin(u, 40, 1, 0)
 	sp.End(u, 45, 1, 0)
-	sp.End(u, 46, 1, 0) // unmatched
+	sp.End(u, 46, 1, 0)   // unmatched
 	sp.Begin(u, 50, 2, 0) // never ended
 	require.NoError(t, tr.Close())
 	res, out := exportFile(t, path, mmapio.Query{}, DefaultOptions())
@@ -231,8 +231,12 @@ func TestOverlappingSpansGetRows(t *testing.T) {
 			stacks[e.track] = s[:len(s)-1]
 		}
 	}
-	sort.Slice(got, func(i, j int) bool { return got[i].start < got[j].start || got[i].start == got[j].start && got[i].dur < got[j].dur })
-	sort.Slice(want, func(i, j int) bool { return want[i].start < want[j].start || want[i].start == want[j].start && want[i].dur < want[j].dur })
+	sort.Slice(got, func(i, j int) bool {
+		return got[i].start < got[j].start || got[i].start == got[j].start && got[i].dur < got[j].dur
+	})
+	sort.Slice(want, func(i, j int) bool {
+		return want[i].start < want[j].start || want[i].start == want[j].start && want[i].dur < want[j].dur
+	})
 	require.Equal(t, want, got)
 }
 

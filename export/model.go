@@ -1,8 +1,6 @@
 package export
 
 import (
-	"encoding/binary"
-	"math"
 	"strings"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -90,105 +88,7 @@ func eventName(text string, argNames []string) string {
 	return text
 }
 
-// argView locates the arguments of one event in its raw bytes. Only the
-// first arg_count arguments that are wholly present exist, as the original
-// reader decides.
-type argView struct {
-	raw   []byte
-	types []schema.ArgType
-	off   [256]uint32
-	n     int
-}
-
-func (v *argView) reset(types []schema.ArgType, raw []byte, argCount int) {
-	v.raw, v.types, v.n = raw, types, 0
-	p := 0
-	for i := 0; i < len(types) && i < argCount && p < len(raw); i++ {
-		size := types[i].Size()
-		if types[i] == schema.ArgString {
-			size = 0
-			for p+size < len(raw) && raw[p+size] != 0 {
-				size++
-			}
-			if p+size >= len(raw) {
-				return // no NUL: the argument is not there
-			}
-			size++
-		}
-		if size == 0 || p+size > len(raw) {
-			return
-		}
-		v.off[i] = uint32(p)
-		v.n = i + 1
-		p += size
-	}
-}
-
-func (v *argView) has(i int) bool { return i >= 0 && i < v.n }
-
-func (v *argView) bytes(i int) []byte { return v.raw[v.off[i]:] }
-
-// uint returns an integer argument as uint64 (signed ones sign-extended).
-func (v *argView) uint(i int) uint64 {
-	b, le := v.bytes(i), binary.LittleEndian
-	switch v.types[i] {
-	case schema.ArgInt8:
-		return uint64(int64(int8(b[0])))
-	case schema.ArgInt16:
-		return uint64(int64(int16(le.Uint16(b))))
-	case schema.ArgInt32:
-		return uint64(int64(int32(le.Uint32(b))))
-	case schema.ArgUInt8, schema.ArgBool:
-		return uint64(b[0])
-	case schema.ArgUInt16:
-		return uint64(le.Uint16(b))
-	case schema.ArgUInt32:
-		return uint64(le.Uint32(b))
-	case schema.ArgInt64, schema.ArgUInt64, schema.ArgPointer:
-		return le.Uint64(b)
-	case schema.ArgFloat:
-		return uint64(math.Float32frombits(le.Uint32(b)))
-	case schema.ArgDouble:
-		return uint64(math.Float64frombits(le.Uint64(b)))
-	}
-	return 0
-}
-
-// float returns a floating point argument.
-func (v *argView) float(i int) float64 {
-	b, le := v.bytes(i), binary.LittleEndian
-	switch v.types[i] {
-	case schema.ArgFloat:
-		return float64(math.Float32frombits(le.Uint32(b)))
-	case schema.ArgDouble:
-		return math.Float64frombits(le.Uint64(b))
-	}
-	return float64(int64(v.uint(i)))
-}
-
-// str returns a String argument without its NUL.
-func (v *argView) str(i int) []byte {
-	b := v.bytes(i)
-	for j, c := range b {
-		if c == 0 {
-			return b[:j]
-		}
-	}
-	return b
-}
-
 func (f *fmtInfo) hex(i int) bool { return i < len(f.hexes) && f.hexes[i] }
-
-// hexValue is the value a {:x} placeholder prints: a negative Int8..Int32
-// as its 32-bit two's complement, as C's %x of the promoted int does.
-func (v *argView) hexValue(i int) uint64 {
-	u := v.uint(i)
-	switch v.types[i] {
-	case schema.ArgInt8, schema.ArgInt16, schema.ArgInt32:
-		return u & 0xFFFFFFFF
-	}
-	return u
-}
 
 func isFloat(t schema.ArgType) bool { return t == schema.ArgFloat || t == schema.ArgDouble }
 

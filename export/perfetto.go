@@ -3,6 +3,7 @@ package export
 import (
 	"bufio"
 	"fmt"
+	"github.com/chronon-sim/chronon-go/internal/argview"
 	"math"
 	"os"
 
@@ -115,7 +116,7 @@ func (s *perfettoSink) declare(t *track) error {
 
 // packet starts an event packet at ns; interned names not yet emitted in
 // this file go into its interned_data.
-func (s *perfettoSink) packet(ns uint64, f *fmtInfo, v *argView) []byte {
+func (s *perfettoSink) packet(ns uint64, f *fmtInfo, v *argview.View) []byte {
 	p := s.pkt[:0]
 	p = protowire.AppendTag(p, fPacketTimestamp, protowire.VarintType)
 	p = protowire.AppendVarint(p, ns)
@@ -134,7 +135,7 @@ func (s *perfettoSink) packet(ns uint64, f *fmtInfo, v *argView) []byte {
 	}
 	if v != nil {
 		for _, i := range f.plain {
-			if !v.has(i) {
+			if !v.Has(i) {
 				break
 			}
 			name := f.names[i]
@@ -184,12 +185,12 @@ func (s *perfettoSink) eventHead(typ uint64, t *track, f *fmtInfo) {
 	s.ev = e
 }
 
-func (s *perfettoSink) annotations(f *fmtInfo, v *argView, flow uint64) {
+func (s *perfettoSink) annotations(f *fmtInfo, v *argview.View, flow uint64) {
 	e := s.ev
 	if v != nil {
 		var a [64]byte
 		for _, i := range f.plain {
-			if !v.has(i) {
+			if !v.Has(i) {
 				break
 			}
 			b := protowire.AppendTag(a[:0], fAnnNameIID, protowire.VarintType)
@@ -209,27 +210,27 @@ func (s *perfettoSink) annotations(f *fmtInfo, v *argView, flow uint64) {
 // appendAnnValue encodes argument i as a typed debug annotation value.
 // Hex-formatted integers ({:x}) become pointer values, which viewers show in
 // hex, as the format asked.
-func appendAnnValue(b []byte, v *argView, i int, hex bool) []byte {
-	t := v.types[i]
+func appendAnnValue(b []byte, v *argview.View, i int, hex bool) []byte {
+	t := v.Types[i]
 	switch {
 	case t == schema.ArgString:
 		b = protowire.AppendTag(b, fAnnString, protowire.BytesType)
-		return protowire.AppendBytes(b, v.str(i))
+		return protowire.AppendBytes(b, v.Str(i))
 	case t == schema.ArgBool:
 		b = protowire.AppendTag(b, fAnnBool, protowire.VarintType)
-		return protowire.AppendVarint(b, boolBit(v.uint(i)))
+		return protowire.AppendVarint(b, boolBit(v.Uint(i)))
 	case isFloat(t):
 		b = protowire.AppendTag(b, fAnnDouble, protowire.Fixed64Type)
-		return protowire.AppendFixed64(b, math.Float64bits(v.float(i)))
+		return protowire.AppendFixed64(b, math.Float64bits(v.Float(i)))
 	case t == schema.ArgPointer || hex:
 		b = protowire.AppendTag(b, fAnnPointer, protowire.VarintType)
-		return protowire.AppendVarint(b, v.hexValue(i))
+		return protowire.AppendVarint(b, v.HexValue(i))
 	case isSigned(t):
 		b = protowire.AppendTag(b, fAnnInt, protowire.VarintType)
-		return protowire.AppendVarint(b, v.uint(i))
+		return protowire.AppendVarint(b, v.Uint(i))
 	default:
 		b = protowire.AppendTag(b, fAnnUint, protowire.VarintType)
-		return protowire.AppendVarint(b, v.uint(i))
+		return protowire.AppendVarint(b, v.Uint(i))
 	}
 }
 
@@ -240,7 +241,7 @@ func boolBit(v uint64) uint64 {
 	return 0
 }
 
-func (s *perfettoSink) begin(ns uint64, t *track, f *fmtInfo, v *argView, flow uint64) error {
+func (s *perfettoSink) begin(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error {
 	p := s.packet(ns, f, v)
 	s.eventHead(typeSliceBegin, t, f)
 	s.annotations(f, v, flow)
@@ -253,27 +254,27 @@ func (s *perfettoSink) end(ns uint64, t *track) error {
 	return s.finishEvent(p)
 }
 
-func (s *perfettoSink) instant(ns uint64, t *track, f *fmtInfo, v *argView, flow uint64) error {
+func (s *perfettoSink) instant(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error {
 	p := s.packet(ns, f, v)
 	s.eventHead(typeInstant, t, f)
 	s.annotations(f, v, flow)
 	return s.finishEvent(p)
 }
 
-func (s *perfettoSink) counter(ns uint64, t *track, f *fmtInfo, v *argView) error {
+func (s *perfettoSink) counter(ns uint64, t *track, f *fmtInfo, v *argview.View) error {
 	p := s.packet(ns, nil, nil)
 	s.eventHead(typeCounter, t, nil)
 	e := s.ev
 	switch {
-	case !v.has(f.value):
+	case !v.Has(f.value):
 		e = protowire.AppendTag(e, fEventCounterValue, protowire.VarintType)
 		e = protowire.AppendVarint(e, 0)
-	case isFloat(v.types[f.value]):
+	case isFloat(v.Types[f.value]):
 		e = protowire.AppendTag(e, fEventDoubleCounter, protowire.Fixed64Type)
-		e = protowire.AppendFixed64(e, math.Float64bits(v.float(f.value)))
+		e = protowire.AppendFixed64(e, math.Float64bits(v.Float(f.value)))
 	default:
 		e = protowire.AppendTag(e, fEventCounterValue, protowire.VarintType)
-		e = protowire.AppendVarint(e, v.uint(f.value))
+		e = protowire.AppendVarint(e, v.Uint(f.value))
 	}
 	s.ev = e
 	return s.finishEvent(p)

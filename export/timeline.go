@@ -3,6 +3,7 @@ package export
 import (
 	"container/heap"
 	"fmt"
+	"github.com/chronon-sim/chronon-go/internal/argview"
 	"math"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -13,10 +14,10 @@ import (
 // declares every track before its first event in the current file.
 type sink interface {
 	declare(t *track) error
-	begin(ns uint64, t *track, f *fmtInfo, v *argView, flow uint64) error
+	begin(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error
 	end(ns uint64, t *track) error
-	instant(ns uint64, t *track, f *fmtInfo, v *argView, flow uint64) error
-	counter(ns uint64, t *track, f *fmtInfo, v *argView) error
+	instant(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error
+	counter(ns uint64, t *track, f *fmtInfo, v *argview.View) error
 	written() int64 // bytes in the current file
 	split() error   // end the current file, start the next
 	finish() error
@@ -26,21 +27,21 @@ type sink interface {
 // driver turns mmapio events, in cycle order, into sink calls: it keeps
 // the span state, defers the ends of complete spans, and splits files.
 type driver struct {
-	sink     sink
-	ts       *trackSet
-	fmts     map[uint32]*fmtInfo
-	unknown  *fmtInfo
-	nsPer    float64
-	nsInt    uint64 // nsPer when it is a whole number, else 0
-	gen      uint32 // current output file, from 1
-	ends     endHeap
-	pushes   uint64
-	maxBytes int64
+	sink      sink
+	ts        *trackSet
+	fmts      map[uint32]*fmtInfo
+	unknown   *fmtInfo
+	nsPer     float64
+	nsInt     uint64 // nsPer when it is a whole number, else 0
+	gen       uint32 // current output file, from 1
+	ends      endHeap
+	pushes    uint64
+	maxBytes  int64
 	last      uint64 // cycle of the last event or end written
 	lastEvent uint64 // cycle of the last event
-	started  bool
-	view     argView
-	res      *Result
+	started   bool
+	view      argview.View
+	res       *Result
 }
 
 func newDriver(r *mmapio.Reader, s sink, o Options, res *Result) *driver {
@@ -122,11 +123,11 @@ func (d *driver) event(ev *mmapio.Event) error {
 	if f == nil {
 		f = d.unknown
 	}
-	d.view.reset(f.types, ev.RawArgs(), int(ev.ArgCount))
+	d.view.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
 	v := &d.view
 	flow := uint64(0)
-	if v.has(f.flow) {
-		flow = v.uint(f.flow)
+	if v.Has(f.flow) {
+		flow = v.Uint(f.flow)
 		if flow != 0 {
 			d.res.FlowEvents++
 		}
@@ -154,8 +155,8 @@ func (d *driver) event(ev *mmapio.Event) error {
 		return d.sink.end(ns, t)
 	case schema.KindSpanComplete:
 		dur := uint64(0)
-		if v.has(f.dur) {
-			dur = v.uint(f.dur)
+		if v.Has(f.dur) {
+			dur = v.Uint(f.dur)
 		}
 		t := d.completeRow(ev.UnitID, f, v, c+dur)
 		if err := d.ensure(t); err != nil {
@@ -184,9 +185,9 @@ func (d *driver) event(ev *mmapio.Event) error {
 
 // lane returns the lane of a span event (the unit's own track when the
 // format has no lane argument).
-func (d *driver) lane(unit uint16, f *fmtInfo, v *argView) *lane {
-	if v.has(f.lane) {
-		return d.ts.lane(unit, true, v.uint(f.lane))
+func (d *driver) lane(unit uint16, f *fmtInfo, v *argview.View) *lane {
+	if v.Has(f.lane) {
+		return d.ts.lane(unit, true, v.Uint(f.lane))
 	}
 	return d.ts.lane(unit, false, 0)
 }
@@ -194,7 +195,7 @@ func (d *driver) lane(unit uint16, f *fmtInfo, v *argView) *lane {
 // explicitTrack is where begin/end spans of a lane go: the lane's track,
 // unless complete spans took it first. Keeping the two kinds apart keeps
 // every track properly nested whatever the order of ends.
-func (d *driver) explicitTrack(unit uint16, f *fmtInfo, v *argView) *track {
+func (d *driver) explicitTrack(unit uint16, f *fmtInfo, v *argview.View) *track {
 	l := d.lane(unit, f, v)
 	if l.explicit == nil {
 		if l.baseUse != useComplete {
@@ -209,7 +210,7 @@ func (d *driver) explicitTrack(unit uint16, f *fmtInfo, v *argView) *track {
 // completeRow picks the row of a complete span ending at end: the first
 // row whose innermost open span ends at or after it (so it nests), or a new
 // row.
-func (d *driver) completeRow(unit uint16, f *fmtInfo, v *argView, end uint64) *track {
+func (d *driver) completeRow(unit uint16, f *fmtInfo, v *argview.View, end uint64) *track {
 	l := d.lane(unit, f, v)
 	for i, row := range l.rows {
 		if i == 0 {
