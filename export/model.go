@@ -21,8 +21,12 @@ type fmtInfo struct {
 	plain []int    // arguments exported as debug annotations
 	hexes []bool   // argument i has a {:x} placeholder
 
-	nameIID uint64   // interned event name (perfetto sink)
-	annIIDs []uint64 // interned annotation names, parallel to names
+	// Interning state of the perfetto sink, kept here so that the hot path
+	// does no string lookups: ids, and the file each was last emitted in.
+	nameIID uint64
+	nameGen uint32
+	annIIDs []uint64 // parallel to names
+	annGens []uint32
 }
 
 func newFmtInfo(f *mmapio.Format) *fmtInfo {

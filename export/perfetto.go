@@ -24,7 +24,6 @@ type perfettoSink struct {
 	out   *splitFile
 	gen   uint32 // file number, from 1
 	pkt   []byte
-	ev    []byte
 	tmp   []byte
 	names internTable // event names
 	anns  internTable // debug annotation names
@@ -32,17 +31,15 @@ type perfettoSink struct {
 
 const sequenceID = 1
 
-// internTable gives strings interning ids and remembers in which file each
-// was last emitted.
+// internTable gives strings interning ids (equal strings, equal ids).
 type internTable struct {
 	iid  map[string]uint64
-	gen  map[string]uint32
 	next uint64
 }
 
 func (t *internTable) id(s string) uint64 {
 	if t.iid == nil {
-		t.iid, t.gen, t.next = map[string]uint64{}, map[string]uint32{}, 1
+		t.iid, t.next = map[string]uint64{}, 1
 	}
 	id, ok := t.iid[s]
 	if !ok {
@@ -53,8 +50,22 @@ func (t *internTable) id(s string) uint64 {
 	return id
 }
 
+// intern gives a format its ids the first time the sink sees it; from then
+// on the hot path reads them from the format.
+func (s *perfettoSink) intern(f *fmtInfo) {
+	if f.nameIID != 0 {
+		return
+	}
+	f.nameIID = s.names.id(f.name)
+	f.annIIDs = make([]uint64, len(f.names))
+	f.annGens = make([]uint32, len(f.names))
+	for i, n := range f.names {
+		f.annIIDs[i] = s.anns.id(n)
+	}
+}
+
 func newPerfettoSink(path string) (*perfettoSink, error) {
-	s := &perfettoSink{gen: 1}
+	s := &perfettoSink{gen: 1, pkt: make([]byte, pktReserve, 4096)}
 	var err error
 	if s.out, err = newSplitFile(path); err != nil {
 		return nil, err
@@ -64,7 +75,7 @@ func newPerfettoSink(path string) (*perfettoSink, error) {
 
 // startFile writes the packet that clears the sequence's incremental state.
 func (s *perfettoSink) startFile() error {
-	p := s.pkt[:0]
+	p := s.pkt[:pktReserve]
 	p = protowire.AppendTag(p, fPacketSequenceID, protowire.VarintType)
 	p = protowire.AppendVarint(p, sequenceID)
 	p = protowire.AppendTag(p, fPacketSequenceFlags, protowire.VarintType)
@@ -75,14 +86,19 @@ func (s *perfettoSink) startFile() error {
 	return s.writePacket(p)
 }
 
+// Packets are built after pktReserve spare bytes, so that the Trace field
+// header (tag and length) goes in front without a copy and each packet is
+// one write.
+const pktReserve = 8
+
 func (s *perfettoSink) writePacket(p []byte) error {
-	var hdr [16]byte
+	n := len(p) - pktReserve
+	var hdr [pktReserve]byte
 	h := protowire.AppendTag(hdr[:0], fTracePacket, protowire.BytesType)
-	h = protowire.AppendVarint(h, uint64(len(p)))
-	if err := s.out.write(h); err != nil {
-		return err
-	}
-	return s.out.write(p)
+	h = protowire.AppendVarint(h, uint64(n))
+	start := pktReserve - len(h)
+	copy(p[start:], h)
+	return s.out.write(p[start:])
 }
 
 func (s *perfettoSink) declare(t *track) error {
@@ -105,7 +121,7 @@ func (s *perfettoSink) declare(t *track) error {
 		d = protowire.AppendVarint(d, childOrderingExplicit)
 	}
 	s.tmp = d
-	p := s.pkt[:0]
+	p := s.pkt[:pktReserve]
 	p = protowire.AppendTag(p, fPacketSequenceID, protowire.VarintType)
 	p = protowire.AppendVarint(p, sequenceID)
 	p = protowire.AppendTag(p, fPacketTrackDesc, protowire.BytesType)
@@ -115,96 +131,96 @@ func (s *perfettoSink) declare(t *track) error {
 }
 
 // packet starts an event packet at ns; interned names not yet emitted in
-// this file go into its interned_data.
+// this file go into its interned_data. It returns the packet so far and
+// opens its track_event field (closed by finishEvent).
 func (s *perfettoSink) packet(ns uint64, f *fmtInfo, v *argview.View) []byte {
-	p := s.pkt[:0]
-	p = protowire.AppendTag(p, fPacketTimestamp, protowire.VarintType)
-	p = protowire.AppendVarint(p, ns)
-	p = protowire.AppendTag(p, fPacketSequenceID, protowire.VarintType)
-	p = protowire.AppendVarint(p, sequenceID)
-	p = protowire.AppendTag(p, fPacketSequenceFlags, protowire.VarintType)
-	p = protowire.AppendVarint(p, seqNeedsIncrementalState)
+	p := s.pkt[:pktReserve]
+	p = appendUintField(p, fPacketTimestamp, ns)
+	p = appendUintField(p, fPacketSequenceID, sequenceID)
+	p = appendUintField(p, fPacketSequenceFlags, seqNeedsIncrementalState)
 	if f == nil {
 		return p
 	}
-	d := s.tmp[:0]
-	if s.names.gen[f.name] != s.gen || s.names.iid == nil {
-		id := s.names.id(f.name)
-		s.names.gen[f.name] = s.gen
-		d = appendInterned(d, fInternedEventNames, id, f.name)
+	s.intern(f)
+	fresh := f.nameGen != s.gen
+	if !fresh && v != nil {
+		for _, i := range f.plain {
+			if !v.Has(i) {
+				break
+			}
+			if f.annGens[i] != s.gen {
+				fresh = true
+				break
+			}
+		}
+	}
+	if !fresh {
+		return p
+	}
+	p, at := beginMsg(p, fPacketInternedData)
+	if f.nameGen != s.gen {
+		f.nameGen = s.gen
+		p = appendInterned(p, fInternedEventNames, f.nameIID, f.name)
 	}
 	if v != nil {
 		for _, i := range f.plain {
 			if !v.Has(i) {
 				break
 			}
-			name := f.names[i]
-			if s.anns.gen[name] != s.gen || s.anns.iid == nil {
-				id := s.anns.id(name)
-				s.anns.gen[name] = s.gen
-				d = appendInterned(d, fInternedAnnotationName, id, name)
+			if f.annGens[i] != s.gen {
+				f.annGens[i] = s.gen
+				p = appendInterned(p, fInternedAnnotationName, f.annIIDs[i], f.names[i])
 			}
 		}
 	}
-	if len(d) > 0 {
-		p = protowire.AppendTag(p, fPacketInternedData, protowire.BytesType)
-		p = protowire.AppendBytes(p, d)
-	}
-	s.tmp = d
-	return p
+	return endMsg(p, at)
 }
 
 func appendInterned(d []byte, field protowire.Number, iid uint64, name string) []byte {
-	var m [64]byte
-	e := protowire.AppendTag(m[:0], fInternedIID, protowire.VarintType)
-	e = protowire.AppendVarint(e, iid)
-	e = protowire.AppendTag(e, fInternedStr, protowire.BytesType)
-	e = protowire.AppendString(e, name)
-	d = protowire.AppendTag(d, field, protowire.BytesType)
-	return protowire.AppendBytes(d, e)
+	d, at := beginMsg(d, field)
+	d = appendUintField(d, fInternedIID, iid)
+	d = appendTag(d, fInternedStr, protowire.BytesType)
+	d = appendVarint(d, uint64(len(name)))
+	d = append(d, name...)
+	return endMsg(d, at)
 }
 
-// event appends the track_event field built in s.ev to p and writes it.
-func (s *perfettoSink) finishEvent(p []byte) error {
-	p = protowire.AppendTag(p, fPacketTrackEvent, protowire.BytesType)
-	p = protowire.AppendBytes(p, s.ev)
+// eventHead opens the track_event field and writes its type, track and name.
+func eventHead(p []byte, typ uint64, t *track, f *fmtInfo) ([]byte, int) {
+	p, at := beginMsg(p, fPacketTrackEvent)
+	p = appendUintField(p, fEventType, typ)
+	p = appendUintField(p, fEventTrackUUID, t.uuid)
+	if f != nil {
+		p = appendUintField(p, fEventNameIID, f.nameIID)
+	}
+	return p, at
+}
+
+// finishEvent closes the track_event field and writes the packet.
+func (s *perfettoSink) finishEvent(p []byte, at int) error {
+	p = endMsg(p, at)
 	s.pkt = p
 	return s.writePacket(p)
 }
 
-func (s *perfettoSink) eventHead(typ uint64, t *track, f *fmtInfo) {
-	e := s.ev[:0]
-	e = protowire.AppendTag(e, fEventType, protowire.VarintType)
-	e = protowire.AppendVarint(e, typ)
-	e = protowire.AppendTag(e, fEventTrackUUID, protowire.VarintType)
-	e = protowire.AppendVarint(e, t.uuid)
-	if f != nil {
-		e = protowire.AppendTag(e, fEventNameIID, protowire.VarintType)
-		e = protowire.AppendVarint(e, s.names.id(f.name))
-	}
-	s.ev = e
-}
-
-func (s *perfettoSink) annotations(f *fmtInfo, v *argview.View, flow uint64) {
-	e := s.ev
+func annotations(p []byte, f *fmtInfo, v *argview.View, flow uint64) []byte {
 	if v != nil {
-		var a [64]byte
 		for _, i := range f.plain {
 			if !v.Has(i) {
 				break
 			}
-			b := protowire.AppendTag(a[:0], fAnnNameIID, protowire.VarintType)
-			b = protowire.AppendVarint(b, s.anns.id(f.names[i]))
-			b = appendAnnValue(b, v, i, f.hex(i))
-			e = protowire.AppendTag(e, fEventDebugAnnotations, protowire.BytesType)
-			e = protowire.AppendBytes(e, b)
+			var at int
+			p, at = beginMsg(p, fEventDebugAnnotations)
+			p = appendUintField(p, fAnnNameIID, f.annIIDs[i])
+			p = appendAnnValue(p, v, i, f.hex(i))
+			p = endMsg(p, at)
 		}
 	}
 	if flow != 0 {
-		e = protowire.AppendTag(e, fEventFlowIDs, protowire.Fixed64Type)
-		e = protowire.AppendFixed64(e, flow)
+		p = appendTag(p, fEventFlowIDs, protowire.Fixed64Type)
+		p = protowire.AppendFixed64(p, flow)
 	}
-	s.ev = e
+	return p
 }
 
 // appendAnnValue encodes argument i as a typed debug annotation value.
@@ -214,23 +230,21 @@ func appendAnnValue(b []byte, v *argview.View, i int, hex bool) []byte {
 	t := v.Types[i]
 	switch {
 	case t == schema.ArgString:
-		b = protowire.AppendTag(b, fAnnString, protowire.BytesType)
-		return protowire.AppendBytes(b, v.Str(i))
+		str := v.Str(i)
+		b = appendTag(b, fAnnString, protowire.BytesType)
+		b = appendVarint(b, uint64(len(str)))
+		return append(b, str...)
 	case t == schema.ArgBool:
-		b = protowire.AppendTag(b, fAnnBool, protowire.VarintType)
-		return protowire.AppendVarint(b, boolBit(v.Uint(i)))
+		return appendUintField(b, fAnnBool, boolBit(v.Uint(i)))
 	case isFloat(t):
-		b = protowire.AppendTag(b, fAnnDouble, protowire.Fixed64Type)
+		b = appendTag(b, fAnnDouble, protowire.Fixed64Type)
 		return protowire.AppendFixed64(b, math.Float64bits(v.Float(i)))
 	case t == schema.ArgPointer || hex:
-		b = protowire.AppendTag(b, fAnnPointer, protowire.VarintType)
-		return protowire.AppendVarint(b, v.HexValue(i))
+		return appendUintField(b, fAnnPointer, v.HexValue(i))
 	case isSigned(t):
-		b = protowire.AppendTag(b, fAnnInt, protowire.VarintType)
-		return protowire.AppendVarint(b, v.Uint(i))
+		return appendUintField(b, fAnnInt, v.Uint(i))
 	default:
-		b = protowire.AppendTag(b, fAnnUint, protowire.VarintType)
-		return protowire.AppendVarint(b, v.Uint(i))
+		return appendUintField(b, fAnnUint, v.Uint(i))
 	}
 }
 
@@ -242,42 +256,32 @@ func boolBit(v uint64) uint64 {
 }
 
 func (s *perfettoSink) begin(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error {
-	p := s.packet(ns, f, v)
-	s.eventHead(typeSliceBegin, t, f)
-	s.annotations(f, v, flow)
-	return s.finishEvent(p)
+	p, at := eventHead(s.packet(ns, f, v), typeSliceBegin, t, f)
+	return s.finishEvent(annotations(p, f, v, flow), at)
 }
 
 func (s *perfettoSink) end(ns uint64, t *track) error {
-	p := s.packet(ns, nil, nil)
-	s.eventHead(typeSliceEnd, t, nil)
-	return s.finishEvent(p)
+	p, at := eventHead(s.packet(ns, nil, nil), typeSliceEnd, t, nil)
+	return s.finishEvent(p, at)
 }
 
 func (s *perfettoSink) instant(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error {
-	p := s.packet(ns, f, v)
-	s.eventHead(typeInstant, t, f)
-	s.annotations(f, v, flow)
-	return s.finishEvent(p)
+	p, at := eventHead(s.packet(ns, f, v), typeInstant, t, f)
+	return s.finishEvent(annotations(p, f, v, flow), at)
 }
 
 func (s *perfettoSink) counter(ns uint64, t *track, f *fmtInfo, v *argview.View) error {
-	p := s.packet(ns, nil, nil)
-	s.eventHead(typeCounter, t, nil)
-	e := s.ev
+	p, at := eventHead(s.packet(ns, nil, nil), typeCounter, t, nil)
 	switch {
 	case !v.Has(f.value):
-		e = protowire.AppendTag(e, fEventCounterValue, protowire.VarintType)
-		e = protowire.AppendVarint(e, 0)
+		p = appendUintField(p, fEventCounterValue, 0)
 	case isFloat(v.Types[f.value]):
-		e = protowire.AppendTag(e, fEventDoubleCounter, protowire.Fixed64Type)
-		e = protowire.AppendFixed64(e, math.Float64bits(v.Float(f.value)))
+		p = appendTag(p, fEventDoubleCounter, protowire.Fixed64Type)
+		p = protowire.AppendFixed64(p, math.Float64bits(v.Float(f.value)))
 	default:
-		e = protowire.AppendTag(e, fEventCounterValue, protowire.VarintType)
-		e = protowire.AppendVarint(e, v.Uint(f.value))
+		p = appendUintField(p, fEventCounterValue, v.Uint(f.value))
 	}
-	s.ev = e
-	return s.finishEvent(p)
+	return s.finishEvent(p, at)
 }
 
 func (s *perfettoSink) written() int64 { return s.out.n }

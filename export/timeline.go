@@ -29,7 +29,7 @@ type sink interface {
 type driver struct {
 	sink      sink
 	ts        *trackSet
-	fmts      map[uint32]*fmtInfo
+	fmts      []*fmtInfo // by format id
 	unknown   *fmtInfo
 	nsPer     float64
 	nsInt     uint64 // nsPer when it is a whole number, else 0
@@ -46,9 +46,9 @@ type driver struct {
 
 func newDriver(r *mmapio.Reader, s sink, o Options, res *Result) *driver {
 	d := &driver{
-		sink:     s,
-		ts:       newTrackSet(r.Schema().SimulationName, r.Units()),
-		fmts:     map[uint32]*fmtInfo{},
+		sink: s,
+		ts:   newTrackSet(r.Schema().SimulationName, r.Units()),
+
 		unknown:  &fmtInfo{name: "[unknown format]", lane: -1, flow: -1, dur: -1, value: -1},
 		nsPer:    o.NsPerCycle,
 		gen:      1,
@@ -59,7 +59,13 @@ func newDriver(r *mmapio.Reader, s sink, o Options, res *Result) *driver {
 		d.nsInt = uint64(o.NsPerCycle)
 	}
 	for _, f := range r.Formats() {
-		if _, dup := d.fmts[f.ID]; !dup { // the first entry with an id wins, as in the original reader
+		if f.ID >= 1<<24 {
+			continue // no writer makes such ids; their events export as unknown
+		}
+		for int(f.ID) >= len(d.fmts) {
+			d.fmts = append(d.fmts, nil)
+		}
+		if d.fmts[f.ID] == nil { // the first entry with an id wins, as in the original reader
 			d.fmts[f.ID] = newFmtInfo(f)
 		}
 	}
@@ -119,9 +125,9 @@ func (d *driver) event(ev *mmapio.Event) error {
 		return err
 	}
 	d.started, d.last, d.lastEvent = true, max(d.last, c), c
-	f := d.fmts[ev.FormatID]
-	if f == nil {
-		f = d.unknown
+	f := d.unknown
+	if int(ev.FormatID) < len(d.fmts) && d.fmts[ev.FormatID] != nil {
+		f = d.fmts[ev.FormatID]
 	}
 	d.view.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
 	v := &d.view

@@ -48,7 +48,7 @@ type trackSet struct {
 	root     *track
 	nextUUID uint64
 	groups   map[string]*track
-	units    map[uint16]*track
+	units    []*track // by unit id
 	lanes    map[laneKey]*lane
 	counters map[counterKey]*track
 	names    map[uint16]string
@@ -77,7 +77,7 @@ func newTrackSet(sim string, units []schema.Unit) *trackSet {
 	ts := &trackSet{
 		nextUUID: 1,
 		groups:   map[string]*track{},
-		units:    map[uint16]*track{},
+		units:    make([]*track, 1<<16),
 		lanes:    map[laneKey]*lane{},
 		counters: map[counterKey]*track{},
 		names:    map[uint16]string{},

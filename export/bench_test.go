@@ -1,0 +1,44 @@
+package export
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/chronon-sim/chronon-go/mmapio"
+)
+
+// BenchmarkExportW1 exports a W1 trace to Perfetto. Set CHRONON_W1_TRACE to
+// a trace written by `tracegen --workload w1 --events 20000000 --units 16`
+// to measure the speed target (the default is a 1M-event trace made here).
+func BenchmarkExportW1(b *testing.B) {
+	trace := os.Getenv("CHRONON_W1_TRACE")
+	if trace == "" {
+		trace = w1Trace(b, 1_000_000)
+	}
+	for _, format := range []string{FormatPerfetto, FormatChromeJSON} {
+		b.Run(format, func(b *testing.B) {
+			r, err := mmapio.Open(trace)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			out := filepath.Join(b.TempDir(), "w1.out")
+			o := DefaultOptions()
+			o.Format = format
+			b.ResetTimer()
+			var events uint64
+			for i := 0; i < b.N; i++ {
+				res, err := Export(r, mmapio.Query{}, out, o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += res.Events
+				for _, f := range res.Files {
+					os.Remove(f)
+				}
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+		})
+	}
+}
