@@ -146,6 +146,9 @@ func (f *DynamicFormat) EmitEncoded(u *Unit, cycle uint64, args []byte) error {
 	p := u.putHeader(off, cycle, &f.format, uint16(len(args)))
 	copy(unsafe.Slice((*byte)(p), len(args)), args)
 	u.off = off + size
+	if f.varSize {
+		u.chunkVar = true
+	}
 	return nil
 }
 

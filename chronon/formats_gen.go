@@ -136,6 +136,7 @@ func (f *Format1[A0]) emitVar(u *Unit, cycle uint64, a0 A0) {
 	p := u.putHeader(off, cycle, &f.format, uint16(argsSize))
 	putArg(p, a0, t[0], strs[0], lens[0])
 	u.off = off + size
+	u.chunkVar = true
 }
 
 // Format2 is a registered format whose events take 2 arguments.
@@ -215,6 +216,7 @@ func (f *Format2[A0, A1]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1) {
 	p = putArg(p, a0, t[0], strs[0], lens[0])
 	putArg(p, a1, t[1], strs[1], lens[1])
 	u.off = off + size
+	u.chunkVar = true
 }
 
 // Format3 is a registered format whose events take 3 arguments.
@@ -298,6 +300,7 @@ func (f *Format3[A0, A1, A2]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2
 	p = putArg(p, a1, t[1], strs[1], lens[1])
 	putArg(p, a2, t[2], strs[2], lens[2])
 	u.off = off + size
+	u.chunkVar = true
 }
 
 // Format4 is a registered format whose events take 4 arguments.
@@ -385,6 +388,7 @@ func (f *Format4[A0, A1, A2, A3]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a
 	p = putArg(p, a2, t[2], strs[2], lens[2])
 	putArg(p, a3, t[3], strs[3], lens[3])
 	u.off = off + size
+	u.chunkVar = true
 }
 
 // Format5 is a registered format whose events take 5 arguments.
@@ -476,6 +480,7 @@ func (f *Format5[A0, A1, A2, A3, A4]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A
 	p = putArg(p, a3, t[3], strs[3], lens[3])
 	putArg(p, a4, t[4], strs[4], lens[4])
 	u.off = off + size
+	u.chunkVar = true
 }
 
 // Format6 is a registered format whose events take 6 arguments.
@@ -571,6 +576,7 @@ func (f *Format6[A0, A1, A2, A3, A4, A5]) emitVar(u *Unit, cycle uint64, a0 A0, 
 	p = putArg(p, a4, t[4], strs[4], lens[4])
 	putArg(p, a5, t[5], strs[5], lens[5])
 	u.off = off + size
+	u.chunkVar = true
 }
 
 // Format7 is a registered format whose events take 7 arguments.
@@ -670,6 +676,7 @@ func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emitVar(u *Unit, cycle uint64, a0 
 	p = putArg(p, a5, t[5], strs[5], lens[5])
 	putArg(p, a6, t[6], strs[6], lens[6])
 	u.off = off + size
+	u.chunkVar = true
 }
 
 // Format8 is a registered format whose events take 8 arguments.
@@ -773,4 +780,5 @@ func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emitVar(u *Unit, cycle uint64,
 	p = putArg(p, a6, t[6], strs[6], lens[6])
 	putArg(p, a7, t[7], strs[7], lens[7])
 	u.off = off + size
+	u.chunkVar = true
 }

@@ -173,5 +173,5 @@ func (f *%[1]s%[2]s) emitVar(u *Unit, cycle uint64, %[3]s) {
 			fmt.Fprintf(b, "\tputArg(p, a%d, t[%d], strs[%d], lens[%d])\n", i, i, i, i)
 		}
 	}
-	b.WriteString("\tu.off = off + size\n}\n")
+	b.WriteString("\tu.off = off + size\n\tu.chunkVar = true\n}\n")
 }

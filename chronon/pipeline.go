@@ -31,9 +31,10 @@ type ctlMsg struct {
 
 // job is one sealed chunk to compress.
 type job struct {
-	seq  uint64 // position in the file's block order
-	unit *Unit
-	data []byte // the chunk's bytes in the ring
+	seq   uint64 // position in the file's block order
+	unit  *Unit
+	data  []byte // the chunk's bytes in the ring
+	fixed bool   // a Go producer wrote only fixed-size events (no scan needed to know)
 }
 
 // result is one block ready to append: out holds the 28-byte inline header
@@ -120,7 +121,8 @@ func (t *Tracer) dispatch(seq uint64) uint64 {
 			continue
 		}
 		for h := r.hdr.head.Load(); r.dispatched < h; r.dispatched++ {
-			t.jobs <- job{seq: seq, unit: u, data: r.sealed(r.dispatched)}
+			fixed := !u.foreign && !r.hasVar[r.dispatched&(r.nChunks-1)]
+			t.jobs <- job{seq: seq, unit: u, data: r.sealed(r.dispatched), fixed: fixed}
 			seq++
 		}
 	}
@@ -141,17 +143,31 @@ func (t *Tracer) compressLoop(enc *blockEncoder) {
 	}
 }
 
-// encodeJob checks a sealed chunk, measures it and compresses it.
+// encodeJob measures a sealed chunk and compresses it. A chunk a Go
+// producer filled with fixed-size events goes straight to the record-aware
+// encoder, whose parse yields the event count and cycle range the block
+// header needs; any other chunk is walked first (scanBlock), which also
+// checks that a C producer's bytes are well formed.
 func (t *Tracer) encodeJob(enc *blockEncoder, j job) *result {
 	r := &result{seq: j.seq, unit: j.unit, usize: uint32(len(j.data))}
-	fixed, err := scanBlock(j.data, r)
-	if err != nil {
-		r.err = err
-		return r
-	}
 	r.buf = enc.getBuf()
 	out := (*r.buf)[:schema.BlockHeaderSize] // the header is filled in below
-	out = enc.encode(out, j.data, fixed)
+	if j.fixed && enc.rec != nil {
+		out = enc.rec.EncodeAll(j.data, out)
+		st, clean := enc.rec.Stats()
+		if !clean { // cannot happen for a Go producer; refuse rather than guess
+			r.err = schema.Errorf("ring chunk", 0, "unit %q: chunk does not parse as events", j.unit.name)
+			return r
+		}
+		r.events, r.minCycle, r.maxCycle = uint32(st.Events), st.MinCycle, st.MaxCycle
+	} else {
+		fixed, err := scanBlock(j.data, r)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		out = enc.encode(out, j.data, fixed)
+	}
 	csize := len(out) - schema.BlockHeaderSize
 	if csize > len(j.data) || (csize == len(j.data) && !enc.raw()) {
 		// Not smaller: store raw, marked by equal sizes as the original does.

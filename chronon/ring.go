@@ -25,6 +25,7 @@ type ring struct {
 	hdr       *ringHdr
 	mem       []byte   // the whole region
 	lens      []uint32 // sealed length of each chunk slot, written before head is published
+	hasVar    []bool   // Go producers: the slot's chunk holds events with string arguments
 	data      []byte   // nChunks * chunkSize bytes (+ ringSlack)
 	base      unsafe.Pointer
 	chunkSize uint32
@@ -103,6 +104,7 @@ func initRing(mem []byte, chunkSize uint32, nChunks int) *ring {
 		hdr:       h,
 		mem:       mem,
 		lens:      unsafe.Slice((*uint32)(unsafe.Pointer(&mem[ringHdrSize])), nChunks),
+		hasVar:    make([]bool, nChunks),
 		data:      mem[dataOff:],
 		chunkSize: chunkSize,
 		nChunks:   uint64(nChunks),

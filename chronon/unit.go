@@ -25,6 +25,7 @@ type Unit struct {
 	// Producer slow path.
 	head     uint64 // producer's copy of ring.head
 	hasChunk bool   // the chunk at head is acquired
+	chunkVar bool   // the current chunk holds an event with a string argument
 	waitCh   chan struct{}
 	waiting  atomic.Bool
 	timer    *time.Timer
@@ -169,6 +170,8 @@ func (u *Unit) seal() {
 	r := u.ring
 	u.lim.Store(0)
 	r.lens[u.head&(r.nChunks-1)] = u.off
+	r.hasVar[u.head&(r.nChunks-1)] = u.chunkVar
+	u.chunkVar = false
 	u.head++
 	r.hdr.head.Store(u.head) // release: the chunk's bytes and its length are visible to the consumer
 	u.hasChunk = false

@@ -16,6 +16,9 @@ type Encoder struct {
 	seqs []seq    // ... and as coded
 	lits []byte   // literals of the current zstd block
 
+	stats  BlockStats // of the current frame
+	srcLen int
+
 	llHist, mlHist, ofHist [maxSymbolSize]uint32
 	norm                   [maxSymbolSize]int16
 	tabs                   seqTables
@@ -40,10 +43,13 @@ func (e *Encoder) EncodeAll(src, dst []byte) []byte {
 		dst = grown
 	}
 	dst = appendFrameHeader(dst, len(src))
+	e.stats, e.srcLen = BlockStats{MinCycle: ^uint64(0)}, len(src)
 	if len(src) == 0 {
+		e.stats.MinCycle = 0
 		return appendBlockHeader(dst, true, blockRaw, 0)
 	}
 	e.resetFrame()
+	e.srcLen = len(src)
 	for pos := 0; pos < len(src); {
 		reps := e.reps
 		end := e.findSequences(src, pos)
@@ -51,6 +57,25 @@ func (e *Encoder) EncodeAll(src, dst []byte) []byte {
 		pos = end
 	}
 	return dst
+}
+
+// BlockStats describes the events EncodeAll parsed in its last input.
+type BlockStats struct {
+	Events      int
+	MinCycle    uint64 // 0 when there is no event
+	MaxCycle    uint64
+	parsedBytes int
+}
+
+// Stats returns what the last EncodeAll found in its input, and whether the
+// input was exactly a sequence of whole events (if not, the counts only
+// cover the events it could parse).
+func (e *Encoder) Stats() (BlockStats, bool) {
+	s := e.stats
+	if s.Events == 0 {
+		s.MinCycle = 0
+	}
+	return s, s.parsedBytes == e.srcLen
 }
 
 // MaxEncodedSize is the spare capacity dst needs for EncodeAll(src, dst)

@@ -71,11 +71,19 @@ func (e *Encoder) findSequences(src []byte, start int) int {
 	le := binary.LittleEndian
 	p := start
 	prevPos, prevSize := e.prevPos, e.prevSize
+	st := e.stats
 	for p+evHeader <= limit {
 		sz := evHeader + int(binary.LittleEndian.Uint16(src[p:]))
 		if p+sz > limit {
 			break
 		}
+		// The block's event count and cycle range, which the writer needs
+		// for the block header, come free with this parse.
+		cyc := le.Uint64(src[p+2:])
+		st.Events++
+		st.MinCycle = min(st.MinCycle, cyc)
+		st.MaxCycle = max(st.MaxCycle, cyc)
+		st.parsedBytes += sz
 		id := binary.LittleEndian.Uint32(src[p+10:])
 		slot := &e.fmts[id&(fmtSlots-1)]
 		q, qsz := prevPos, prevSize
@@ -149,6 +157,7 @@ func (e *Encoder) findSequences(src []byte, start int) int {
 		p += sz
 	}
 	e.prevPos, e.prevSize = prevPos, prevSize
+	e.stats = st
 
 	end := limit
 	if limit < len(src) && p > start && p+evHeader <= len(src) &&

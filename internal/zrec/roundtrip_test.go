@@ -2,6 +2,7 @@ package zrec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"testing"
 
@@ -110,4 +111,44 @@ func TestEncoderReuse(t *testing.T) {
 	for i := 0; i < 3*len(in); i++ {
 		roundTrip(t, e, in[(i*7)%len(in)].src)
 	}
+}
+
+// The writer takes a block's event count and cycle range from Stats instead
+// of walking the block a second time.
+func TestStatsDescribeTheBlock(t *testing.T) {
+	var src []byte
+	cycles := []uint64{7, 3, 99, 42}
+	for _, c := range cycles {
+		src = append(src, make([]byte, 26+4)...)
+		ev := src[len(src)-30:]
+		binary.LittleEndian.PutUint16(ev, 4)
+		binary.LittleEndian.PutUint64(ev[2:], c)
+		binary.LittleEndian.PutUint32(ev[10:], 1)
+	}
+	e := NewEncoder()
+	e.EncodeAll(src, nil)
+	s, clean := e.Stats()
+	require.True(t, clean)
+	require.Equal(t, 4, s.Events)
+	require.Equal(t, uint64(3), s.MinCycle)
+	require.Equal(t, uint64(99), s.MaxCycle)
+
+	e.EncodeAll(append(src, 1, 2, 3), nil) // a torn tail
+	s, clean = e.Stats()
+	require.False(t, clean)
+	require.Equal(t, 4, s.Events)
+
+	e.EncodeAll(nil, nil)
+	s, clean = e.Stats()
+	require.True(t, clean)
+	require.Zero(t, s.Events+int(s.MinCycle)+int(s.MaxCycle))
+
+	big := make([]byte, 0, 300<<10) // several zstd blocks
+	for len(big)+30 <= cap(big) {
+		big = append(big, src[:30]...)
+	}
+	e.EncodeAll(big, nil)
+	s, clean = e.Stats()
+	require.True(t, clean)
+	require.Equal(t, len(big)/30, s.Events)
 }
