@@ -71,7 +71,7 @@ func (m Mixed) Emit(units []*chronon.Unit, seed uint64, n int) {
 			m.Uints.Emit(u, cycle, uint8(r.Next()), uint16(r.Next()), uint32(r.Next()), r.Next())
 		case 2:
 			f := float32(math.Float64frombits(0x3FF0000000000000|r.Next()>>12) * 1000)
-			d := math.Float64frombits(r.Next()>>2) // any finite double, tiny to huge
+			d := math.Float64frombits(r.Next() >> 2) // any finite double, tiny to huge
 			m.Floats.Emit(u, cycle, f, d, uintptr(r.Next()), r.Next()&1 == 1)
 		case 3:
 			l := int(r.Next() % 4001)
