@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"strconv"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
@@ -405,7 +406,7 @@ func (s *stater) report(q mmapio.Query) *Report {
 		if n := s.r.UnitName(id); n != "" {
 			return n
 		}
-		return "unit " + itoa(uint64(id))
+		return "unit " + strconv.FormatUint(uint64(id), 10)
 	}
 	for id, c := range s.units {
 		rep.Units = append(rep.Units, UnitStats{ID: id, Name: s.r.UnitName(id), Events: c.n, First: c.first, Last: c.last, PerKCycles: rate(c.n)})
@@ -429,7 +430,7 @@ func (s *stater) report(q mmapio.Query) *Report {
 	for k, w := range s.occ {
 		o := OccupancyStats{Unit: name(k.unit), Busy: w.busy}
 		if k.kind == 1 {
-			o.Lane = itoa(k.lane)
+			o.Lane = strconv.FormatUint(k.lane, 10)
 		}
 		if rep.Window.Cycles > 0 {
 			o.Occupancy = float64(w.busy) / float64(rep.Window.Cycles)
@@ -539,18 +540,4 @@ func bucketOf(v uint64) (lo, hi uint64) {
 	k := bits.Len64(v) - 1
 	lo = 1 << k
 	return lo, lo<<1 - 1
-}
-
-func itoa(v uint64) string {
-	if v == 0 {
-		return "0"
-	}
-	var b [20]byte
-	p := len(b)
-	for v > 0 {
-		p--
-		b[p] = byte('0' + v%10)
-		v /= 10
-	}
-	return string(b[p:])
 }

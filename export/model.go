@@ -97,17 +97,3 @@ func (f *fmtInfo) hex(i int) bool { return i < len(f.hexes) && f.hexes[i] }
 func isFloat(t schema.ArgType) bool { return t == schema.ArgFloat || t == schema.ArgDouble }
 
 func isSigned(t schema.ArgType) bool { return t >= schema.ArgInt8 && t <= schema.ArgInt64 }
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b [20]byte
-	p := len(b)
-	for i > 0 {
-		p--
-		b[p] = byte('0' + i%10)
-		i /= 10
-	}
-	return string(b[p:])
-}

@@ -6,6 +6,7 @@ import (
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"math"
 	"os"
+	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -362,5 +363,5 @@ func partName(base string, n int) string {
 			break
 		}
 	}
-	return base + ".part" + itoa(n) + ext
+	return base + ".part" + strconv.Itoa(n) + ext
 }

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/chronon-sim/chronon-go/schema"
@@ -110,7 +111,7 @@ func (ts *trackSet) unit(id uint16) *track {
 	}
 	name := ts.names[id]
 	if name == "" {
-		name = "unit " + itoa(int(id))
+		name = "unit " + strconv.Itoa(int(id))
 	}
 	if g := ts.groups[name]; g != nil {
 		ts.units[id] = g
@@ -143,7 +144,7 @@ func (ts *trackSet) lane(unit uint16, hasLane bool, laneID uint64) *lane {
 	ut := ts.unit(unit)
 	l := &lane{unit: ut}
 	if hasLane {
-		l.rows = []*track{ts.add(ut, "lane "+utoa(laneID))}
+		l.rows = []*track{ts.add(ut, "lane "+strconv.FormatUint(laneID, 10))}
 	} else {
 		l.rows = []*track{ut}
 	}
@@ -155,7 +156,7 @@ func (ts *trackSet) lane(unit uint16, hasLane bool, laneID uint64) *lane {
 // "lane 3 spans" for begin/end spans displaced by complete ones.
 func (ts *trackSet) addRow(l *lane, what string) *track {
 	base := l.rows[0]
-	name := base.name + " #" + itoa(len(l.rows)+1)
+	name := base.name + " #" + strconv.Itoa(len(l.rows)+1)
 	if what != "" {
 		name = base.name + " " + what
 	}
@@ -187,18 +188,4 @@ func (t *track) path() string {
 		return t.name
 	}
 	return t.parent.path() + "." + t.name
-}
-
-func utoa(v uint64) string {
-	if v < 1<<31 {
-		return itoa(int(v))
-	}
-	var b [20]byte
-	p := len(b)
-	for v > 0 {
-		p--
-		b[p] = byte('0' + v%10)
-		v /= 10
-	}
-	return string(b[p:])
 }
