@@ -38,27 +38,34 @@ func (d *fbuf) cover(end int) {
 	}
 }
 
-// span checks that [at, at+n) lies in the buffer.
-func (d *fbuf) span(at, n int, what string) bool {
+// inside reports whether [at, at+n) lies in the buffer.
+func (d *fbuf) inside(at, n int) bool {
+	return at >= 0 && n >= 0 && at <= len(d.b) && n <= len(d.b)-at
+}
+
+// span checks that [at, at+n) lies in the buffer. ref is the offset of the
+// field whose value led to at (the error is reported there: it is where the
+// bad byte is, and always inside the file).
+func (d *fbuf) span(ref, at, n int, what string) bool {
 	if d.err != nil {
 		return false
 	}
-	if at < 0 || n < 0 || at > len(d.b) || n > len(d.b)-at {
-		d.fail(at, "%s: %d bytes at section offset %d run past the %d-byte section", what, n, at, len(d.b))
+	if !d.inside(at, n) {
+		d.fail(ref, "%s: %d bytes at section offset %d run past the %d-byte section", what, n, at, len(d.b))
 		return false
 	}
 	return true
 }
 
 func (d *fbuf) u16(at int, what string) int {
-	if !d.span(at, 2, what) {
+	if !d.span(at, at, 2, what) {
 		return 0
 	}
 	return int(binary.LittleEndian.Uint16(d.b[at:]))
 }
 
 func (d *fbuf) u32(at int, what string) uint32 {
-	if !d.span(at, 4, what) {
+	if !d.span(at, at, 4, what) {
 		return 0
 	}
 	return binary.LittleEndian.Uint32(d.b[at:])
@@ -71,16 +78,23 @@ func (d *fbuf) root(what string) fbTable {
 		return fbTable{}
 	}
 	d.cover(4)
-	return d.table(int(d.u32(0, what)), what)
+	return d.table(0, int(d.u32(0, what)), what)
 }
 
-// table validates the table at pos: its vtable and its inline bytes.
-func (d *fbuf) table(pos int, what string) fbTable {
-	if !d.span(pos, 4, what) {
+// table validates the table at pos (reached through the offset at ref):
+// its vtable and its inline bytes. Names for errors are built only when
+// there is one: a footer has a table per block.
+func (d *fbuf) table(ref, pos int, what string) fbTable {
+	if d.err != nil {
+		return fbTable{}
+	}
+	if !d.inside(pos, 4) {
+		d.fail(ref, "%s: table at section offset %d is outside the %d-byte section", what, pos, len(d.b))
 		return fbTable{}
 	}
 	vt := pos - int(int32(binary.LittleEndian.Uint32(d.b[pos:])))
-	if !d.span(vt, 4, what+" vtable") {
+	if !d.inside(vt, 4) {
+		d.fail(pos, "%s: vtable at section offset %d is outside the %d-byte section", what, vt, len(d.b))
 		return fbTable{}
 	}
 	t := fbTable{pos: pos, vt: vt, vtSize: d.u16(vt, what), size: d.u16(vt+2, what)}
@@ -89,8 +103,12 @@ func (d *fbuf) table(pos int, what string) fbTable {
 		d.fail(vt, "%s: vtable size %d is invalid", what, t.vtSize)
 	case t.size < 4:
 		d.fail(vt+2, "%s: table size %d is invalid", what, t.size)
+	case !d.inside(vt, t.vtSize):
+		d.fail(vt, "%s: %d-byte vtable runs past the %d-byte section", what, t.vtSize, len(d.b))
+	case !d.inside(pos, t.size):
+		d.fail(vt+2, "%s: %d-byte table runs past the %d-byte section", what, t.size, len(d.b))
 	}
-	if !d.span(vt, t.vtSize, what+" vtable") || !d.span(pos, t.size, what) {
+	if d.err != nil {
 		return fbTable{}
 	}
 	d.cover(vt + t.vtSize)
@@ -173,7 +191,7 @@ func (d *fbuf) follow(p int, what string) int {
 // str decodes the string whose header is at p.
 func (d *fbuf) str(p int, what string) string {
 	n := int(d.u32(p, what))
-	if !d.span(p+4, n, what) {
+	if !d.span(p, p+4, n, what) {
 		return ""
 	}
 	end := p + 4 + n
@@ -214,7 +232,7 @@ func (d *fbuf) elemTable(start, i int, what string) fbTable {
 	if dst < 0 {
 		return fbTable{}
 	}
-	return d.table(dst, what)
+	return d.table(p, dst, what)
 }
 
 // elemName formats "what[i]" only when an error needs it.

@@ -240,36 +240,40 @@ func TestFooterRoundTrip(t *testing.T) {
 func TestDecodeCorruptNeverPanics(t *testing.T) {
 	sb := BuildSchema(flatbuffers.NewBuilder(0), sampleSchema())
 	fbuf := BuildFooter(flatbuffers.NewBuilder(0), &Footer{Blocks: []BlockIndex{{Index: 0, EventCount: 1, Units: []uint16{1}}}, UnitStats: []UnitStat{{UnitID: 1}}})
-	check := func(section string, err error) {
+	// The offset an error names is a byte of the section itself: the field
+	// that holds the bad value, never a computed address outside the file.
+	check := func(section string, base int64, size int, err error) {
 		if err == nil {
 			return
 		}
 		var fe *FormatError
 		require.ErrorAs(t, err, &fe)
 		require.Equal(t, section, fe.Section)
+		require.GreaterOrEqual(t, fe.Offset, base, err.Error())
+		require.Less(t, fe.Offset, base+int64(max(size, 1)), err.Error())
 	}
 	for n := 0; n <= len(sb); n++ {
 		_, _, err := DecodeSchema(sb[:n], 64)
-		check("schema", err)
+		check("schema", 64, n, err)
 	}
 	for n := 0; n <= len(fbuf); n++ {
-		_, err := DecodeFooter(fbuf[:n], 0)
-		check("footer", err)
+		_, err := DecodeFooter(fbuf[:n], 1000)
+		check("footer", 1000, n, err)
 	}
 	for i := range sb {
 		for _, v := range []byte{0, 0xff, 0x80, 0x7f} {
 			b := bytes.Clone(sb)
 			b[i] = v
 			_, _, err := DecodeSchema(b, 64)
-			check("schema", err)
+			check("schema", 64, len(b), err)
 		}
 	}
 	for i := range fbuf {
 		for _, v := range []byte{0, 0xff, 0x80, 0x7f} {
 			b := bytes.Clone(fbuf)
 			b[i] = v
-			_, err := DecodeFooter(b, 0)
-			check("footer", err)
+			_, err := DecodeFooter(b, 1000)
+			check("footer", 1000, len(b), err)
 		}
 	}
 }
@@ -279,7 +283,7 @@ func TestDecodeRejectsHugeVector(t *testing.T) {
 	// Find the blocks vector length (1) and make it claim a billion entries.
 	root := int(binary.LittleEndian.Uint32(b))
 	tab := fbuf{b: b}
-	tt := tab.table(root, "root")
+	tt := tab.table(0, root, "root")
 	vec := tab.target(tt, slotFooterBlocks, "blocks")
 	require.Equal(t, uint32(1), binary.LittleEndian.Uint32(b[vec:]))
 	binary.LittleEndian.PutUint32(b[vec:], 1<<30)
@@ -288,4 +292,20 @@ func TestDecodeRejectsHugeVector(t *testing.T) {
 	var fe *FormatError
 	require.ErrorAs(t, err, &fe)
 	require.Equal(t, int64(500+vec), fe.Offset)
+}
+
+// Decoding a footer allocates per footer, not per block: a reader seeking in
+// a large trace decodes thousands of block entries at open.
+func TestDecodeFooterAllocations(t *testing.T) {
+	f := &Footer{}
+	for i := 0; i < 5000; i++ {
+		f.Blocks = append(f.Blocks, BlockIndex{Index: uint32(i), EventCount: 10, DataOffset: uint64(i) * 100, Units: []uint16{uint16(i % 16)}})
+	}
+	b := BuildFooter(flatbuffers.NewBuilder(0), f)
+	allocs := testing.AllocsPerRun(10, func() {
+		if _, err := DecodeFooter(b, 0); err != nil {
+			t.Fatal(err)
+		}
+	})
+	require.Less(t, allocs, 40.0, "allocations to decode a 5000-block footer")
 }

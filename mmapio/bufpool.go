@@ -1,0 +1,109 @@
+package mmapio
+
+import (
+	"math/bits"
+	"sync"
+)
+
+// Buffers are recycled through free lists rather than sync.Pool: a pool is
+// emptied at every garbage collection, and every fresh buffer costs page
+// faults (on the machines this runs on, more than decoding the block). The
+// lists are bounded, so an idle process keeps at most a few tens of MiB.
+
+// bufs recycles the buffers compressed blocks are decoded into, by
+// power-of-two size class. One list serves every Reader. Sizes come from
+// validated block headers and are at most maxDecoded.
+var bufs bufPool
+
+const (
+	minBufClass   = 12       // 4 KiB
+	bufClassBytes = 16 << 20 // bytes kept per size class
+	bufPoolBytes  = 48 << 20 // bytes kept in all
+)
+
+type bufPool struct {
+	mu      sync.Mutex
+	classes [28][]*[]byte
+	held    int
+}
+
+func bufClass(n int) int {
+	if n <= 1<<minBufClass {
+		return minBufClass
+	}
+	return bits.Len(uint(n - 1))
+}
+
+// get returns an empty buffer with capacity for n bytes.
+func (p *bufPool) get(n int) *[]byte {
+	c := bufClass(n)
+	p.mu.Lock()
+	if l := p.classes[c]; len(l) > 0 {
+		b := l[len(l)-1]
+		p.classes[c] = l[:len(l)-1]
+		p.held -= 1 << c
+		p.mu.Unlock()
+		return b
+	}
+	p.mu.Unlock()
+	b := make([]byte, 0, 1<<c)
+	return &b
+}
+
+func (p *bufPool) put(b *[]byte) {
+	if b == nil {
+		return
+	}
+	c := bits.Len(uint(cap(*b))) - 1
+	if c < minBufClass || c >= len(p.classes) || cap(*b) != 1<<c {
+		return
+	}
+	*b = (*b)[:0]
+	p.mu.Lock()
+	if (len(p.classes[c])+1)<<c <= bufClassBytes && p.held+1<<c <= bufPoolBytes {
+		p.classes[c] = append(p.classes[c], b)
+		p.held += 1 << c
+	}
+	p.mu.Unlock()
+}
+
+// freeList is a stack of reusable objects bounded in number and, when cost
+// is set, in the bytes they hold.
+type freeList[T any] struct {
+	mu     sync.Mutex
+	items  []*T
+	limit  int          // most objects kept
+	cost   func(*T) int // bytes an object holds (nil: no byte bound)
+	budget int          // most bytes kept
+	held   int
+}
+
+func (l *freeList[T]) get() *T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.items); n > 0 {
+		x := l.items[n-1]
+		l.items = l.items[:n-1]
+		if l.cost != nil {
+			l.held -= l.cost(x)
+		}
+		return x
+	}
+	return new(T)
+}
+
+func (l *freeList[T]) put(x *T) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.items) >= l.limit {
+		return
+	}
+	if l.cost != nil {
+		c := l.cost(x)
+		if l.held+c > l.budget {
+			return
+		}
+		l.held += c
+	}
+	l.items = append(l.items, x)
+}

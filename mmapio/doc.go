@@ -1,0 +1,79 @@
+// Package mmapio reads .ctrace files (format v1.1): those our writer
+// produces and those of the original C++ writer, complete or cut off.
+//
+// # Opening
+//
+// Open maps the file read-only (mmap on Unix, a plain read elsewhere) and
+// validates the header, the schema and the footer before it trusts any
+// offset or size in them. A bad file gives an error naming the file, the
+// section and the byte offset (*schema.FormatError, errors.As finds it); a
+// file that is not a trace at all also matches ErrNotATrace. Block data is
+// checked when a block is read: the inline header must agree with the
+// footer, a zstd frame must decode to exactly the declared size, the events
+// must fill the block, be as many as declared and lie in its cycle range.
+// No allocation is sized by a field of the file beyond a fixed limit
+// (schema.MaxBlockSize per block).
+//
+// A file without a usable footer (the writer was killed, the file was cut
+// short, or written without an index) is recovered: the blocks are found by
+// walking their inline headers from the first one, which is where the
+// header says, or right after the schema (located after the header when the
+// header lost its offsets). Every block found is verified by decoding it;
+// the walk stops at the first that fails, and the bytes from there on are a
+// torn tail, ignored. Status says which case a file is, how many blocks and
+// events were recovered and how many bytes were torn off. WriteComplete
+// writes such a file back out complete.
+//
+// # Reading events
+//
+// Events (a range function) and Iter (Next/Event/Err) return the events a
+// Query selects, in cycle order; events with equal cycles come in file
+// order: by the offset of their block, then their place in it. A file whose
+// blocks are in cycle order already (every file of the original writer)
+// reads back in exactly its file order; blocks that overlap in cycles (our
+// writer's one-unit-per-block files) are merged. A block whose own events
+// are not in cycle order is sorted (stably) when it is read, so the output
+// is in cycle order whatever the file.
+//
+//	r, err := mmapio.Open("run.ctrace")
+//	...
+//	defer r.Close()
+//	q := mmapio.Query{}.WithCycles(9_000_000, 9_001_000).WithUnits(r.UnitsNamed("core1.l2")...)
+//	for ev := range r.Events(q) {
+//		lat, _ := ev.ArgByName("lat")
+//		fmt.Println(ev.Cycle, r.UnitName(ev.UnitID), ev.Message(), lat.Int())
+//	}
+//	if err := r.Err(); err != nil { ... }
+//
+// A cycle query finds its blocks by binary search on the footer's index; a
+// unit query skips the blocks whose recorded unit set misses it (files of
+// the original writer record none: their blocks are all read and filtered).
+// Only the blocks a query needs are decompressed.
+//
+// WriteDump writes the events as the original trace_reader printed them
+// (AppendLine prints one): "[%10d] unit: message", C's %g for floats, hex of
+// negative ints in 32-bit two's complement, 0x pointers, true/false,
+// NUL-terminated strings, "[unknown format]", no unit prefix when the unit
+// has no name.
+//
+// # Lifetimes and memory
+//
+// Slices the Reader returns point into the mapping or into pooled buffers.
+// An event's arguments are valid until the next step of the iteration (the
+// buffer of a compressed block is reused once the merge is past it; a raw
+// block is read in place and stays valid until Close): use them in the loop
+// body, or Clone the event. Close must not race with the use of anything the
+// Reader returned.
+//
+// Blocks are decoded, merged and (for WriteDump) rendered on background
+// goroutines, one cycle range ("segment") at a time, ahead of the consumer;
+// see segments.go. The memory this takes is bounded by the read-ahead
+// (WithReadAhead) plus the blocks that overlap the current cycle: one per
+// unit for our writer's files, one or two for the original's. A file whose
+// blocks all overlap one another (no writer produces it) makes a merge hold
+// them all. Compressed blocks go through one long-lived zstd decoder shared
+// by all Readers.
+//
+// A Reader is safe for concurrent use by several goroutines, each with its
+// own iteration.
+package mmapio

@@ -1,0 +1,139 @@
+package mmapio
+
+import (
+	"bufio"
+	"io"
+	"slices"
+)
+
+// Text caps: a worker renders at most segmentTextCap bytes of a segment's
+// lines; a segment with more (huge blocks, very long messages) is rendered
+// further by the consumer a chunk at a time, so the memory of a dump stays
+// bounded whatever the file.
+const (
+	segmentTextCap = 8 << 20
+	chunkTextCap   = 1 << 20
+)
+
+// AppendLine appends the event's dump line exactly as the original
+// trace_reader printed it: "[%10d] unit: message\n", or "[%10d] message\n"
+// when the unit has no name.
+func (r *Reader) AppendLine(dst []byte, ev *Event) []byte {
+	dst = appendCycle(dst, ev.Cycle)
+	dst = append(dst, r.prefix(ev.UnitID)...)
+	dst = appendMessage(dst, ev.format, ev.ArgCount, ev.args)
+	return append(dst, '\n')
+}
+
+// appendRecLine appends the dump line of record rc of block bd.
+func (r *Reader) appendRecLine(dst []byte, cc *cycleCache, bd *blockData, rc *rec) []byte {
+	f := r.Format(rc.fid)
+	args := bd.data[rc.argOff : rc.argOff+uint32(rc.argLen)]
+	if f != nil && f.lineFast && int(rc.argc) >= len(f.ops) && len(args) >= f.fixedSize {
+		return cc.appendFastLine(dst, rc.cycle, r.prefix(rc.unit), f, args)
+	}
+	dst = appendCycle(dst, rc.cycle)
+	dst = append(dst, r.prefix(rc.unit)...)
+	dst = appendMessage(dst, f, rc.argc, args)
+	return append(dst, '\n')
+}
+
+// renderSegment renders the lines of seg.refs from seg.rendered on into
+// seg.text (replacing it: text then holds the lines of
+// refs[base:rendered]), up to about limit bytes.
+func (r *Reader) renderSegment(seg *segment, limit int) {
+	seg.base = seg.rendered
+	// Size the buffer once from the lines' average length so far: growing
+	// by doubling copies, and every fresh page costs a fault.
+	avg := 64
+	if n, b := r.linesRendered.Load(), r.bytesRendered.Load(); n > 1000 {
+		avg = int(b/n) + 1
+	}
+	text := slices.Grow(seg.text[:0], min(limit+4096, avg*(len(seg.refs)-seg.rendered)+4096))
+	i := seg.rendered
+	var cc cycleCache
+	for ; i < len(seg.refs) && len(text) < limit; i++ {
+		ref := seg.refs[i]
+		bd := seg.bds[ref>>32]
+		text = r.appendRecLine(text, &cc, bd, &bd.recs[uint32(ref)])
+	}
+	r.linesRendered.Add(int64(i - seg.rendered))
+	r.bytesRendered.Add(int64(len(text)))
+	seg.text, seg.rendered = text, i
+}
+
+// WriteDump writes the dump lines of the events q selects to w, in cycle
+// order, at most limit lines (0: no limit), and returns how many it wrote.
+//
+// This is the fast path of trace_reader dump: background goroutines decode
+// blocks, merge a cycle range at a time and render its lines; this
+// goroutine only writes them out. A block that fails to decode ends the dump
+// with its error after the lines of the cycle ranges before it.
+func (r *Reader) WriteDump(w io.Writer, q Query, limit int) (int, error) {
+	plan, sel := r.plan(q)
+	if len(plan) == 0 {
+		return 0, nil
+	}
+	sp, err := r.startSegments(plan, sel, true)
+	if err != nil {
+		return 0, err
+	}
+	defer sp.stop()
+	// Segments' texts are written as they are (a large Write skips the
+	// buffer's copy); small ones, from sparse queries, are gathered.
+	bw := bufio.NewWriterSize(w, 256<<10)
+	count, err := r.writeSegments(bw, sp, limit)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return count, err
+}
+
+func (r *Reader) writeSegments(w io.Writer, sp *segPipe, limit int) (int, error) {
+	count := 0
+	for limit <= 0 || count < limit {
+		seg, segErr := sp.nextSegment()
+		if seg == nil {
+			if segErr != nil {
+				r.setErr(segErr)
+				return count, segErr
+			}
+			break
+		}
+		for {
+			text, n := seg.text, seg.rendered-seg.base
+			if limit > 0 && count+n > limit {
+				n = limit - count
+				text = cutLines(text, n)
+			}
+			if len(text) > 0 {
+				if _, err := w.Write(text); err != nil {
+					return count, err
+				}
+			}
+			count += n
+			if seg.rendered >= len(seg.refs) || limit > 0 && count >= limit {
+				break
+			}
+			r.renderSegment(seg, chunkTextCap)
+		}
+		if segErr != nil && (limit <= 0 || count < limit) {
+			r.setErr(segErr)
+			return count, segErr
+		}
+	}
+	return count, nil
+}
+
+// cutLines returns the first n lines of text.
+func cutLines(text []byte, n int) []byte {
+	for i, c := range text {
+		if c == '\n' {
+			n--
+			if n == 0 {
+				return text[:i+1]
+			}
+		}
+	}
+	return text
+}

@@ -1,0 +1,249 @@
+package mmapio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// Format is one registered format string with what the reader precomputes
+// to rebuild its messages. The embedded schema.Format is the decoded entry.
+type Format struct {
+	schema.Format
+	placeholders []schema.Placeholder
+	argNames     []string
+
+	// Fast path, when every placeholder takes a fixed-size argument: an
+	// event with at least len(ops) arguments and fixedSize bytes fills all
+	// of them, so its message is ops then tail, no walk needed.
+	fast      bool
+	ops       []fmtOp
+	tail      string
+	fixedSize int
+	lineFast  bool // every argument prints without floats: appendFastLine
+	maxLine   int  // longest line appendFastLine writes, without the unit prefix
+}
+
+// fmtOp is the literal text before one placeholder and how to print its argument.
+type fmtOp struct {
+	lit string
+	typ schema.ArgType
+	hex bool
+	off int // the argument's offset in the args
+}
+
+func newFormat(f schema.Format) *Format {
+	names := f.ArgNames
+	if len(names) == 0 {
+		names = schema.ArgNames(f.Format)
+	}
+	pf := &Format{Format: f, placeholders: schema.Placeholders(f.Format), argNames: names}
+	pf.compile()
+	return pf
+}
+
+func (f *Format) compile() {
+	if len(f.placeholders) > len(f.ArgTypes) {
+		return
+	}
+	prev, off := 0, 0
+	for i, ph := range f.placeholders {
+		t := f.ArgTypes[i]
+		if t == schema.ArgString || t.Size() == 0 {
+			return
+		}
+		f.ops = append(f.ops, fmtOp{lit: f.Format.Format[prev:ph.Start], typ: t, hex: ph.Hex, off: off})
+		off += t.Size()
+		prev = ph.End
+	}
+	f.tail = f.Format.Format[prev:]
+	f.fixedSize = off
+	f.fast = true
+	f.lineFast = true
+	f.maxLine = 2 + 20 + len(f.tail) + 1 // "[" cycle "]" ... "\n"
+	for _, op := range f.ops {
+		w := maxArgWidth(op.typ)
+		if w == 0 {
+			f.lineFast = false
+		}
+		f.maxLine += len(op.lit) + w
+	}
+}
+
+// ArgName returns the name of argument i: the one the writer recorded, or
+// else the one derived from the text before its placeholder.
+func (f *Format) ArgName(i int) string {
+	if i >= 0 && i < len(f.argNames) {
+		return f.argNames[i]
+	}
+	return ""
+}
+
+// parsedLen returns how many bytes of args the original reader keeps for an
+// event (its "parsed args" buffer, always a prefix of args): it walks the
+// format's types for at most argc arguments while bytes remain. Past the end
+// of the type list it keeps everything; an unknown type, a fixed-size
+// argument that does not fit, or a string without its NUL stops the walk.
+func parsedLen(types []schema.ArgType, argc int, args []byte) int {
+	off := 0
+	for i := 0; i < argc && off < len(args); i++ {
+		if i >= len(types) {
+			return len(args)
+		}
+		t := types[i]
+		if t == schema.ArgString {
+			nul := bytes.IndexByte(args[off:], 0)
+			if nul < 0 {
+				return off // size would be remaining+1: past the end
+			}
+			off += nul + 1
+			continue
+		}
+		size := t.Size()
+		if size == 0 || size > len(args)-off {
+			return off
+		}
+		off += size
+	}
+	return off
+}
+
+// appendMessage rebuilds an event's text as the original reader did. f is
+// nil for a format id the schema does not know.
+//
+// The original walks the format string: a '{' that is not the last byte and
+// has a '}' after it prints the next argument while parsed bytes and types
+// remain; otherwise the '{' is printed literally. Because neither the bytes
+// nor the types come back once exhausted, everything after the first
+// placeholder that cannot be filled is literal text, so walking the
+// precomputed placeholders gives the same bytes.
+func appendMessage(dst []byte, f *Format, argc uint8, args []byte) []byte {
+	if f == nil {
+		return append(dst, "[unknown format]"...)
+	}
+	if f.fast && int(argc) >= len(f.ops) && len(args) >= f.fixedSize {
+		for i := range f.ops {
+			op := &f.ops[i]
+			dst = append(dst, op.lit...)
+			dst = appendFixedArg(dst, op.typ, args[op.off:], op.hex)
+		}
+		return append(dst, f.tail...)
+	}
+	types := f.ArgTypes
+	p := args[:parsedLen(types, int(argc), args)]
+	text := f.Format.Format
+	prev, ap := 0, 0
+	for ai, ph := range f.placeholders {
+		if ap >= len(p) || ai >= len(types) {
+			break
+		}
+		dst = append(dst, text[prev:ph.Start]...)
+		var n int
+		dst, n = appendArg(dst, types[ai], p[ap:], ph.Hex)
+		ap += n
+		prev = ph.End
+	}
+	return append(dst, text[prev:]...)
+}
+
+// appendArg prints the argument of type t at the start of b as C's printf
+// did in the original reader and returns how many bytes it consumed.
+func appendArg(dst []byte, t schema.ArgType, b []byte, hex bool) ([]byte, int) {
+	if t == schema.ArgString {
+		nul := bytes.IndexByte(b, 0)
+		if nul < 0 {
+			return append(dst, b...), len(b)
+		}
+		return append(dst, b[:nul]...), nul + 1
+	}
+	size := t.Size()
+	if size == 0 || size > len(b) {
+		return append(dst, '?'), 0
+	}
+	le := binary.LittleEndian
+	switch t {
+	case schema.ArgInt8:
+		return appendSigned32(dst, int32(int8(b[0])), hex), 1
+	case schema.ArgInt16:
+		return appendSigned32(dst, int32(int16(le.Uint16(b))), hex), 2
+	case schema.ArgInt32:
+		return appendSigned32(dst, int32(le.Uint32(b)), hex), 4
+	case schema.ArgInt64:
+		v := le.Uint64(b)
+		if hex {
+			return appendHex(dst, v), 8 // %lx: 64-bit two's complement
+		}
+		return appendInt(dst, int64(v)), 8
+	case schema.ArgUInt8:
+		return appendUnsigned(dst, uint64(b[0]), hex), 1
+	case schema.ArgUInt16:
+		return appendUnsigned(dst, uint64(le.Uint16(b)), hex), 2
+	case schema.ArgUInt32:
+		return appendUnsigned(dst, uint64(le.Uint32(b)), hex), 4
+	case schema.ArgUInt64:
+		return appendUnsigned(dst, le.Uint64(b), hex), 8
+	case schema.ArgFloat:
+		return AppendCFloat(dst, float64(math.Float32frombits(le.Uint32(b)))), 4
+	case schema.ArgDouble:
+		return AppendCFloat(dst, math.Float64frombits(le.Uint64(b))), 8
+	case schema.ArgPointer:
+		return appendHex(append(dst, '0', 'x'), le.Uint64(b)), 8
+	case schema.ArgBool:
+		if b[0] != 0 {
+			return append(dst, "true"...), 1
+		}
+		return append(dst, "false"...), 1
+	}
+	return append(dst, '?'), 0
+}
+
+// appendFixedArg is appendArg for a fixed-size type known to fit in b.
+func appendFixedArg(dst []byte, t schema.ArgType, b []byte, hex bool) []byte {
+	le := binary.LittleEndian
+	switch t {
+	case schema.ArgUInt64:
+		if hex {
+			return appendHex(dst, le.Uint64(b))
+		}
+		return appendUint(dst, le.Uint64(b))
+	case schema.ArgUInt32:
+		if hex {
+			return appendHex(dst, uint64(le.Uint32(b)))
+		}
+		return appendUint(dst, uint64(le.Uint32(b)))
+	case schema.ArgBool:
+		if b[0] != 0 {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case schema.ArgUInt8:
+		if hex {
+			return appendHex(dst, uint64(b[0]))
+		}
+		return appendUint(dst, uint64(b[0]))
+	case schema.ArgInt16:
+		return appendSigned32(dst, int32(int16(le.Uint16(b))), hex)
+	case schema.ArgInt32:
+		return appendSigned32(dst, int32(le.Uint32(b)), hex)
+	}
+	dst, _ = appendArg(dst, t, b, hex)
+	return dst
+}
+
+// appendSigned32 prints a value C promoted to int: "%d", or "%x" of its
+// 32-bit two's complement.
+func appendSigned32(dst []byte, v int32, hex bool) []byte {
+	if hex {
+		return appendHex(dst, uint64(uint32(v)))
+	}
+	return appendInt(dst, int64(v))
+}
+
+func appendUnsigned(dst []byte, v uint64, hex bool) []byte {
+	if hex {
+		return appendHex(dst, v)
+	}
+	return appendUint(dst, v)
+}

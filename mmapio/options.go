@@ -1,0 +1,77 @@
+package mmapio
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// Option configures a Reader. Options validate their argument and Open
+// returns the error of the first invalid one.
+type Option func(*options) error
+
+type options struct {
+	decoders     int // goroutines decoding blocks ahead of the consumer
+	readAhead    int // bytes of uncompressed blocks decoded ahead of the consumer (0: by use)
+	segmentBytes int // tests: size of a merge segment (0: from readAhead)
+}
+
+// Default read-ahead: iterating holds decoded blocks only; a dump also holds
+// their rendered text, and every fresh page costs a fault, so it reads less
+// far ahead.
+const (
+	iterReadAhead = 4 << 20
+	dumpReadAhead = 2 << 20
+)
+
+func defaultOptions() options {
+	// One more decoder than processors: a decoder waiting for a block
+	// another one is decoding leaves its processor to the extra one.
+	return options{decoders: min(runtime.GOMAXPROCS(0), 16) + 1}
+}
+
+// WithDecoders sets how many goroutines decode blocks ahead of the consumer
+// (default GOMAXPROCS+1, at most 17). n must be between 1 and 256.
+func WithDecoders(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > 256 {
+			return fmt.Errorf("mmapio: WithDecoders(%d): want 1..256", n)
+		}
+		o.decoders = n
+		return nil
+	}
+}
+
+// WithReadAhead bounds the uncompressed bytes of new blocks in the segments
+// decoded ahead of the consumer (default 4 MiB when iterating, 2 MiB for
+// WriteDump, which also holds the lines). A segment holds at least one
+// block, so the bound is at least a few blocks; blocks carried over from
+// earlier segments are not counted (see segments.go for the memory a merge
+// needs). n must be at least 64 KiB and at most 1 GiB.
+func WithReadAhead(n int) Option {
+	return func(o *options) error {
+		if n < 64<<10 || n > 1<<30 {
+			return fmt.Errorf("mmapio: WithReadAhead(%d): want %d..%d bytes", n, 64<<10, 1<<30)
+		}
+		o.readAhead = n
+		return nil
+	}
+}
+
+func buildOptions(opts []Option) (options, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&o); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// maxDecoded is the largest uncompressed block the reader allocates for:
+// the format's fixed limit, never a size read from the file.
+const maxDecoded = schema.MaxBlockSize

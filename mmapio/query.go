@@ -1,0 +1,105 @@
+package mmapio
+
+import (
+	"math"
+	"sort"
+
+	"github.com/bits-and-blooms/bitset"
+)
+
+// Query selects events by cycle range and by unit. The zero Query selects
+// every event; the With methods return a narrowed copy.
+//
+//	q := mmapio.Query{}.WithCycles(9_000_000, 9_001_000).WithUnits(r.UnitsNamed("core1.l2")...)
+type Query struct {
+	hasCycles  bool
+	start, end uint64
+	units      unitFilter
+}
+
+// WithCycles keeps events whose cycle lies in [start, end] (inclusive).
+func (q Query) WithCycles(start, end uint64) Query {
+	q.hasCycles, q.start, q.end = true, start, end
+	return q
+}
+
+// WithCyclesFrom keeps events at cycle start or later.
+func (q Query) WithCyclesFrom(start uint64) Query { return q.WithCycles(start, math.MaxUint64) }
+
+// WithUnits keeps events of the given unit ids. WithUnits() with no id
+// selects nothing (for instance when no unit name matched).
+func (q Query) WithUnits(ids ...uint16) Query {
+	set := bitset.New(1 << 16)
+	for _, id := range ids {
+		set.Set(uint(id))
+	}
+	return q.WithUnitSet(set)
+}
+
+// WithUnitSet keeps events whose unit id is in set (the set is not copied:
+// do not modify it while the query runs).
+func (q Query) WithUnitSet(set *bitset.BitSet) Query {
+	if set == nil {
+		set = bitset.New(0)
+	}
+	q.units = unitFilter{set: set}
+	return q
+}
+
+// Cycles returns the query's cycle range and whether it has one.
+func (q Query) Cycles() (start, end uint64, ok bool) { return q.start, q.end, q.hasCycles }
+
+// unitFilter is a unit set; the zero value matches every unit.
+type unitFilter struct {
+	set *bitset.BitSet
+}
+
+func (f unitFilter) has(id uint16) bool { return f.set == nil || f.set.Test(uint(id)) }
+
+// any reports whether the filter matches any of ids.
+func (f unitFilter) any(ids []uint16) bool {
+	if f.set == nil {
+		return true
+	}
+	for _, id := range ids {
+		if f.set.Test(uint(id)) {
+			return true
+		}
+	}
+	return false
+}
+
+// plan lists the blocks a query needs, in the order the merge takes them
+// (by MinCycle, then file offset), and the selector that picks their
+// events. Blocks outside the cycle range are found by binary search on the
+// index; blocks whose recorded unit set misses the query are skipped;
+// blocks without a unit set are kept (their events are filtered one by one).
+func (r *Reader) plan(q Query) ([]int32, *selector) {
+	lo, hi := 0, len(r.byMin)
+	start, end := uint64(0), uint64(math.MaxUint64)
+	if q.hasCycles {
+		start, end = q.start, q.end
+		if start > end {
+			return nil, nil
+		}
+		hi = sort.Search(len(r.byMin), func(i int) bool { return r.blocks[r.byMin[i]].MinCycle > end })
+		lo = sort.Search(hi, func(i int) bool { return r.prefMax[i] >= start })
+	}
+	var blocks []int32
+	for i := lo; i < hi; i++ {
+		bi := r.byMin[i]
+		b := &r.blocks[bi]
+		if b.MaxCycle < start {
+			continue
+		}
+		if b.Units != nil && !q.units.any(b.Units) {
+			continue
+		}
+		blocks = append(blocks, bi)
+	}
+	if len(blocks) == 0 {
+		return nil, nil
+	}
+	sel := &selector{start: start, end: end, units: q.units, all: !q.hasCycles && q.units.set == nil}
+	return blocks, sel
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package mmapio
+
+const raceEnabled = true

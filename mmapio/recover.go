@@ -1,0 +1,196 @@
+package mmapio
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// Recovery of a file without a usable footer.
+//
+// Blocks are written back to back, each behind its 28-byte inline header, so
+// they can be found by walking from the first one. Where the first block is:
+//   - at first_block_offset when the header has it (files of our writer,
+//     whose header is complete before the first block; noindex files);
+//   - otherwise right after the schema, give or take alignment padding: the
+//     original writer, killed before close, leaves every header offset zero,
+//     so the schema is located after the header (locateSchema) and its
+//     FlatBuffer extent says where it ends;
+//   - at the end of the header when the file has no schema.
+//
+// A candidate counts as a block only if its header is plausible, its data
+// lies in the file, and it decodes completely: zstd to exactly the declared
+// size, exactly the declared number of events, every cycle in its range. The
+// walk stops at the first candidate that fails; what follows is the torn
+// tail, reported (Status) and ignored.
+
+// maxFirstBlockSearch bounds how far past the schema the first block is
+// looked for when the header does not say where it is.
+const maxFirstBlockSearch = 1 << 20
+
+func (r *Reader) recoverBlocks(why string, firstCut bool) error {
+	size := int64(len(r.data))
+	st := Status{State: StateRecovered, Why: why}
+	var start int64
+	search := false
+	switch {
+	case firstCut:
+		st.TornOffset, st.TornReason = size, "the header's first block offset lies past the end of the file"
+		r.status = st
+		return nil
+	case r.hdr.FirstBlockOffset != 0:
+		start = int64(r.hdr.FirstBlockOffset)
+	case r.schemaOff >= 0:
+		start, search = r.schemaOff+r.schemaSize, true
+	default:
+		start, search = schema.HeaderSize, true
+	}
+	if search {
+		from := start
+		start = r.findFirstBlock(start)
+		if r.schemaLocated && start > from && start-from < 16 {
+			// The gap is the schema's alignment padding: keep it with the
+			// schema, as the header of a closed file would.
+			r.schemaSize += start - from
+		}
+	}
+	blocks, tornAt, reason := r.walk(start)
+	r.blocks = blocks
+	st.Blocks = len(blocks)
+	for i := range blocks {
+		st.Events += uint64(blocks[i].EventCount)
+	}
+	st.TornOffset, st.TornBytes, st.TornReason = tornAt, size-tornAt, reason
+	if st.TornBytes == 0 {
+		st.TornReason = ""
+	}
+	r.status = st
+	return nil
+}
+
+// findFirstBlock returns the offset of the first complete block at or a
+// little after from: the next 16 offsets, then past a run of zero bytes.
+// It returns from when none is found (the walk then reports a torn tail).
+func (r *Reader) findFirstBlock(from int64) int64 {
+	size := int64(len(r.data))
+	isBlock := func(off int64) bool {
+		if off < schema.HeaderSize || off > size {
+			return false
+		}
+		b, why := r.blockHeaderAt(off, 0)
+		if why != "" {
+			return false
+		}
+		_, err := r.verify(&b)
+		return err == nil
+	}
+	for d := int64(0); d < 16; d++ {
+		if isBlock(from + d) {
+			return from + d
+		}
+	}
+	// Zero padding (a writer that reserved room for the schema): a block
+	// header starts with a non-zero event count, so it begins at most three
+	// bytes before the first non-zero byte.
+	nz := from
+	for nz < size && nz-from < maxFirstBlockSearch && r.data[nz] == 0 {
+		nz++
+	}
+	if nz > from+16 {
+		for d := int64(3); d >= 0; d-- {
+			if isBlock(nz - d) {
+				return nz - d
+			}
+		}
+	}
+	return from
+}
+
+// blockHeaderAt reads the inline header at off as block index and says
+// why it cannot start a block there ("" when it can): the header must be
+// whole and plausible and the data must lie in the file.
+func (r *Reader) blockHeaderAt(off int64, index int) (Block, string) {
+	size := int64(len(r.data))
+	if size-off < schema.BlockHeaderSize {
+		return Block{}, "the file ends inside a block header"
+	}
+	bh, _ := schema.DecodeBlockHeader(r.data[off:])
+	if why := bh.Plausible(); why != "" {
+		return Block{}, "no block header: " + why
+	}
+	if int64(bh.CompressedSize) > size-off-schema.BlockHeaderSize {
+		return Block{}, "the block's data runs past the end of the file"
+	}
+	return newBlock(bh, index, off), ""
+}
+
+// verify decodes block b completely and returns the units its events belong to.
+func (r *Reader) verify(b *Block) ([]uint16, error) {
+	data, buf, err := r.blockBytes(b)
+	if err != nil {
+		return nil, err
+	}
+	defer bufs.put(buf)
+	var bd blockData
+	if err := r.scanEvents(b, data, nil, &bd); err != nil {
+		return nil, err
+	}
+	return unitsOf(data), nil
+}
+
+// walk follows inline headers from start and verifies the blocks found, in
+// parallel. It returns the complete blocks, where the torn tail begins and
+// why the bytes there are not a block.
+func (r *Reader) walk(start int64) ([]Block, int64, string) {
+	size := int64(len(r.data))
+	var cands []Block
+	off := start
+	stop := ""
+	for off < size {
+		b, why := r.blockHeaderAt(off, len(cands))
+		if why != "" {
+			stop = why
+			break
+		}
+		cands = append(cands, b)
+		off = blockEnd(&b)
+	}
+	// Verify every candidate; the first that fails ends the walk.
+	errs := make([]error, len(cands))
+	var wg sync.WaitGroup
+	workers := min(r.opts.decoders, len(cands))
+	var next atomic.Int64
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(cands) {
+					return
+				}
+				cands[i].Units, errs[i] = r.verify(&cands[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			var reason string
+			if fe := (*schema.FormatError)(nil); errors.As(err, &fe) {
+				reason = fe.Reason
+			} else {
+				reason = err.Error()
+			}
+			return cands[:i], headerOff(&cands[i]), "block at byte " + itoa(int(cands[i].DataOffset)) + " does not decode: " + reason
+		}
+	}
+	return cands, off, stop
+}
+
+func newBlock(h schema.BlockHeader, index int, off int64) Block {
+	return Block{Index: uint32(index), EventCount: h.EventCount, MinCycle: h.MinCycle, MaxCycle: h.MaxCycle,
+		UncompressedSize: h.UncompressedSize, CompressedSize: h.CompressedSize, DataOffset: uint64(off)}
+}

@@ -1,0 +1,445 @@
+package mmapio
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// The merge runs in parallel, one cycle range at a time.
+//
+// A query's plan lists its blocks by (MinCycle, file offset). The consumer's
+// goroutine cuts the plan into segments: segment s covers cycles
+// [C_s, C_s+1), where C_s+1 is the first cycle of the first block not yet
+// taken; it holds the blocks that start before C_s+1 and still have events
+// at C_s or later (the new ones, plus those carried over from earlier
+// segments: one per unit in files written one unit per block). Because every
+// event of segment s comes before every event of segment s+1, segments can
+// be merged independently and then concatenated.
+//
+// Worker goroutines decode each block once (the first segment that needs it
+// does, or an idle worker ahead of it), pick the events of their segment
+// from every block (binary search on the block's records, which are in
+// cycle order), order them by (cycle, block rank by offset, position):
+// concatenated when the blocks' parts do not overlap, else with a stable
+// counting or radix sort on the cycle; and, for a dump, render their lines.
+// The consumer takes segments in order and only walks the result.
+//
+// Memory: the segments built but not consumed hold about readAhead bytes of
+// new blocks; a decoded block lives until the last segment using it is
+// consumed. A block whose cycle range spans many segments (a rare unit's
+// long block) stays decoded that long; a file whose blocks all overlap
+// holds them all.
+
+// blockState is the decode-once state of one plan entry.
+type blockState struct {
+	once sync.Once
+	bd   *blockData
+	refs int32 // segments using the block and not consumed (consumer goroutine only)
+}
+
+// segment is one cycle range of a plan.
+type segment struct {
+	blocks []int32 // plan indices
+	lo, hi uint64  // cycles [lo, hi); last: no upper bound
+	last   bool
+
+	bds      []*blockData // by slot, parallel to blocks
+	refs     []uint64     // events in merge order: slot<<32 | index in bds[slot].recs
+	text     []byte       // dump: the lines of refs[base:rendered]
+	base     int
+	rendered int
+	err      error
+	done     chan struct{}
+
+	keys, tk, tr []uint64 // scratch
+	counts       []uint32
+}
+
+// segments recycles segments with their buffers (text, refs, sort
+// scratch), up to 64 MiB. A dump has a handful in flight.
+var segments = freeList[segment]{limit: 16, budget: 64 << 20, cost: func(s *segment) int {
+	return cap(s.text) + 8*(cap(s.refs)+cap(s.keys)+cap(s.tk)+cap(s.tr)) + 4*cap(s.counts)
+}}
+
+func getSegment() *segment {
+	s := segments.get()
+	s.done = make(chan struct{})
+	return s
+}
+
+func putSegment(s *segment) {
+	*s = segment{blocks: s.blocks[:0], bds: s.bds[:0], refs: s.refs[:0], text: s.text[:0],
+		keys: s.keys[:0], tk: s.tk[:0], tr: s.tr[:0], counts: s.counts[:0]}
+	segments.put(s)
+}
+
+// segPipe runs the segments of one query.
+type segPipe struct {
+	r        *Reader
+	plan     []int32
+	sel      *selector
+	dump     bool
+	states   []blockState
+	segBytes int
+	ahead    int
+
+	// Builder state, owned by the consumer's goroutine.
+	next     int     // first plan index in no segment yet
+	carried  []int32 // plan indices continuing into the next segment
+	start    uint64  // first cycle of the next segment
+	builtAny bool
+	queue    []*segment
+	prev     *segment // consumed, released at the next call
+
+	mu       sync.Mutex // guards releasing block data (consumer vs stop)
+	jobs     chan *segment
+	decodes  chan int32 // blocks of built segments that an idle worker may decode early
+	stopc    chan struct{}
+	stopped  atomic.Bool
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+}
+
+func (r *Reader) startSegments(plan []int32, sel *selector, dump bool) (*segPipe, error) {
+	workers := r.opts.decoders
+	ahead := workers + 1
+	readAhead := r.opts.readAhead
+	if readAhead == 0 {
+		readAhead = iterReadAhead
+		if dump {
+			readAhead = dumpReadAhead
+		}
+		// A short query reads less far ahead: its run is too short to
+		// repay the page faults of the memory a deep pipeline touches.
+		var total int
+		for _, bi := range plan {
+			total += int(r.blocks[bi].UncompressedSize)
+		}
+		readAhead = min(readAhead, max(256<<10, total/32))
+	}
+	sp := &segPipe{r: r, plan: plan, sel: sel, dump: dump, states: make([]blockState, len(plan)),
+		segBytes: max(readAhead/ahead, 64<<10), ahead: ahead,
+		jobs: make(chan *segment, ahead+1), decodes: make(chan int32, 256), stopc: make(chan struct{})}
+	if r.opts.segmentBytes > 0 {
+		sp.segBytes = r.opts.segmentBytes
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if r.running == nil {
+		r.running = make(map[*segPipe]struct{})
+	}
+	r.running[sp] = struct{}{}
+	r.mu.Unlock()
+	if len(plan) > 64 && r.m != nil {
+		// A scan over many blocks reads the file front to back.
+		first, last := &r.blocks[plan[0]], &r.blocks[plan[len(plan)-1]]
+		if first.DataOffset < last.DataOffset {
+			r.m.advise(int(headerOff(first)), int(blockEnd(last)-headerOff(first)), adviseSequential)
+		}
+	}
+	sp.wg.Add(workers)
+	for range workers {
+		go sp.work()
+	}
+	return sp, nil
+}
+
+// eMin is the smallest cycle plan entry i can contribute.
+func (sp *segPipe) eMin(i int) uint64 {
+	return max(sp.r.blocks[sp.plan[i]].MinCycle, sp.sel.start)
+}
+
+// build cuts the next segment off the plan; nil when the plan is used up.
+func (sp *segPipe) build() *segment {
+	if sp.next >= len(sp.plan) && len(sp.carried) == 0 {
+		return nil
+	}
+	seg := getSegment()
+	seg.blocks = append(seg.blocks, sp.carried...)
+	sp.carried = sp.carried[:0]
+	if sp.builtAny {
+		seg.lo = sp.start
+	} else {
+		seg.lo = sp.eMin(0)
+	}
+	j, bytes := sp.next, 0
+	for j < len(sp.plan) && (j == sp.next || bytes < sp.segBytes) {
+		seg.blocks = append(seg.blocks, int32(j))
+		bytes += int(sp.r.blocks[sp.plan[j]].UncompressedSize)
+		j++
+	}
+	// The next segment must start at a later cycle than this one.
+	for sp.builtAny && j < len(sp.plan) && sp.eMin(j) <= sp.start {
+		seg.blocks = append(seg.blocks, int32(j))
+		j++
+	}
+	sp.next = j
+	if j < len(sp.plan) {
+		end := sp.eMin(j)
+		seg.hi = end
+		for _, pi := range seg.blocks {
+			if sp.r.blocks[sp.plan[pi]].MaxCycle >= end {
+				sp.carried = append(sp.carried, pi)
+			}
+		}
+		sp.start = end
+	} else {
+		seg.last = true
+	}
+	sp.builtAny = true
+	for _, pi := range seg.blocks {
+		sp.states[pi].refs++
+	}
+	return seg
+}
+
+// nextSegment returns the next segment in order, merged (and rendered), or
+// nil at the end. The previous segment is released. With an error, the
+// segment (when not nil) holds the events before the failure: use them,
+// then stop.
+func (sp *segPipe) nextSegment() (*segment, error) {
+	for len(sp.queue) < sp.ahead {
+		seg := sp.build()
+		if seg == nil {
+			break
+		}
+		sp.queue = append(sp.queue, seg)
+		select {
+		case sp.jobs <- seg:
+		case <-sp.stopc:
+			return nil, ErrClosed
+		}
+		// Offer the segment's blocks to idle workers: a seek whose blocks
+		// all fall in one segment then decodes them in parallel.
+		for _, pi := range seg.blocks {
+			select {
+			case sp.decodes <- pi:
+			default:
+			}
+		}
+	}
+	// Release the previous segment only now: the segments after it are
+	// built, so a block it shares with them still has references.
+	if sp.prev != nil {
+		sp.releaseSegment(sp.prev)
+		sp.prev = nil
+	}
+	if len(sp.queue) == 0 {
+		return nil, nil
+	}
+	seg := sp.queue[0]
+	sp.queue = sp.queue[1:]
+	select {
+	case <-seg.done:
+	case <-sp.stopc:
+		return nil, ErrClosed
+	}
+	sp.prev = seg
+	return seg, seg.err
+}
+
+func (sp *segPipe) releaseSegment(seg *segment) {
+	sp.mu.Lock()
+	for _, pi := range seg.blocks {
+		st := &sp.states[pi]
+		st.refs--
+		if st.refs == 0 && st.bd != nil {
+			sp.r.release(st.bd)
+			st.bd = nil
+		}
+	}
+	sp.mu.Unlock()
+	putSegment(seg)
+}
+
+func (sp *segPipe) work() {
+	defer sp.wg.Done()
+	for {
+		select {
+		case seg := <-sp.jobs:
+			if !sp.stopped.Load() {
+				sp.process(seg)
+			}
+			close(seg.done)
+			continue
+		case <-sp.stopc:
+			return
+		default:
+		}
+		select {
+		case seg := <-sp.jobs:
+			if !sp.stopped.Load() {
+				sp.process(seg)
+			}
+			close(seg.done)
+		case pi := <-sp.decodes:
+			if !sp.stopped.Load() {
+				sp.decode(pi)
+			}
+		case <-sp.stopc:
+			return
+		}
+	}
+}
+
+// decode decodes plan entry pi unless it has been already. It does not
+// look at the result: an early decode may come after the block's last
+// segment was consumed and the consumer released it.
+func (sp *segPipe) decode(pi int32) {
+	st := &sp.states[pi]
+	st.once.Do(func() {
+		bd := blockDatas.get()
+		bd.err = sp.r.decodeBlock(sp.plan[pi], sp.sel, bd)
+		st.bd = bd
+	})
+}
+
+// decoded returns plan entry pi decoded, for a segment that uses it (so
+// the consumer cannot have released it).
+func (sp *segPipe) decoded(pi int32) *blockData {
+	sp.decode(pi)
+	return sp.states[pi].bd
+}
+
+// process merges one segment (and renders it for a dump). A block that
+// does not decode ends the iteration, but not before the events that come
+// before it in cycle order: the segment is cut at the bad block's first
+// cycle and carries the error.
+func (sp *segPipe) process(seg *segment) {
+	cut := uint64(math.MaxUint64)
+	for _, pi := range seg.blocks {
+		if sp.stopped.Load() {
+			seg.err = ErrClosed
+			return
+		}
+		bd := sp.decoded(pi)
+		if bd.err != nil {
+			if e := sp.eMin(int(pi)); seg.err == nil || e < cut {
+				seg.err, cut = bd.err, e
+			}
+			continue
+		}
+		seg.bds = append(seg.bds, bd)
+	}
+	if seg.err != nil && (seg.last || cut < seg.hi) {
+		seg.hi, seg.last = cut, false
+	}
+	sp.merge(seg)
+	if sp.dump {
+		sp.r.renderSegment(seg, segmentTextCap)
+	}
+}
+
+// merge puts the segment's events in order into seg.refs: by cycle, then
+// block rank by file offset, then position in the block.
+//
+// When the blocks' parts in the segment do not overlap in cycles (one
+// stream written in cycle order, one unit's blocks, the seams of a
+// window), the order is a concatenation and refs are written directly.
+// Otherwise blocks are gathered in rank order and each block's records are
+// in cycle order, so a stable sort on the cycle alone gives the order.
+func (sp *segPipe) merge(seg *segment) {
+	type part struct {
+		first, last uint64 // cycles of the first and last selected record
+		rank        uint32
+		slot        uint32
+		a, b        int
+	}
+	parts := make([]part, 0, len(seg.bds))
+	total := 0
+	for slot, bd := range seg.bds {
+		recs := bd.recs
+		a := sort.Search(len(recs), func(i int) bool { return recs[i].cycle >= seg.lo })
+		b := len(recs)
+		if !seg.last {
+			b = a + sort.Search(len(recs)-a, func(i int) bool { return recs[a+i].cycle >= seg.hi })
+		}
+		if a < b {
+			parts = append(parts, part{recs[a].cycle, recs[b-1].cycle, sp.r.rankOf(bd.block), uint32(slot), a, b})
+			total += b - a
+		}
+	}
+	slices.SortFunc(parts, func(x, y part) int {
+		if c := cmp.Compare(x.first, y.first); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.rank, y.rank)
+	})
+	disjoint := true
+	for i := 1; i < len(parts); i++ {
+		p, q := &parts[i-1], &parts[i]
+		if p.last > q.first || p.last == q.first && p.rank > q.rank {
+			disjoint = false
+			break
+		}
+	}
+	refs := slices.Grow(seg.refs[:0], total)
+	if disjoint {
+		for _, p := range parts {
+			ref := uint64(p.slot) << 32
+			for i := p.a; i < p.b; i++ {
+				refs = append(refs, ref|uint64(i))
+			}
+		}
+		seg.refs = refs
+		return
+	}
+	slices.SortFunc(parts, func(x, y part) int { return cmp.Compare(x.rank, y.rank) })
+	keys := slices.Grow(seg.keys[:0], total)
+	var span uint64
+	for _, p := range parts {
+		recs := seg.bds[p.slot].recs
+		ref := uint64(p.slot) << 32
+		for i := p.a; i < p.b; i++ {
+			c := recs[i].cycle - seg.lo
+			span = max(span, c)
+			keys = append(keys, c)
+			refs = append(refs, ref|uint64(i))
+		}
+	}
+	if m := len(keys); m > 1 && !sortedAscending(keys) {
+		tk := slices.Grow(seg.tk[:0], m)[:m]
+		tr := slices.Grow(seg.tr[:0], m)[:m]
+		var k2, r2 []uint64
+		if span < uint64(2*m) && span < 1<<22 {
+			seg.counts = slices.Grow(seg.counts[:0], int(span)+1)[:span+1]
+			k2, r2 = countingSort(keys, refs, tk, tr, seg.counts)
+		} else {
+			k2, r2 = radixSort(keys, refs, tk, tr, bitLen(span))
+		}
+		if &k2[0] == &tk[0] {
+			tk, tr = keys, refs // the result is in the scratch: swap roles
+		}
+		seg.tk, seg.tr = tk[:0], tr[:0]
+		keys, refs = k2, r2
+	}
+	seg.keys, seg.refs = keys, refs
+}
+
+// stop ends the pipeline: workers finish what they do, every decoded block
+// goes back to the pool. Safe to call more than once and from Reader.Close.
+func (sp *segPipe) stop() {
+	sp.stopOnce.Do(func() {
+		sp.stopped.Store(true)
+		close(sp.stopc)
+		sp.wg.Wait()
+		sp.mu.Lock()
+		for i := range sp.states {
+			if bd := sp.states[i].bd; bd != nil {
+				sp.r.release(bd)
+				sp.states[i].bd = nil
+			}
+		}
+		sp.mu.Unlock()
+		sp.r.mu.Lock()
+		delete(sp.r.running, sp)
+		sp.r.mu.Unlock()
+	})
+}
