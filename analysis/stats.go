@@ -95,8 +95,9 @@ type StageStats struct {
 }
 
 // Stats reads the events of r that q selects and summarizes them.
-// progress, when set, is called every 65536 events with the count so far.
-func Stats(r *mmapio.Reader, q mmapio.Query, progress func(uint64)) (*Report, error) {
+// progress, when set, is called every 65536 events with the count so far
+// and the current cycle.
+func Stats(r *mmapio.Reader, q mmapio.Query, progress func(events, cycle uint64)) (*Report, error) {
 	s := newStater(r)
 	it := r.Iter(q)
 	defer it.Close()
@@ -104,7 +105,7 @@ func Stats(r *mmapio.Reader, q mmapio.Query, progress func(uint64)) (*Report, er
 		ev := it.Event()
 		s.event(&ev)
 		if progress != nil && s.events&0xFFFF == 0 {
-			progress(s.events)
+			progress(s.events, ev.Cycle)
 		}
 	}
 	if err := it.Err(); err != nil {

@@ -35,7 +35,7 @@ func WriteText(w io.Writer, rep *Report) error {
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.2f\t\n", name, u.Events, u.First, u.Last, u.PerKCycles)
 	}
-	section("Formats", "id\tkind\tevents\tfirst cycle\tlast cycle\tper 1k cycles\tformat")
+	section("Formats", "id\tkind\tevents\tfirst cycle\tlast cycle\tper 1k cycles\t  format")
 	for _, f := range rep.Formats {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%.2f\t  %s\n", f.ID, f.Kind, f.Events, f.First, f.Last, f.PerKCycles, f.Format)
 	}
@@ -43,7 +43,7 @@ func WriteText(w io.Writer, rep *Report) error {
 		section("Spans (duration in cycles)", "unit\tspan\tcount\tmin\tmean\tp50\tp99\tmax\t")
 		for _, s := range rep.Spans {
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Unit, s.Span, distCells(s.Dist))
-			fmt.Fprintf(tw, "\t\thistogram\t%s\t\t\t\t\t\n", histText(s.Histogram))
+			fmt.Fprintf(tw, "    histogram  %s\n", histText(s.Histogram)) // no tab: outside the columns
 		}
 	}
 	if len(rep.Occupancy) > 0 {

@@ -22,8 +22,9 @@ type Options struct {
 	Format       string  // FormatPerfetto or FormatChromeJSON
 	NsPerCycle   float64 // nanoseconds per cycle (> 0)
 	MaxFileBytes int64   // split the output into files of about this size; 0: never
-	// Progress, when set, is called every 65536 events with the count so far.
-	Progress func(events uint64)
+	// Progress, when set, is called every 65536 events with the count so far
+	// and the current cycle.
+	Progress func(events, cycle uint64)
 }
 
 // DefaultOptions: Perfetto, one cycle per nanosecond, 512 MiB files.

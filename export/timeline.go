@@ -93,7 +93,7 @@ func (d *driver) ensure(t *track) error {
 	return d.sink.declare(t)
 }
 
-func (d *driver) run(r *mmapio.Reader, q mmapio.Query, progress func(uint64)) error {
+func (d *driver) run(r *mmapio.Reader, q mmapio.Query, progress func(events, cycle uint64)) error {
 	it := r.Iter(q)
 	defer it.Close()
 	for it.Next() {
@@ -103,7 +103,7 @@ func (d *driver) run(r *mmapio.Reader, q mmapio.Query, progress func(uint64)) er
 		}
 		d.res.Events++
 		if progress != nil && d.res.Events&0xFFFF == 0 {
-			progress(d.res.Events)
+			progress(d.res.Events, ev.Cycle)
 		}
 	}
 	if err := it.Err(); err != nil {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/chronon-sim/chronon-go/export"
 )
 
 // config is a parsed command line.
@@ -19,6 +21,11 @@ type config struct {
 	output     string
 	verbose    bool
 	help       bool
+
+	format       string  // export
+	nsPerCycle   float64 // export
+	maxFileBytes int64   // export
+	json         bool    // stats
 }
 
 // usageError is a command line the tool cannot run: exit status 2.
@@ -28,13 +35,13 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
-var commands = map[string]bool{"info": true, "dump": true, "filter": true, "convert": true, "recover": true}
+var commands = map[string]bool{"info": true, "dump": true, "filter": true, "convert": true, "recover": true, "export": true, "stats": true}
 
 // parseArgs parses `<command> [options] <file.ctrace>`; options and the file
 // may come in any order after the command, as in the original tool. Options
 // take their value as the next argument or after '=' (--limit=10).
 func parseArgs(args []string) (*config, error) {
-	c := &config{}
+	c := &config{format: export.FormatPerfetto, nsPerCycle: 1, maxFileBytes: export.DefaultMaxFileBytes}
 	if len(args) == 0 {
 		return nil, usagef("missing command")
 	}
@@ -101,6 +108,37 @@ func parseArgs(args []string) (*config, error) {
 				return nil, err
 			}
 			c.output = v
+		case "--format":
+			v, err := needValue()
+			if err != nil {
+				return nil, err
+			}
+			if v != export.FormatPerfetto && v != export.FormatChromeJSON {
+				return nil, usagef("--format %q: want perfetto or chrome-json", v)
+			}
+			c.format = v
+		case "--ns-per-cycle":
+			v, err := needValue()
+			if err != nil {
+				return nil, err
+			}
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(f > 0) || f > 1e9 {
+				return nil, usagef("--ns-per-cycle %q: want a number of nanoseconds in (0, 1e9]", v)
+			}
+			c.nsPerCycle = f
+		case "--max-file-size":
+			v, err := needValue()
+			if err != nil {
+				return nil, err
+			}
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return nil, usagef("--max-file-size %q: want bytes (0 = never split)", v)
+			}
+			c.maxFileBytes = n
+		case "--json":
+			c.json = true
 		default:
 			if strings.HasPrefix(a, "-") && a != "-" {
 				return nil, usagef("unknown option %q", a)
@@ -117,8 +155,8 @@ func parseArgs(args []string) (*config, error) {
 	if c.file == "" {
 		return nil, usagef("missing trace file")
 	}
-	if c.command == "recover" && c.output == "" {
-		return nil, usagef("recover needs -o OUT")
+	if (c.command == "recover" || c.command == "export") && c.output == "" {
+		return nil, usagef("%s needs -o OUT", c.command)
 	}
 	return c, nil
 }

@@ -27,6 +27,12 @@ Commands:
   convert    Convert the whole trace to text (--limit is ignored)
   recover    Write a complete file (schema, blocks, footer) from a footer-less
              or torn one: recover FILE -o OUT
+  export     Write a file trace viewers open: export --format perfetto FILE -o OUT
+             (ui.perfetto.dev, trace_processor) or --format chrome-json
+             (chrome://tracing); units become nested tracks, spans slices,
+             counters counter tracks, flow ids arrows
+  stats      Per unit and format: counts and rates; spans: durations and
+             occupancy; flows: cycles from each unit to the next (--json)
 
 Options:
   --cycles START-END  Only events with START <= cycle <= END (START: from there on)
@@ -35,6 +41,15 @@ Options:
   -o, --output FILE   Write to FILE instead of standard output
   -v, --verbose       More detail (dump: event count on stderr)
   -h, --help          Show this help
+
+Export options:
+  --format F          perfetto (default) or chrome-json
+  --ns-per-cycle X    Nanoseconds per cycle on the timeline (default 1)
+  --max-file-size N   Split into files of about N bytes, by cycle window
+                      (default 536870912; 0 = one file)
+
+Stats options:
+  --json              JSON instead of tables
 `
 
 func main() {
@@ -76,6 +91,10 @@ func execute(c *config, stdout, stderr io.Writer) error {
 		return withOutput(c, stdout, func(w io.Writer) error { return dump(c, w, stderr) })
 	case "recover":
 		return recoverFile(c, stdout)
+	case "export":
+		return exportTrace(c, stdout, stderr)
+	case "stats":
+		return withOutput(c, stdout, func(w io.Writer) error { return statsTrace(c, w, stderr) })
 	}
 	return usagef("unknown command %q", c.command)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -17,7 +18,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/internal/pipesim"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -342,4 +345,68 @@ func TestClosedPipe(t *testing.T) {
 	require.NoError(t, err, "exit status 0, stderr %q", stderr.String())
 	require.Empty(t, stderr.String())
 	require.True(t, strings.HasPrefix(refDump(t, "multiblock.dump.txt.gz"), string(buf)), "%q", buf)
+}
+
+func TestExportAndStatsCommands(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "pipe.ctrace")
+	tr, err := chronon.Create(trace, chronon.WithFlushInterval(0), chronon.WithAutoMetadata(false), chronon.WithSimulationName("pipesim"))
+	require.NoError(t, err)
+	require.NoError(t, pipesim.Run(tr, 100))
+	require.NoError(t, tr.Close())
+
+	var stdout, stderr bytes.Buffer
+	out := filepath.Join(dir, "p.pftrace")
+	require.Equal(t, 0, run([]string{"export", trace, "-o", out, "-v", "--ns-per-cycle", "2"}, &stdout, &stderr), stderr.String())
+	require.Equal(t, out+"\n", stdout.String())
+	require.Contains(t, stderr.String(), "Exported 613 events: 100 instants, 500 spans, 13 counter samples, 600 events with a flow")
+	fi, err := os.Stat(out)
+	require.NoError(t, err)
+	require.NotZero(t, fi.Size())
+
+	stdout.Reset()
+	jsonOut := filepath.Join(dir, "p.json")
+	require.Equal(t, 0, run([]string{"export", "--format", "chrome-json", "--cycles", "10-20", trace, "-o", jsonOut}, &stdout, &stderr))
+	var doc map[string]any
+	b, err := os.ReadFile(jsonOut)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &doc))
+
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"stats", trace}, &stdout, &stderr))
+	require.Regexp(t, `core0\.exec\s+core0\.retire\s+100\s+1\s+2\.20\s+1\s+5\s+5`, stdout.String())
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"stats", "--json", "--unit", "fetch", trace}, &stdout, &stderr))
+	var rep struct {
+		Units []struct{ Name string } `json:"units"`
+	}
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
+	require.Len(t, rep.Units, 1)
+	require.Equal(t, "core0.fetch", rep.Units[0].Name)
+
+	for _, bad := range [][]string{
+		{"export", trace},
+		{"export", "--format", "svg", trace, "-o", out},
+		{"export", "--ns-per-cycle", "0", trace, "-o", out},
+		{"export", "--max-file-size", "-1", trace, "-o", out},
+	} {
+		stderr.Reset()
+		require.Equal(t, 2, run(bad, &stdout, &stderr), "%v", bad)
+	}
+	require.Equal(t, 1, run([]string{"stats", filepath.Join(dir, "missing.ctrace")}, &stdout, &stderr))
+}
+
+func TestProgressBar(t *testing.T) {
+	require.Nil(t, newProgress(&bytes.Buffer{}, 0, 100), "silent when stderr is not a terminal")
+	var b bytes.Buffer
+	p := &progress{w: &b, start: 100, end: 300}
+	p.update(5000, 200)
+	require.Contains(t, b.String(), "[===============               ]  50%  5000 events")
+	p.update(6000, 300) // within 100 ms: not redrawn
+	require.NotContains(t, b.String(), "100%")
+	p.done()
+	require.True(t, strings.HasSuffix(b.String(), "\r"))
+	var nilBar *progress
+	nilBar.update(1, 1) // a nil bar is a no-op
+	nilBar.done()
 }

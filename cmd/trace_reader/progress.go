@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// progress draws a progress bar on stderr while a long command (export,
+// stats) runs, when stderr is a terminal; otherwise it stays silent, so
+// scripts and logs see only results. Progress is the position of the
+// current cycle in the window being read, which works for a whole file and
+// for a --cycles window alike.
+type progress struct {
+	w          io.Writer
+	start, end uint64
+	last       time.Time
+	drawn      bool
+}
+
+func newProgress(stderr io.Writer, start, end uint64) *progress {
+	f, ok := stderr.(*os.File)
+	if !ok || !isTerminal(f) || end <= start {
+		return nil
+	}
+	return &progress{w: stderr, start: start, end: end}
+}
+
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// update is the callback the exporters and the analysis call.
+func (p *progress) update(events, cycle uint64) {
+	if p == nil {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	frac := 0.0
+	if cycle > p.start {
+		frac = min(1, float64(cycle-p.start)/float64(p.end-p.start))
+	}
+	const width = 30
+	n := int(frac * width)
+	fmt.Fprintf(p.w, "\r[%s%s] %3.0f%%  %d events", strings.Repeat("=", n), strings.Repeat(" ", width-n), 100*frac, events)
+	p.drawn = true
+}
+
+// done erases the bar.
+func (p *progress) done() {
+	if p != nil && p.drawn {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 60))
+	}
+}
+
+// progressFor sets up the bar for a query of r.
+func progressFor(c *config, stderr io.Writer, first, last uint64) *progress {
+	start, end := first, last
+	if c.hasCycles {
+		start = c.start
+		end = min(c.end, last)
+	}
+	return newProgress(stderr, start, end)
+}
