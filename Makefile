@@ -68,3 +68,37 @@ generate:
 
 clean:
 	rm -rf $(BIN)
+
+# ---- The C and C++ library (cgo/; cgo/README.md) ----
+# lib:     libchronon.so (c-shared) and libchronon.a (c-archive) in CBUILD.
+# install: the libraries, chronon.h, chronon.hpp and chronon.pc under
+#          $(DESTDIR)$(PREFIX) (lib/, include/, lib/pkgconfig/).
+# cbench:  the C benchmarks (emit ns/event; W1 from C next to tracegen).
+# ctest:   the C/C++ tests (examples, W1 multiset, 8 threads, misuse, TSan).
+CBUILD      ?= cgo/build
+PREFIX      ?= /usr/local
+CBENCH_ARGS ?=
+CHRONON_CFLAGS := -O2 -Wall -Wextra -Icgo/include
+
+.PHONY: lib install cbench ctest
+
+lib:
+	$(GO) build -buildmode=c-shared -ldflags='-extldflags=-Wl,-soname,libchronon.so' -o $(CBUILD)/libchronon.so ./cgo/lib
+	$(GO) build -buildmode=c-archive -o $(CBUILD)/libchronon.a ./cgo/lib
+	@# go build also writes the prototypes of the Go side; the API is cgo/include/chronon.h.
+	rm -f $(CBUILD)/libchronon.h
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 0755 $(CBUILD)/libchronon.so $(DESTDIR)$(PREFIX)/lib/libchronon.so
+	install -m 0644 $(CBUILD)/libchronon.a $(DESTDIR)$(PREFIX)/lib/libchronon.a
+	install -m 0644 cgo/include/chronon.h cgo/include/chronon.hpp $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' cgo/chronon.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/chronon.pc
+
+cbench: lib
+	$(GO) build -o $(BIN)/tracegen ./cmd/tracegen
+	$(CC) $(CHRONON_CFLAGS) -o $(CBUILD)/cbench cgo/examples/cbench.c -L$(CBUILD) -lchronon -Wl,-rpath,$(abspath $(CBUILD)) -lpthread
+	$(CBUILD)/cbench --tracegen $(BIN)/tracegen $(CBENCH_ARGS)
+
+ctest: deps
+	$(GO) test -count=1 -timeout 10m -v ./cgo/...

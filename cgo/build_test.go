@@ -1,0 +1,295 @@
+package capi
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The tests build libchronon and the C/C++ programs once, into a temporary
+// directory (never into the source tree), and run them.
+
+var update = flag.Bool("update", false, "rewrite the golden dumps in examples/testdata")
+
+var tmpRoot string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "chronon-capi-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	tmpRoot = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// toolchain is what build produced.
+type toolchain struct {
+	root     string            // repository root
+	dir      string            // everything built goes here
+	include  string            // cgo/include
+	lib      string            // directory of libchronon.so
+	archive  string            // libchronon.a
+	bin      map[string]string // program -> path
+	cxx      bool              // g++ found: the C++ programs exist
+	tracegen string
+	reader   string // bin/trace_reader, "" if cmd/trace_reader does not build (work in progress elsewhere)
+	oracle   string // ctrace_oracle.py, "" if it or python3-zstandard is missing
+	why      []string
+}
+
+var built struct {
+	once    sync.Once
+	logOnce sync.Once
+	tc      *toolchain
+	err     error
+}
+
+// setup builds everything on first use. Without gcc the C API cannot be
+// built at all: the tests skip, loudly.
+func setup(t *testing.T) *toolchain {
+	t.Helper()
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("##### SKIPPING THE C/C++ API TESTS: gcc is not installed; cgo/ needs gcc (and g++ for C++) #####")
+	}
+	built.once.Do(func() { built.tc, built.err = build() })
+	if built.err != nil {
+		t.Fatalf("building the C API: %v", built.err)
+	}
+	built.logOnce.Do(func() {
+		for _, w := range built.tc.why {
+			t.Log(w)
+		}
+	})
+	return built.tc
+}
+
+const python = "/usr/bin/python3"
+
+// cflags are the flags of every example: gnu99 is C99 plus the POSIX
+// declarations the programs use (popen, strnlen); -Werror keeps the header
+// warning-free under -Wall -Wextra.
+var cflags = []string{"-std=gnu99", "-O2", "-g", "-Wall", "-Wextra", "-Werror"}
+var cxxflags = []string{"-std=c++17", "-O2", "-g", "-Wall", "-Wextra", "-Werror"}
+
+func build() (*toolchain, error) {
+	start := time.Now()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		return nil, err
+	}
+	tc := &toolchain{root: root, dir: tmpRoot, include: filepath.Join(root, "cgo", "include"),
+		lib: filepath.Join(tmpRoot, "lib"), bin: map[string]string{}}
+	tc.archive = filepath.Join(tc.lib, "libchronon.a")
+	bin := filepath.Join(tmpRoot, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return nil, err
+	}
+	gocmd := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+	if _, err := os.Stat(gocmd); err != nil {
+		gocmd = "go"
+	}
+	steps := [][]string{
+		{gocmd, "build", "-buildmode=c-shared", "-o", filepath.Join(tc.lib, "libchronon.so"), "./cgo/lib"},
+		{gocmd, "build", "-buildmode=c-archive", "-o", tc.archive, "./cgo/lib"},
+		{gocmd, "build", "-o", filepath.Join(bin, "tracegen"), "./cmd/tracegen"},
+	}
+	for _, s := range steps {
+		if out, err := command(root, nil, s...); err != nil {
+			return nil, fmt.Errorf("%s: %v\n%s", strings.Join(s, " "), err, out)
+		}
+	}
+	tc.tracegen = filepath.Join(bin, "tracegen")
+	if out, err := command(root, nil, gocmd, "build", "-o", filepath.Join(bin, "trace_reader"), "./cmd/trace_reader"); err != nil {
+		tc.why = append(tc.why, "##### cmd/trace_reader does not build (work in progress?): dumps are checked with the oracle only: "+firstLine(out))
+	} else {
+		tc.reader = filepath.Join(bin, "trace_reader")
+	}
+	oracle := filepath.Join(root, "..", "shared", "conformance", "ctrace_oracle.py")
+	if s := os.Getenv("SHARED"); s != "" {
+		oracle = filepath.Join(s, "conformance", "ctrace_oracle.py")
+	}
+	if _, err := os.Stat(oracle); err != nil {
+		tc.why = append(tc.why, "##### ORACLE CHECKS SKIPPED: "+oracle+" is missing #####")
+	} else if out, err := command(root, nil, python, "-c", "import zstandard"); err != nil {
+		tc.why = append(tc.why, "##### ORACLE CHECKS SKIPPED: python3-zstandard is missing (make deps): "+firstLine(out))
+	} else {
+		tc.oracle = oracle
+	}
+
+	ex := filepath.Join(root, "cgo", "examples")
+	shared := []string{"-I" + tc.include, "-L" + tc.lib, "-Wl,-rpath," + tc.lib}
+	cprogs := map[string]string{"example_sim": "example_sim.c", "w1gen": "w1gen.c", "threads": "threads.c",
+		"misuse": "misuse.c", "cbench": "cbench.c"}
+	for name, src := range cprogs {
+		args := append(append(append([]string{"gcc"}, cflags...), shared...), "-o", filepath.Join(bin, name), filepath.Join(ex, src), "-lchronon", "-lpthread")
+		if out, err := command(root, nil, args...); err != nil {
+			return nil, fmt.Errorf("compiling %s: %v\n%s", src, err, out)
+		}
+		tc.bin[name] = filepath.Join(bin, name)
+	}
+	// static_init must be linked with the archive: its point is a
+	// constructor that runs before the Go runtime's.
+	args := append(append([]string{"gcc"}, cflags...), "-I"+tc.include, "-o", filepath.Join(bin, "static_init"),
+		filepath.Join(ex, "static_init.c"), tc.archive, "-lpthread")
+	if out, err := command(root, nil, args...); err != nil {
+		return nil, fmt.Errorf("compiling static_init.c: %v\n%s", err, out)
+	}
+	tc.bin["static_init"] = filepath.Join(bin, "static_init")
+	if _, err := exec.LookPath("g++"); err != nil {
+		tc.why = append(tc.why, "##### g++ is not installed: THE C++ TESTS ARE SKIPPED #####")
+	} else {
+		tc.cxx = true
+		for name, link := range map[string][]string{
+			"example_sim_cpp":        append(shared, "-lchronon"),
+			"example_sim_cpp_static": {"-I" + tc.include, tc.archive, "-lpthread"},
+		} {
+			args := append(append(append([]string{"g++"}, cxxflags...), "-o", filepath.Join(bin, name), filepath.Join(ex, "example_sim.cpp")), link...)
+			if out, err := command(root, nil, args...); err != nil {
+				return nil, fmt.Errorf("compiling example_sim.cpp (%s): %v\n%s", name, err, out)
+			}
+			tc.bin[name] = filepath.Join(bin, name)
+		}
+	}
+	tc.why = append(tc.why, fmt.Sprintf("built libchronon and the C/C++ programs in %.1fs", time.Since(start).Seconds()))
+	return tc, nil
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return s
+}
+
+// command runs argv in dir with extra environment and returns its combined output.
+func command(dir string, env []string, argv ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	return cmd.CombinedOutput()
+}
+
+// run runs a program and returns its stdout and stderr; it fails the test
+// on a non-zero exit.
+func run(t *testing.T, env []string, argv ...string) (stdout, stderr string) {
+	t.Helper()
+	stdout, stderr, err := runErr(t, env, argv...)
+	if err != nil {
+		t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), err, tail(stdout), tail(stderr))
+	}
+	return stdout, stderr
+}
+
+func runErr(t *testing.T, env []string, argv ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.String(), e.String(), err
+}
+
+func tail(s string) string {
+	if len(s) > 4000 {
+		return "..." + s[len(s)-4000:]
+	}
+	return s
+}
+
+// oracleCheck runs `ctrace_oracle.py check` and returns its "OK ..." line.
+func (tc *toolchain) oracleCheck(t *testing.T, path string) string {
+	t.Helper()
+	if tc.oracle == "" {
+		return ""
+	}
+	out, _ := run(t, nil, python, tc.oracle, "check", path)
+	if !strings.HasPrefix(out, "OK ") {
+		t.Fatalf("oracle: %s: %s", path, out)
+	}
+	return strings.TrimSpace(out)
+}
+
+// dump returns the file's events as text lines, sorted (trace_reader
+// prints in cycle order, the oracle in file order): trace_reader's when it
+// builds, checked against the oracle's.
+func (tc *toolchain) dump(t *testing.T, path string) []string {
+	t.Helper()
+	var reader, oracle []string
+	if tc.reader != "" {
+		out, _ := run(t, nil, tc.reader, "dump", path)
+		reader = sortedLines(out)
+	}
+	if tc.oracle != "" {
+		out, _ := run(t, nil, python, tc.oracle, "dump", path)
+		oracle = sortedLines(out)
+	}
+	switch {
+	case reader != nil && oracle != nil:
+		if d := firstDiff(reader, oracle); d != "" {
+			t.Fatalf("%s: trace_reader dump and the oracle's dump differ: %s", path, d)
+		}
+		return reader
+	case reader != nil:
+		return reader
+	case oracle != nil:
+		return oracle
+	}
+	t.Skip("##### neither trace_reader nor the oracle is available: dumps cannot be checked #####")
+	return nil
+}
+
+func sortedLines(s string) []string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		lines = nil
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+func firstDiff(a, b []string) string {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return fmt.Sprintf("line %d: %q vs %q", i+1, a[i], b[i])
+		}
+	}
+	if len(a) != len(b) {
+		return fmt.Sprintf("%d lines vs %d", len(a), len(b))
+	}
+	return ""
+}
+
+// golden compares lines with examples/testdata/name (-update rewrites it).
+func (tc *toolchain) golden(t *testing.T, name string, lines []string) {
+	t.Helper()
+	path := filepath.Join(tc.root, "cgo", "examples", "testdata", name)
+	text := strings.Join(lines, "\n") + "\n"
+	if *update {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cgo -run %s -update to create it)", err, t.Name())
+	}
+	if d := firstDiff(lines, sortedLines(string(want))); d != "" {
+		t.Fatalf("dump differs from %s: %s", path, d)
+	}
+}

@@ -1,0 +1,960 @@
+/*
+ * chronon.h - the C API of Chronon in Go (libchronon).
+ *
+ * Chronon records what every unit of a cycle-accurate simulator did into a
+ * .ctrace v1.1 file (docs/format.md), the same files the Go runtime writes.
+ * This header is C99 (plus the GCC/Clang __atomic builtins) and C++11
+ * compatible; chronon.hpp builds a typed C++17 API on it.
+ *
+ * THE SHAPE OF THE LIBRARY
+ *
+ *   Registration, flush, close and statistics are library functions: they
+ *   call into the Go runtime (100 to 200 ns each), which is fine because
+ *   they are rare. Emitting is not: the emit functions below are static
+ *   inline and write the event straight into the unit's ring buffer, which
+ *   the library maps outside the Go heap and shares with the Go consumer
+ *   (compression and file writing run on Go goroutines). An emit that fits
+ *   in the current chunk is a mask test, a bounds test and five stores; once
+ *   per chunk (one block, 64 KiB by default) it calls chronon__reserve, a C
+ *   function of the library, to publish the chunk and take the next one.
+ *   Only when a ring is full under the Block policy does that C function
+ *   wait: first in C (sleeping and polling, a few ms at most), then, for a
+ *   long wait, in Go (chronon.WaitForRoom, the only call the emit path
+ *   makes into Go). The ring protocol is docs/ring.md; the control block
+ *   below is its exact layout (the _Static_asserts check every offset,
+ *   chronon/ring_layout_test.go checks the Go side).
+ *
+ * LIFETIMES
+ *
+ *   formats   process-wide and permanent, like the Go runtime's registry:
+ *             register them once (at start-up), use them with every tracer.
+ *             A chronon_format is a small value: copy it freely.
+ *   tracers   chronon_open .. chronon_close .. chronon_destroy. A tracer
+ *             handle is a number, never reused: any call on a closed or
+ *             destroyed tracer returns a status, never crashes.
+ *   units     created from a tracer; a chronon_unit* points at the unit's
+ *             ring, which stays mapped after chronon_close (an emit after
+ *             close finds "closed", returns CHRONON_CLOSED and is counted as
+ *             dropped) and is unmapped by chronon_destroy. Do not touch a
+ *             unit after chronon_destroy of its tracer.
+ *
+ * THREADS
+ *
+ *   - One thread emits into a unit at a time (the unit's producer). Several
+ *     threads may each own units of the same tracer. A unit may move to
+ *     another thread if the hand-over synchronizes (mutex, join, ...).
+ *   - chronon_unit_flush runs on the unit's producer thread.
+ *   - chronon_flush, chronon_sync and chronon_close seal the units' partly
+ *     filled chunks on their producers' behalf, so they must not run while
+ *     any emit is in flight: call them after the producer threads stopped or
+ *     reached a barrier (pthread_join, pthread_barrier_wait, a mutex).
+ *   - Everything else may be called from any thread at any time:
+ *     registration, unit creation, masks, statistics, errors.
+ *
+ * STATUSES
+ *
+ *   Every function returns a chronon_status. Zero is success; positive
+ *   values say why an event was not recorded (not errors: the mask disabled
+ *   it, the Drop policy dropped it, the tracer is closed); negative values
+ *   are errors, and chronon_last_error() then describes the failure. No
+ *   function aborts the process, and Go panics never cross into C (they
+ *   become CHRONON_ERR_INTERNAL).
+ *
+ * PLATFORM: 64-bit little-endian (x86-64, arm64), GCC or Clang.
+ */
+#ifndef CHRONON_H
+#define CHRONON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+
+#if !defined(__GNUC__)
+#error "chronon.h needs GCC or Clang: the emit path uses the __atomic builtins"
+#endif
+#if __SIZEOF_POINTER__ != 8 || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "chronon.h supports 64-bit little-endian targets only (the ring and the file are little-endian)"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CHRONON_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------------
+ * Statuses
+ * ------------------------------------------------------------------------ */
+
+typedef enum chronon_status {
+	CHRONON_OK = 0,
+	/* Outcomes: the call was valid but the event was not recorded. */
+	CHRONON_DISABLED = 1, /* the unit's mask disables the format's category */
+	CHRONON_DROPPED = 2,  /* ring full under the Drop policy; counted in the unit's drops */
+	CHRONON_CLOSED = 3,   /* the tracer is closed (emits are counted as dropped);
+	                         also: close, flush or unit creation on a closed tracer */
+	/* Errors: chronon_last_error() says more. */
+	CHRONON_ERR_ARG = -1,      /* bad argument: NULL pointer, invalid option, wrong
+	                              argument count, type or size, event too large */
+	CHRONON_ERR_HANDLE = -2,   /* unknown tracer (never opened, or destroyed) or unit */
+	CHRONON_ERR_FORMAT = -3,   /* not a registered format, or an unknown format id */
+	CHRONON_ERR_IO = -4,       /* the file could not be created or written */
+	CHRONON_ERR_INTERNAL = -5  /* a bug in the library (a Go panic, recovered) */
+} chronon_status;
+
+/* chronon_status_string names a status ("CHRONON_OK", ...). */
+const char *chronon_status_string(chronon_status s);
+
+/* chronon_last_error returns the message of the last error status returned
+ * on the calling thread ("" if none). Like errno, success does not clear it.
+ * The text stays valid until the thread's next failing call. */
+const char *chronon_last_error(void);
+
+/* chronon_version returns the library version, CHRONON_VERSION when the
+ * header and the library match. */
+const char *chronon_version(void);
+
+/* ------------------------------------------------------------------------
+ * Argument types, kinds, roles, policies (the file's enums)
+ * ------------------------------------------------------------------------ */
+
+/* Argument types: the values of the file's ArgType enum (docs/format.md). */
+typedef enum chronon_arg_type {
+	CHRONON_INT8 = 1,
+	CHRONON_INT16 = 2,
+	CHRONON_INT32 = 3,
+	CHRONON_INT64 = 4,
+	CHRONON_UINT8 = 5,
+	CHRONON_UINT16 = 6,
+	CHRONON_UINT32 = 7,
+	CHRONON_UINT64 = 8,
+	CHRONON_FLOAT = 9,    /* 4 bytes */
+	CHRONON_DOUBLE = 10,  /* 8 bytes */
+	CHRONON_POINTER = 11, /* 8 bytes, printed 0x%lx */
+	CHRONON_STRING = 12,  /* NUL-terminated bytes */
+	CHRONON_BOOL = 13     /* 1 byte */
+} chronon_arg_type;
+
+/* chronon_arg_size is the encoded size of a fixed-size type (0 for strings
+ * and unknown types). */
+static inline uint32_t chronon_arg_size(int type) {
+	static const uint8_t sizes[14] = {0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 0, 1};
+	return type >= 0 && type < 14 ? sizes[type] : 0;
+}
+
+/* What a format's events mean (FormatEntry.kind): exporters draw spans and
+ * counters; readers print every event as text. */
+enum {
+	CHRONON_KIND_INSTANT = 0,
+	CHRONON_KIND_SPAN_BEGIN = 1,
+	CHRONON_KIND_SPAN_END = 2,
+	CHRONON_KIND_SPAN_COMPLETE = 3,
+	CHRONON_KIND_COUNTER = 4
+};
+
+/* Roles of arguments (FormatEntry.arg_roles). A lane is a slot of a unit
+ * where spans nest; a flow id links one instruction's events across units;
+ * complete spans have one duration argument, counters one value. */
+enum {
+	CHRONON_ROLE_PLAIN = 0,
+	CHRONON_ROLE_LANE = 1,
+	CHRONON_ROLE_FLOW = 2,
+	CHRONON_ROLE_DURATION = 3,
+	CHRONON_ROLE_VALUE = 4
+};
+
+/* Backpressure policies: what an emit does when its unit's ring is full. */
+enum {
+	CHRONON_POLICY_BLOCK = 0, /* wait for the writer: nothing is lost (default) */
+	CHRONON_POLICY_DROP = 1   /* never wait: drop the event, count it */
+};
+
+#define CHRONON_LEVEL_NONE (-1)          /* chronon_options.level: store blocks raw */
+#define CHRONON_CATEGORY_DEFAULT UINT64_C(1)
+
+/* ------------------------------------------------------------------------
+ * The unit ring control block (docs/ring.md). ABI: do not reorder.
+ *
+ * A chronon_unit* is the address of a unit's ring: this 256-byte control
+ * block, then the chunk lengths, then the chunks. The fields are public only
+ * because the inline emit path reads them; programs use the functions below
+ * and never write a field. "producer" fields belong to the thread that
+ * emits into the unit; the consumer (Go) writes tail, lim (0 only) and
+ * flags. Atomic fields are accessed only with __atomic builtins, with the
+ * memory orders of docs/ring.md.
+ * ------------------------------------------------------------------------ */
+
+typedef struct chronon_unit {
+	uint64_t head;        /*   0 chunks sealed; producer, release store */
+	uint8_t pad0_[56];    /*   8 head and tail on separate cache lines */
+	uint64_t tail;        /*  64 chunks released; consumer, release store */
+	uint8_t pad1_[56];    /*  72 */
+	uint64_t mask;        /* 128 category enable mask; anyone, relaxed */
+	uint32_t lim;         /* 136 bytes the producer may fill; consumer may store 0 (relaxed) */
+	uint32_t off;         /* 140 write offset in the current chunk; producer */
+	uint8_t *chunk;       /* 144 current chunk (in the data area); producer */
+	uint64_t head_local;  /* 152 producer's copy of head */
+	uint32_t has_chunk;   /* 160 the chunk at head_local is acquired; producer */
+	uint32_t flags;       /* 164 bit 0: tracer closed; consumer */
+	uint64_t dropped;     /* 168 events dropped; producer, relaxed add */
+	uint64_t waits;       /* 176 times the producer waited; relaxed add */
+	uint64_t src_word;    /* 184 source_id as record bytes 16..24 want it (arg_count 0) */
+	uint32_t chunk_size;  /* 192 bytes per chunk = the tracer's block size */
+	uint32_t n_chunks;    /* 196 a power of two, >= 2 */
+	uint32_t max_args;    /* 200 largest args area of one event */
+	uint32_t policy;      /* 204 CHRONON_POLICY_* */
+	uint64_t data_off;    /* 208 offset of chunk 0 from the control block */
+	uint64_t handle;      /* 216 opaque value passed back when the producer waits */
+	uint32_t magic;       /* 224 CHRONON_RING_MAGIC */
+	uint32_t version;     /* 228 CHRONON_RING_VERSION */
+	uint8_t reserved_[24];/* 232 zero */
+	/* 256: uint32_t lens[n_chunks]; then, at data_off, the chunks */
+} chronon_unit;
+
+#define CHRONON_RING_MAGIC 0x474E5243u /* "CRNG" */
+#define CHRONON_RING_VERSION 1u
+#define CHRONON_RING_CLOSED 1u         /* flags bit 0 */
+#define CHRONON_EVENT_HEADER 26u       /* [args_size u16][24-byte record] */
+#define CHRONON_MAX_ARGS_SIZE 65535u   /* args_size is a u16 */
+
+#define CHRONON__CAT2(a, b) a##b
+#define CHRONON__CAT(a, b) CHRONON__CAT2(a, b)
+#if defined(__cplusplus)
+#define CHRONON__STATIC_ASSERT(c, m) static_assert(c, m)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define CHRONON__STATIC_ASSERT(c, m) _Static_assert(c, m)
+#else /* C99: a negative array size fails the build */
+#define CHRONON__STATIC_ASSERT(c, m) \
+	typedef char CHRONON__CAT(chronon__static_assert_, __LINE__)[(c) ? 1 : -1] __attribute__((unused))
+#endif
+
+/* The offsets of docs/ring.md, which chronon/ring_layout_test.go pins on the Go side. */
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, head) == 0, "ring.md: head at 0");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, tail) == 64, "ring.md: tail at 64");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, mask) == 128, "ring.md: mask at 128");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, lim) == 136, "ring.md: lim at 136");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, off) == 140, "ring.md: off at 140");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, chunk) == 144, "ring.md: chunk at 144");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, head_local) == 152, "ring.md: head_local at 152");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, has_chunk) == 160, "ring.md: has_chunk at 160");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, flags) == 164, "ring.md: flags at 164");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, dropped) == 168, "ring.md: dropped at 168");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, waits) == 176, "ring.md: waits at 176");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, src_word) == 184, "ring.md: src_word at 184");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, chunk_size) == 192, "ring.md: chunk_size at 192");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, n_chunks) == 196, "ring.md: n_chunks at 196");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, max_args) == 200, "ring.md: max_args at 200");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, policy) == 204, "ring.md: policy at 204");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, data_off) == 208, "ring.md: data_off at 208");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, handle) == 216, "ring.md: handle at 216");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, magic) == 224, "ring.md: magic at 224");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, version) == 228, "ring.md: version at 228");
+CHRONON__STATIC_ASSERT(sizeof(chronon_unit) == 256, "ring.md: the control block is 256 bytes");
+CHRONON__STATIC_ASSERT(sizeof(uint8_t *) == 8, "ring.md: chunk is an 8-byte address");
+
+/* ------------------------------------------------------------------------
+ * Tracers
+ * ------------------------------------------------------------------------ */
+
+/* A tracer handle: a number the library gave out (0: none). Copy it freely;
+ * after chronon_destroy every call with it returns CHRONON_ERR_HANDLE. */
+typedef struct chronon_tracer {
+	uint64_t id;
+} chronon_tracer;
+
+/* One pair of run metadata (recorded in the schema's metadata). */
+typedef struct chronon_kv {
+	const char *key;   /* non-empty */
+	const char *value; /* NULL: "" */
+} chronon_kv;
+
+/* Options of chronon_open. Zero-initialize (CHRONON_OPTIONS_INIT) and set
+ * what you need: every zero field means "the default". The strings are
+ * copied; they need to live only during the call. */
+typedef struct chronon_options {
+	uint32_t block_size;          /* bytes per block: a power of two, 4096..1048576; 0: 65536 */
+	int32_t level;                /* zstd level 1..22; 0: default (3); CHRONON_LEVEL_NONE: raw */
+	uint64_t ring_size;           /* bytes per unit ring: a power of two >= 2 blocks; 0: 4 blocks */
+	int32_t policy;               /* CHRONON_POLICY_BLOCK (0, default) or CHRONON_POLICY_DROP */
+	int32_t compression_workers;  /* goroutines compressing blocks; 0: one per CPU */
+	int64_t flush_interval_ns;    /* bound on how long an event stays in memory; 0: 1 s;
+	                                 negative: no periodic flush; else >= 1 ms */
+	uint64_t default_mask;        /* category mask of new units; 0: all categories */
+	const char *simulation_name;  /* NULL: none */
+	uint64_t config_hash;         /* a hash of the simulator's configuration */
+	const chronon_kv *metadata;   /* n_metadata pairs (may be NULL when n_metadata is 0) */
+	size_t n_metadata;
+	int32_t no_auto_metadata;     /* non-zero: do not record host, command line, start
+	                                 time, pid and MPI/Slurm/torchrun rank */
+	int32_t reserved_;
+} chronon_options;
+
+#ifdef __cplusplus
+#define CHRONON_OPTIONS_INIT {}
+#else
+#define CHRONON_OPTIONS_INIT {0}
+#endif
+
+/* chronon_open creates (truncates) the file at path and starts the
+ * background writer. opts may be NULL (all defaults).
+ *   CHRONON_OK         *out is the tracer
+ *   CHRONON_ERR_ARG    out or path is NULL, or an option is invalid
+ *   CHRONON_ERR_IO     the file cannot be created
+ * On failure *out is {0}. Any thread. */
+chronon_status chronon_open(chronon_tracer *out, const char *path, const chronon_options *opts);
+
+/* chronon_flush writes every event emitted so far to the file (without
+ * fsync). It seals the units' partly filled chunks on their producers'
+ * behalf: no emit may be in flight (see THREADS).
+ *   CHRONON_OK, CHRONON_CLOSED, CHRONON_ERR_HANDLE, CHRONON_ERR_IO (the
+ *   tracer's first I/O error; tracing goes on, later blocks count as lost) */
+chronon_status chronon_flush(chronon_tracer t);
+
+/* chronon_sync is chronon_flush followed by fsync. */
+chronon_status chronon_sync(chronon_tracer t);
+
+/* chronon_close drains every unit, writes the footer and fsyncs. No emit
+ * may be in flight. The units stay mapped: a later emit returns
+ * CHRONON_CLOSED and is counted as dropped.
+ *   CHRONON_OK
+ *   CHRONON_CLOSED      the tracer was already closed (nothing done)
+ *   CHRONON_ERR_HANDLE  unknown or destroyed tracer
+ *   CHRONON_ERR_IO      the first I/O error met while tracing or closing */
+chronon_status chronon_close(chronon_tracer t);
+
+/* chronon_destroy closes the tracer if it is open, unmaps its units' rings
+ * and forgets the handle. Call it once no thread will touch the units.
+ * Returns what chronon_close returned (CHRONON_OK if it was closed before),
+ * or CHRONON_ERR_HANDLE. */
+chronon_status chronon_destroy(chronon_tracer t);
+
+/* chronon_tracer_error returns CHRONON_ERR_IO (and sets the last error) if
+ * the tracer met an I/O error so far, CHRONON_OK if not. */
+chronon_status chronon_tracer_error(chronon_tracer t);
+
+/* ------------------------------------------------------------------------
+ * Formats (process-wide, permanent)
+ * ------------------------------------------------------------------------ */
+
+/* A registered format, filled by chronon_format_register. The emit path
+ * reads it; treat the fields as read-only. */
+typedef struct chronon_format {
+	uint64_t category;     /* category mask: recorded when unit mask & category != 0 */
+	uint64_t id_cat;       /* record bytes 8..16: id | low 32 bits of category << 32 */
+	uint64_t argc_word;    /* record bytes 16..24 without the source: arg_count << 16 */
+	uint64_t sig;          /* the argument types packed (chronon__sig); typed emitters
+	                          compare it to theirs */
+	uint64_t check;        /* chronon__format_check(): tells a registered format from
+	                          an uninitialized or altered one */
+	const uint8_t *types;  /* arg_count chronon_arg_type values, owned by the library */
+	uint32_t id;           /* format id (>= 1), the number written into events */
+	uint16_t fixed_size;   /* bytes of the non-string arguments */
+	uint8_t arg_count;
+	uint8_t n_strings;     /* string arguments */
+} chronon_format;
+
+/* Options of chronon_format_register; zero-initialize. */
+typedef struct chronon_format_options {
+	uint64_t category;     /* category mask; 0: CHRONON_CATEGORY_DEFAULT */
+	int32_t kind;          /* CHRONON_KIND_* (default instant) */
+	int32_t log_level;     /* with is_log: 0 debug .. 3 error */
+	const uint8_t *roles;  /* NULL, or one CHRONON_ROLE_* per argument */
+	const char *name;      /* display name of spans and counters; NULL: derived */
+	const char *file;      /* source location recorded in the schema; NULL: none */
+	uint32_t line;
+	int32_t is_log;        /* non-zero: a log message (the original's log channel) */
+} chronon_format_options;
+
+#ifdef __cplusplus
+#define CHRONON_FORMAT_OPTIONS_INIT {}
+#else
+#define CHRONON_FORMAT_OPTIONS_INIT {0}
+#endif
+
+/* chronon_format_register registers text with n argument types (values of
+ * chronon_arg_type, at most 255) and fills *out. text holds exactly n
+ * placeholders: {} or {:x} (hex). opts may be NULL. Formats live for the
+ * process and every tracer writes them all into its schema.
+ *   CHRONON_OK
+ *   CHRONON_ERR_ARG  NULL text/out, types NULL with n > 0, an unknown type,
+ *                    a placeholder count other than n, invalid kind/roles
+ * Any thread. */
+chronon_status chronon_format_register(const char *text, const uint8_t *types, size_t n,
+                                       const chronon_format_options *opts, chronon_format *out);
+
+/* chronon_format_get fills *out with the format registered (through this
+ * library) under id.
+ *   CHRONON_OK, CHRONON_ERR_FORMAT (unknown id), CHRONON_ERR_ARG (out NULL) */
+chronon_status chronon_format_get(uint32_t id, chronon_format *out);
+
+/* chronon_category_register names the next free category bit and stores
+ * its mask in *mask (names appear in the schema; masks work without names).
+ *   CHRONON_OK, CHRONON_ERR_ARG (NULL/empty name, name taken, 64 bits used) */
+chronon_status chronon_category_register(const char *name, const char *description, uint64_t *mask);
+
+/* ------------------------------------------------------------------------
+ * Units
+ * ------------------------------------------------------------------------ */
+
+/* Options of chronon_unit_create; zero-initialize. */
+typedef struct chronon_unit_options {
+	uint64_t mask;         /* with has_mask: initial enable mask */
+	int32_t has_mask;      /* zero: the tracer's default mask */
+	uint16_t id;           /* unit id 1..65535; 0: the next free one */
+	uint16_t reserved_;
+	uint64_t ring_size;    /* bytes; 0: the tracer's ring size */
+} chronon_unit_options;
+
+#ifdef __cplusplus
+#define CHRONON_UNIT_OPTIONS_INIT {}
+#else
+#define CHRONON_UNIT_OPTIONS_INIT {0}
+#endif
+
+/* chronon_unit_create creates a unit named name (dotted by convention,
+ * "core0.fetch"; unique in the tracer) of type type_name (may be NULL) and
+ * stores its handle in *out. opts may be NULL. Any thread.
+ *   CHRONON_OK
+ *   CHRONON_CLOSED      the tracer is closed
+ *   CHRONON_ERR_ARG     NULL name/out, duplicate name or id, bad ring size
+ *   CHRONON_ERR_HANDLE  unknown tracer */
+chronon_status chronon_unit_create(chronon_tracer t, const char *name, const char *type_name,
+                                   const chronon_unit_options *opts, chronon_unit **out);
+
+/* chronon_unit_flush publishes the unit's partly filled chunk, so the
+ * writer takes it now rather than when it fills. Producer thread only.
+ * Pure C (does not call Go). CHRONON_OK or CHRONON_ERR_ARG (NULL/not a unit). */
+chronon_status chronon_unit_flush(chronon_unit *u);
+
+/* chronon_unit_prefault writes to every page of the unit's free chunks, so
+ * that the first pass through a fresh ring does not page-fault inside
+ * emits (the library maps rings lazily; a 64 MiB ring is 16384 first-touch
+ * faults). Free chunks belong to the producer (docs/ring.md), so this is
+ * producer-thread only, like an emit; the current chunk's events are left
+ * alone. Pure C. CHRONON_OK or CHRONON_ERR_ARG (NULL/not a unit). */
+chronon_status chronon_unit_prefault(chronon_unit *u);
+
+/* The unit id written into its events. */
+static inline uint16_t chronon_unit_id(const chronon_unit *u) { return (uint16_t)u->src_word; }
+
+/* Masks: any thread; the producer sees a change at its next emit. */
+static inline uint64_t chronon_unit_mask(const chronon_unit *u) {
+	return __atomic_load_n(&u->mask, __ATOMIC_RELAXED);
+}
+static inline void chronon_unit_set_mask(chronon_unit *u, uint64_t mask) {
+	__atomic_store_n(&u->mask, mask, __ATOMIC_RELAXED);
+}
+static inline void chronon_unit_enable(chronon_unit *u, uint64_t mask) {
+	__atomic_fetch_or(&u->mask, mask, __ATOMIC_RELAXED);
+}
+static inline void chronon_unit_disable(chronon_unit *u, uint64_t mask) {
+	__atomic_fetch_and(&u->mask, ~mask, __ATOMIC_RELAXED);
+}
+/* chronon_enabled: would an event of format f be recorded on u? */
+static inline bool chronon_enabled(const chronon_unit *u, const chronon_format *f) {
+	return (__atomic_load_n(&u->mask, __ATOMIC_RELAXED) & f->category) != 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Statistics (any thread, any time)
+ * ------------------------------------------------------------------------ */
+
+/* What happened to one unit's events. emitted counts events that passed the
+ * mask and left the producer's current chunk (a partly filled chunk counts
+ * once it is sealed). After close: emitted == written + dropped + lost. */
+typedef struct chronon_unit_stats {
+	uint64_t emitted;
+	uint64_t written;  /* in blocks written to the file */
+	uint64_t dropped;  /* Drop policy, or emitted after close */
+	uint64_t lost;     /* in blocks that could not be written (I/O error) */
+	uint64_t waits;    /* times the producer waited for room (Block policy) */
+	uint16_t id;
+} chronon_unit_stats;
+
+typedef struct chronon_stats {
+	uint64_t blocks;           /* blocks written */
+	uint64_t raw_bytes;        /* their uncompressed bytes */
+	uint64_t compressed_bytes; /* their bytes in the file, without block headers */
+	int64_t file_bytes;        /* bytes appended to the file so far */
+	size_t n_units;            /* units in the tracer (may exceed the cap given) */
+} chronon_stats;
+
+/* chronon_get_stats fills *out and the first min(cap, n_units) entries of
+ * units (may be NULL when cap is 0), in unit creation order.
+ *   CHRONON_OK, CHRONON_ERR_ARG (out NULL), CHRONON_ERR_HANDLE */
+chronon_status chronon_get_stats(chronon_tracer t, chronon_stats *out, chronon_unit_stats *units,
+                                 size_t cap);
+
+/* chronon_get_unit_stats fills *out for unit u of tracer t.
+ *   CHRONON_OK, CHRONON_ERR_ARG (NULL), CHRONON_ERR_HANDLE (unknown tracer,
+ *   or u is not one of its units) */
+chronon_status chronon_get_unit_stats(chronon_tracer t, const chronon_unit *u, chronon_unit_stats *out);
+
+/* ------------------------------------------------------------------------
+ * Emitting: library parts of the slow path (pure C: no call into Go except
+ * the wait under the Block policy)
+ * ------------------------------------------------------------------------ */
+
+/* chronon__reserve is the producer's slow path (docs/ring.md, reserve(n)):
+ * the event of n bytes does not fit the current chunk, or a flush was
+ * requested, or there is no chunk yet. It seals the current chunk, takes
+ * the next one (waiting or dropping per the policy) and returns CHRONON_OK
+ * when the event may be written at offset 0 of u->chunk, CHRONON_DROPPED or
+ * CHRONON_CLOSED (counted in dropped), or CHRONON_ERR_ARG when n exceeds
+ * 26 + max_args. Called by the inline functions only. */
+chronon_status chronon__reserve(chronon_unit *u, size_t n);
+
+/* chronon__fail records msg as the thread's last error and returns s. */
+chronon_status chronon__fail(chronon_status s, const char *msg);
+
+/* chronon__begin_fail explains a failed check of chronon_begin or of a
+ * typed emitter (want_sig 0: do not compare signatures). */
+chronon_status chronon__begin_fail(const chronon_unit *u, const chronon_format *f, uint64_t want_sig,
+                                   size_t args_size);
+
+/* A unit that is always closed: chronon.hpp's default Unit points here so
+ * that emitting into it returns CHRONON_CLOSED without a NULL check. */
+extern chronon_unit chronon__dead_unit;
+
+/* ------------------------------------------------------------------------
+ * Emitting: inline helpers
+ * ------------------------------------------------------------------------ */
+
+#define CHRONON_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CHRONON_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CHRONON__INLINE static inline __attribute__((always_inline))
+
+/* Signatures: the argument count and types packed in 64 bits (count in bits
+ * 0..3, type i in bits 4+4i.., bit 63 set), for up to 14 arguments; 0 for
+ * more. A typed emitter compares its compile-time signature with the
+ * format's: one compare checks the argument count and every type. */
+#define CHRONON__SIG_MARK (UINT64_C(1) << 63)
+#define CHRONON__SIG_MAX_ARGS 14
+
+static inline uint64_t chronon__sig(const uint8_t *types, size_t n) {
+	uint64_t s = CHRONON__SIG_MARK | (uint64_t)n;
+	size_t i;
+	if (n > CHRONON__SIG_MAX_ARGS)
+		return 0;
+	for (i = 0; i < n; i++)
+		s |= (uint64_t)(types[i] & 15) << (4 + 4 * i);
+	return s;
+}
+
+/* chronon__format_check ties a format's check word to its id, category and
+ * signature: a zeroed, forged or altered chronon_format fails it. It is a
+ * guard against mistakes, not against an adversary. */
+static inline uint64_t chronon__format_check(uint64_t id_cat, uint64_t sig) {
+	return ((id_cat ^ sig) * UINT64_C(0x9E3779B97F4A7C15)) ^ UINT64_C(0x43524f4e464d5431);
+}
+
+/* Little-endian stores of any alignment (memcpy compiles to one mov). */
+CHRONON__INLINE void chronon__st16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+CHRONON__INLINE void chronon__st32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+CHRONON__INLINE void chronon__st64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* chronon__claim is the fast path of docs/ring.md: it makes room for an
+ * event of n = 26 + args bytes in the current chunk and returns where it
+ * goes. The event belongs to the chunk at once: nothing reads the chunk
+ * before this thread seals it (the next reserve, or chronon_unit_flush). */
+CHRONON__INLINE chronon_status chronon__claim(chronon_unit *u, uint32_t n, uint8_t **p) {
+	uint32_t off = u->off;
+	if (CHRONON_UNLIKELY((uint64_t)off + n > __atomic_load_n(&u->lim, __ATOMIC_RELAXED))) {
+		chronon_status s = chronon__reserve(u, n);
+		if (s != CHRONON_OK)
+			return s;
+		off = 0;
+	}
+	*p = u->chunk + off;
+	u->off = off + n;
+	return CHRONON_OK;
+}
+
+/* chronon__put_header writes [args_size][record] and returns where the
+ * arguments go: record = cycle, format id, category (low 32 bits), source
+ * id, arg count, five zero bytes (docs/format.md). */
+CHRONON__INLINE uint8_t *chronon__put_header(uint8_t *p, const chronon_unit *u, const chronon_format *f,
+                                              uint64_t cycle, uint32_t args_size) {
+	chronon__st16(p, (uint16_t)args_size);
+	chronon__st64(p + 2, cycle);
+	chronon__st64(p + 10, f->id_cat);
+	chronon__st64(p + 18, u->src_word | f->argc_word);
+	return p + CHRONON_EVENT_HEADER;
+}
+
+/* chronon__begin_raw: mask test, claim, header. No argument checks: for
+ * callers whose arguments match the format by construction (chronon.hpp,
+ * the typed emitters after their signature test). */
+CHRONON__INLINE chronon_status chronon__begin_raw(chronon_unit *u, const chronon_format *f, uint64_t cycle,
+                                                  uint32_t args_size, uint8_t **args) {
+	uint8_t *p;
+	chronon_status s;
+	if ((__atomic_load_n(&u->mask, __ATOMIC_RELAXED) & f->category) == 0)
+		return CHRONON_DISABLED;
+	s = chronon__claim(u, CHRONON_EVENT_HEADER + args_size, &p);
+	if (CHRONON_UNLIKELY(s != CHRONON_OK))
+		return s;
+	*args = chronon__put_header(p, u, f, cycle, args_size);
+	return CHRONON_OK;
+}
+
+/* ---- begin / put / commit: any format, arguments written one by one ----
+ *
+ *   chronon_writer w;
+ *   chronon_begin(&w, u, &fmt, cycle, 8 + 1);   // args_size: the bytes of the arguments
+ *   chronon_put_u64(&w, pc);
+ *   chronon_put_bool(&w, taken);
+ *   st = chronon_commit(&w);                    // CHRONON_OK, or why not
+ *
+ * Calling the puts and commit after a begin that did not return CHRONON_OK
+ * is harmless (they do nothing; commit returns begin's status), so the code
+ * needs no branch. begin checks the format (registered; args_size equals
+ * the fixed size, or for formats with strings lies between the fixed size
+ * plus one byte per string and the unit's max_args); each put checks that
+ * it fits; commit checks that the arguments filled args_size exactly, and
+ * otherwise takes the event back (CHRONON_ERR_ARG): the ring never holds a
+ * malformed event. Types are the caller's business here (the typed emitters
+ * and chronon_emit_args check them). Do not begin another event on the unit
+ * before the commit. */
+typedef struct chronon_writer {
+	uint8_t *p;            /* next argument byte */
+	uint8_t *start;        /* the event, for a take-back; NULL if begin failed */
+	chronon_unit *u;
+	uint32_t left;         /* argument bytes still to put */
+	chronon_status status; /* begin's status, or CHRONON_ERR_ARG after a bad put */
+} chronon_writer;
+
+static inline chronon_status chronon_begin(chronon_writer *w, chronon_unit *u, const chronon_format *f,
+                                           uint64_t cycle, size_t args_size) {
+	uint8_t *args;
+	chronon_status s;
+	if (CHRONON_UNLIKELY(w == NULL))
+		return chronon__fail(CHRONON_ERR_ARG, "chronon_begin: writer is NULL");
+	w->p = NULL;
+	w->start = NULL;
+	w->u = u;
+	w->left = 0;
+	if (CHRONON_UNLIKELY(u == NULL || f == NULL || f->check != chronon__format_check(f->id_cat, f->sig) ||
+	                     (args_size != f->fixed_size &&
+	                      (f->n_strings == 0 || args_size < (size_t)f->fixed_size + f->n_strings ||
+	                       args_size > CHRONON_MAX_ARGS_SIZE)))) {
+		w->status = chronon__begin_fail(u, f, 0, args_size);
+		return w->status;
+	}
+	s = chronon__begin_raw(u, f, cycle, (uint32_t)args_size, &args);
+	w->status = s;
+	if (s != CHRONON_OK)
+		return s;
+	w->p = args;
+	w->start = args - CHRONON_EVENT_HEADER;
+	w->left = (uint32_t)args_size;
+	return CHRONON_OK;
+}
+
+/* The puts: each writes one argument if it fits in what begin reserved;
+ * otherwise it marks the writer bad (commit then fails). */
+#define CHRONON__DEFINE_PUT(name, ctype, stype, conv)                        \
+	CHRONON__INLINE void chronon_put_##name(chronon_writer *w, ctype v) {  \
+		stype x = (stype)(conv);                                             \
+		if (CHRONON_LIKELY(w->left >= sizeof(stype))) {                      \
+			memcpy(w->p, &x, sizeof(stype));                                 \
+			w->p += sizeof(stype);                                           \
+			w->left -= (uint32_t)sizeof(stype);                              \
+		} else if (w->status == CHRONON_OK) {                                \
+			w->status = CHRONON_ERR_ARG;                                     \
+		}                                                                    \
+	}
+CHRONON__DEFINE_PUT(i8, int8_t, int8_t, v)
+CHRONON__DEFINE_PUT(i16, int16_t, int16_t, v)
+CHRONON__DEFINE_PUT(i32, int32_t, int32_t, v)
+CHRONON__DEFINE_PUT(i64, int64_t, int64_t, v)
+CHRONON__DEFINE_PUT(u8, uint8_t, uint8_t, v)
+CHRONON__DEFINE_PUT(u16, uint16_t, uint16_t, v)
+CHRONON__DEFINE_PUT(u32, uint32_t, uint32_t, v)
+CHRONON__DEFINE_PUT(u64, uint64_t, uint64_t, v)
+CHRONON__DEFINE_PUT(f32, float, float, v)
+CHRONON__DEFINE_PUT(f64, double, double, v)
+CHRONON__DEFINE_PUT(ptr, const void *, uint64_t, (uintptr_t)v)
+CHRONON__DEFINE_PUT(bool, bool, uint8_t, v ? 1 : 0)
+
+/* chronon_str_size is the args_size share of string s: strlen(s) + 1. */
+static inline size_t chronon_str_size(const char *s) { return s ? strlen(s) + 1 : 1; }
+
+/* chronon_put_str writes s and its NUL, cut to what begin reserved for it:
+ * at most left - 1 bytes, so a string sized with chronon_str_size fits
+ * exactly. A NULL string marks the writer bad. */
+static inline void chronon_put_str(chronon_writer *w, const char *s) {
+	size_t n;
+	if (CHRONON_UNLIKELY(s == NULL || w->left == 0)) {
+		if (w->status == CHRONON_OK)
+			w->status = CHRONON_ERR_ARG;
+		return;
+	}
+	n = strlen(s);
+	if (n > w->left - 1)
+		n = w->left - 1;
+	memcpy(w->p, s, n);
+	w->p[n] = 0;
+	w->p += n + 1;
+	w->left -= (uint32_t)(n + 1);
+}
+
+/* chronon__commit_fail takes back an event whose arguments did not fill
+ * args_size exactly (or had a NULL string) and explains it. It takes the
+ * writer's fields by value: a writer whose address escaped would be kept in
+ * memory by the compiler, costing every put a store and a load. */
+chronon_status chronon__commit_fail(chronon_unit *u, uint8_t *start, uint8_t *p, uint32_t left, chronon_status st);
+
+/* chronon_commit ends the event begun by chronon_begin: CHRONON_OK when the
+ * arguments filled args_size exactly; begin's status if it failed; or
+ * CHRONON_ERR_ARG after taking the event back (too few or too many bytes
+ * put, or a NULL string). */
+static inline chronon_status chronon_commit(chronon_writer *w) {
+	if (CHRONON_LIKELY(w->status == CHRONON_OK && w->left == 0))
+		return CHRONON_OK;
+	if (w->start == NULL) /* begin failed (or a commit already failed): nothing reserved */
+		return w->status;
+	w->status = chronon__commit_fail(w->u, w->start, w->p, w->left, w->status);
+	w->start = NULL;
+	return w->status;
+}
+
+/* ---- Typed emitters: one inline function per argument signature ----
+ *
+ * CHRONON_DEFINE_EMITn(name, t0, ..., tn-1) defines
+ *
+ *   static inline chronon_status name(chronon_unit *u, const chronon_format *f,
+ *                                     uint64_t cycle, T0 a0, ..., Tn-1 an-1);
+ *
+ * for fixed-size argument tokens: i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 ptr
+ * bool (C types int8_t .. uint64_t, float, double, const void *, bool).
+ * The emitter compares the format's signature with its own (one compare:
+ * argument count and every type) and returns CHRONON_ERR_ARG on a mismatch,
+ * CHRONON_ERR_FORMAT for a format that was never registered, CHRONON_ERR_ARG
+ * for NULL u or f. Then it is the fast path: mask, claim, header, stores.
+ * For strings use chronon_begin/chronon_put_str or chronon_emit_args.
+ *
+ *   CHRONON_DEFINE_EMIT2(emit_fetch, u64, bool)
+ *   ...
+ *   emit_fetch(u, &fetch_fmt, cycle, pc, taken);
+ */
+#define CHRONON__CT_i8 int8_t
+#define CHRONON__CT_i16 int16_t
+#define CHRONON__CT_i32 int32_t
+#define CHRONON__CT_i64 int64_t
+#define CHRONON__CT_u8 uint8_t
+#define CHRONON__CT_u16 uint16_t
+#define CHRONON__CT_u32 uint32_t
+#define CHRONON__CT_u64 uint64_t
+#define CHRONON__CT_f32 float
+#define CHRONON__CT_f64 double
+#define CHRONON__CT_ptr const void *
+#define CHRONON__CT_bool bool
+#define CHRONON__AT_i8 1
+#define CHRONON__AT_i16 2
+#define CHRONON__AT_i32 3
+#define CHRONON__AT_i64 4
+#define CHRONON__AT_u8 5
+#define CHRONON__AT_u16 6
+#define CHRONON__AT_u32 7
+#define CHRONON__AT_u64 8
+#define CHRONON__AT_f32 9
+#define CHRONON__AT_f64 10
+#define CHRONON__AT_ptr 11
+#define CHRONON__AT_bool 13
+#define CHRONON__SZ_i8 1
+#define CHRONON__SZ_i16 2
+#define CHRONON__SZ_i32 4
+#define CHRONON__SZ_i64 8
+#define CHRONON__SZ_u8 1
+#define CHRONON__SZ_u16 2
+#define CHRONON__SZ_u32 4
+#define CHRONON__SZ_u64 8
+#define CHRONON__SZ_f32 4
+#define CHRONON__SZ_f64 8
+#define CHRONON__SZ_ptr 8
+#define CHRONON__SZ_bool 1
+
+/* Raw stores by token, returning the position after the argument. */
+CHRONON__INLINE uint8_t *chronon__st_i8(uint8_t *p, int8_t v) { memcpy(p, &v, 1); return p + 1; }
+CHRONON__INLINE uint8_t *chronon__st_i16(uint8_t *p, int16_t v) { memcpy(p, &v, 2); return p + 2; }
+CHRONON__INLINE uint8_t *chronon__st_i32(uint8_t *p, int32_t v) { memcpy(p, &v, 4); return p + 4; }
+CHRONON__INLINE uint8_t *chronon__st_i64(uint8_t *p, int64_t v) { memcpy(p, &v, 8); return p + 8; }
+CHRONON__INLINE uint8_t *chronon__st_u8(uint8_t *p, uint8_t v) { memcpy(p, &v, 1); return p + 1; }
+CHRONON__INLINE uint8_t *chronon__st_u16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); return p + 2; }
+CHRONON__INLINE uint8_t *chronon__st_u32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); return p + 4; }
+CHRONON__INLINE uint8_t *chronon__st_u64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); return p + 8; }
+CHRONON__INLINE uint8_t *chronon__st_f32(uint8_t *p, float v) { memcpy(p, &v, 4); return p + 4; }
+CHRONON__INLINE uint8_t *chronon__st_f64(uint8_t *p, double v) { memcpy(p, &v, 8); return p + 8; }
+CHRONON__INLINE uint8_t *chronon__st_ptr(uint8_t *p, const void *v) {
+	uint64_t x = (uint64_t)(uintptr_t)v;
+	memcpy(p, &x, 8);
+	return p + 8;
+}
+CHRONON__INLINE uint8_t *chronon__st_bool(uint8_t *p, bool v) { *p = v ? 1 : 0; return p + 1; }
+
+/* Type i of a signature. The token is pasted in the CHRONON_DEFINE_EMITn
+ * body itself (CHRONON__AT_##t): passed on unpasted, `bool` would first
+ * expand to _Bool (stdbool.h). */
+#define CHRONON__S(i, at) ((uint64_t)(at) << (4 + 4 * (i)))
+
+/* The shared prologue: NULL and signature checks, then the raw begin. */
+CHRONON__INLINE chronon_status chronon__typed_begin(chronon_unit *u, const chronon_format *f, uint64_t cycle,
+                                                    uint64_t sig, uint32_t args_size, uint8_t **p) {
+	if (CHRONON_UNLIKELY(u == NULL || f == NULL || f->sig != sig ||
+	                     f->check != chronon__format_check(f->id_cat, sig)))
+		return chronon__begin_fail(u, f, sig, args_size);
+	return chronon__begin_raw(u, f, cycle, args_size, p);
+}
+
+#define CHRONON__TYPED_PROLOGUE(sig, size)                                         \
+	uint8_t *p = NULL; /* set when s is CHRONON_OK; NULL quiets -Wmaybe-uninitialized */ \
+	chronon_status s = chronon__typed_begin(u, f, cycle, (sig), (uint32_t)(size), &p); \
+	if (s != CHRONON_OK)                                                           \
+		return s
+
+#define CHRONON_DEFINE_EMIT0(name)                                                          \
+	static inline chronon_status name(chronon_unit *u, const chronon_format *f, uint64_t cycle) { \
+		CHRONON__TYPED_PROLOGUE(CHRONON__SIG_MARK | 0, 0);                                  \
+		(void)p;                                                                            \
+		return CHRONON_OK;                                                                  \
+	}
+#define CHRONON_DEFINE_EMIT1(name, t0)                                                          \
+	static inline chronon_status name(chronon_unit *u, const chronon_format *f, uint64_t cycle, \
+	                                  CHRONON__CT_##t0 a0) {                                    \
+		CHRONON__TYPED_PROLOGUE(CHRONON__SIG_MARK | 1 | CHRONON__S(0, CHRONON__AT_##t0), CHRONON__SZ_##t0);   \
+		chronon__st_##t0(p, a0);                                                                \
+		return CHRONON_OK;                                                                      \
+	}
+#define CHRONON_DEFINE_EMIT2(name, t0, t1)                                                      \
+	static inline chronon_status name(chronon_unit *u, const chronon_format *f, uint64_t cycle, \
+	                                  CHRONON__CT_##t0 a0, CHRONON__CT_##t1 a1) {               \
+		CHRONON__TYPED_PROLOGUE(CHRONON__SIG_MARK | 2 | CHRONON__S(0, CHRONON__AT_##t0) | CHRONON__S(1, CHRONON__AT_##t1),  \
+		                        CHRONON__SZ_##t0 + CHRONON__SZ_##t1);                           \
+		p = chronon__st_##t0(p, a0);                                                            \
+		chronon__st_##t1(p, a1);                                                                \
+		return CHRONON_OK;                                                                      \
+	}
+#define CHRONON_DEFINE_EMIT3(name, t0, t1, t2)                                                  \
+	static inline chronon_status name(chronon_unit *u, const chronon_format *f, uint64_t cycle, \
+	                                  CHRONON__CT_##t0 a0, CHRONON__CT_##t1 a1,                 \
+	                                  CHRONON__CT_##t2 a2) {                                    \
+		CHRONON__TYPED_PROLOGUE(CHRONON__SIG_MARK | 3 | CHRONON__S(0, CHRONON__AT_##t0) | CHRONON__S(1, CHRONON__AT_##t1) | \
+		                            CHRONON__S(2, CHRONON__AT_##t2),                                          \
+		                        CHRONON__SZ_##t0 + CHRONON__SZ_##t1 + CHRONON__SZ_##t2);        \
+		p = chronon__st_##t0(p, a0);                                                            \
+		p = chronon__st_##t1(p, a1);                                                            \
+		chronon__st_##t2(p, a2);                                                                \
+		return CHRONON_OK;                                                                      \
+	}
+#define CHRONON_DEFINE_EMIT4(name, t0, t1, t2, t3)                                              \
+	static inline chronon_status name(chronon_unit *u, const chronon_format *f, uint64_t cycle, \
+	                                  CHRONON__CT_##t0 a0, CHRONON__CT_##t1 a1,                 \
+	                                  CHRONON__CT_##t2 a2, CHRONON__CT_##t3 a3) {               \
+		CHRONON__TYPED_PROLOGUE(CHRONON__SIG_MARK | 4 | CHRONON__S(0, CHRONON__AT_##t0) | CHRONON__S(1, CHRONON__AT_##t1) | \
+		                            CHRONON__S(2, CHRONON__AT_##t2) | CHRONON__S(3, CHRONON__AT_##t3),                      \
+		                        CHRONON__SZ_##t0 + CHRONON__SZ_##t1 + CHRONON__SZ_##t2 +        \
+		                            CHRONON__SZ_##t3);                                          \
+		p = chronon__st_##t0(p, a0);                                                            \
+		p = chronon__st_##t1(p, a1);                                                            \
+		p = chronon__st_##t2(p, a2);                                                            \
+		chronon__st_##t3(p, a3);                                                                \
+		return CHRONON_OK;                                                                      \
+	}
+#define CHRONON_DEFINE_EMIT5(name, t0, t1, t2, t3, t4)                                          \
+	static inline chronon_status name(chronon_unit *u, const chronon_format *f, uint64_t cycle, \
+	                                  CHRONON__CT_##t0 a0, CHRONON__CT_##t1 a1,                 \
+	                                  CHRONON__CT_##t2 a2, CHRONON__CT_##t3 a3,                 \
+	                                  CHRONON__CT_##t4 a4) {                                    \
+		CHRONON__TYPED_PROLOGUE(CHRONON__SIG_MARK | 5 | CHRONON__S(0, CHRONON__AT_##t0) | CHRONON__S(1, CHRONON__AT_##t1) | \
+		                            CHRONON__S(2, CHRONON__AT_##t2) | CHRONON__S(3, CHRONON__AT_##t3) | CHRONON__S(4, CHRONON__AT_##t4),  \
+		                        CHRONON__SZ_##t0 + CHRONON__SZ_##t1 + CHRONON__SZ_##t2 +        \
+		                            CHRONON__SZ_##t3 + CHRONON__SZ_##t4);                       \
+		p = chronon__st_##t0(p, a0);                                                            \
+		p = chronon__st_##t1(p, a1);                                                            \
+		p = chronon__st_##t2(p, a2);                                                            \
+		p = chronon__st_##t3(p, a3);                                                            \
+		chronon__st_##t4(p, a4);                                                                \
+		return CHRONON_OK;                                                                      \
+	}
+#define CHRONON_DEFINE_EMIT6(name, t0, t1, t2, t3, t4, t5)                                      \
+	static inline chronon_status name(chronon_unit *u, const chronon_format *f, uint64_t cycle, \
+	                                  CHRONON__CT_##t0 a0, CHRONON__CT_##t1 a1,                 \
+	                                  CHRONON__CT_##t2 a2, CHRONON__CT_##t3 a3,                 \
+	                                  CHRONON__CT_##t4 a4, CHRONON__CT_##t5 a5) {               \
+		CHRONON__TYPED_PROLOGUE(CHRONON__SIG_MARK | 6 | CHRONON__S(0, CHRONON__AT_##t0) | CHRONON__S(1, CHRONON__AT_##t1) | \
+		                            CHRONON__S(2, CHRONON__AT_##t2) | CHRONON__S(3, CHRONON__AT_##t3) | CHRONON__S(4, CHRONON__AT_##t4) | \
+		                            CHRONON__S(5, CHRONON__AT_##t5),                                          \
+		                        CHRONON__SZ_##t0 + CHRONON__SZ_##t1 + CHRONON__SZ_##t2 +        \
+		                            CHRONON__SZ_##t3 + CHRONON__SZ_##t4 + CHRONON__SZ_##t5);    \
+		p = chronon__st_##t0(p, a0);                                                            \
+		p = chronon__st_##t1(p, a1);                                                            \
+		p = chronon__st_##t2(p, a2);                                                            \
+		p = chronon__st_##t3(p, a3);                                                            \
+		p = chronon__st_##t4(p, a4);                                                            \
+		chronon__st_##t5(p, a5);                                                                \
+		return CHRONON_OK;                                                                      \
+	}
+
+/* ---- Tagged arguments: any format, strings included, fully checked ----
+ *
+ *   chronon_arg a[] = {chronon_arg_u32(id), chronon_arg_str(reason)};
+ *   st = chronon_emit_args(u, &fmt, cycle, a, 2);
+ *
+ * A library function (no call into Go): it checks the count and every type
+ * against the format and lays strings out exactly like the Go runtime: cut
+ * at the first NUL, truncated (keeping one byte per later string) so that
+ * the event fits the unit's max_args. Slower than the inline paths (a call
+ * and a loop), meant for events with strings and for generic code. */
+typedef struct chronon_arg {
+	int32_t type; /* chronon_arg_type */
+	union {
+		int64_t i;
+		uint64_t u;
+		double d;
+		float f;
+		const char *s;
+		const void *p;
+		bool b;
+	} v;
+} chronon_arg;
+
+#define CHRONON__ARG_CTOR(name, ctype, tag, field)                      \
+	static inline chronon_arg chronon_arg_##name(ctype x) {              \
+		chronon_arg a;                                                   \
+		memset(&a, 0, sizeof a);                                         \
+		a.type = tag;                                                    \
+		a.v.field = x;                                                   \
+		return a;                                                        \
+	}
+CHRONON__ARG_CTOR(i8, int8_t, CHRONON_INT8, i)
+CHRONON__ARG_CTOR(i16, int16_t, CHRONON_INT16, i)
+CHRONON__ARG_CTOR(i32, int32_t, CHRONON_INT32, i)
+CHRONON__ARG_CTOR(i64, int64_t, CHRONON_INT64, i)
+CHRONON__ARG_CTOR(u8, uint8_t, CHRONON_UINT8, u)
+CHRONON__ARG_CTOR(u16, uint16_t, CHRONON_UINT16, u)
+CHRONON__ARG_CTOR(u32, uint32_t, CHRONON_UINT32, u)
+CHRONON__ARG_CTOR(u64, uint64_t, CHRONON_UINT64, u)
+CHRONON__ARG_CTOR(f32, float, CHRONON_FLOAT, f)
+CHRONON__ARG_CTOR(f64, double, CHRONON_DOUBLE, d)
+CHRONON__ARG_CTOR(ptr, const void *, CHRONON_POINTER, p)
+CHRONON__ARG_CTOR(str, const char *, CHRONON_STRING, s)
+CHRONON__ARG_CTOR(bool, bool, CHRONON_BOOL, b)
+
+/* chronon_emit_args records an event with n tagged arguments.
+ *   CHRONON_OK, CHRONON_DISABLED, CHRONON_DROPPED, CHRONON_CLOSED
+ *   CHRONON_ERR_ARG     NULL u/f, args NULL with n > 0, n != the format's
+ *                       argument count, a type differs, a NULL string
+ *   CHRONON_ERR_FORMAT  f is not a registered format
+ * Producer thread of u. */
+chronon_status chronon_emit_args(chronon_unit *u, const chronon_format *f, uint64_t cycle,
+                                 const chronon_arg *args, size_t n);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* CHRONON_H */

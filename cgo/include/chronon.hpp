@@ -1,0 +1,543 @@
+// chronon.hpp - the C++ API of Chronon in Go (C++17, header-only over
+// chronon.h and libchronon).
+//
+//   chronon::Tracer tr("run.ctrace", chronon::Options().simulation_name("o3"));
+//   chronon::Unit fetch = tr.unit("core0.fetch", "FetchUnit");
+//   static const chronon::Format<uint64_t, bool> f_fetch("fetch pc=0x{:x} taken={}");
+//   f_fetch.emit(fetch, cycle, pc, taken);       // inline, no call into Go
+//   tr.close();
+//
+// Format<Args...> derives the argument types of the file from the C++ types
+// at compile time, as the Go runtime's generics do: int8_t..int64_t and
+// every other integer type by size and signedness (int -> Int32, long ->
+// Int64, char -> Int8/UInt8), float -> Float, double -> Double, bool ->
+// Bool, const char* / std::string_view / std::string -> String, any other
+// pointer -> Pointer, enums -> their underlying type. emit() takes exactly
+// those types, so an argument count or type mismatch does not compile; the
+// hot path therefore has no checks at all: mask test, bounds test, stores.
+//
+// Errors. The constructors that can fail (Tracer, Format) and
+// Tracer::unit throw chronon::Error when exceptions are enabled; built with
+// -fno-exceptions they never throw and record the status instead (status(),
+// and a Unit that tests false). Every operation also has a noexcept form
+// that returns a Status (Tracer::open, Format::create, Tracer::new_unit).
+// emit() never throws: it returns a Status.
+// A Format whose registration failed is inert (its events are never
+// recorded: emit returns Status::disabled); a default Unit is a closed one
+// (emit returns Status::closed); a default Tracer is no tracer (its calls
+// return Status::err_handle). So no object is ever "null" on the hot path.
+//
+// Lifetimes and threads are those of chronon.h: formats are permanent,
+// units belong to their tracer and must not be used after the Tracer is
+// destroyed (its destructor closes it and unmaps the rings); one thread
+// emits into a unit at a time; close/flush only when no emit is in flight.
+#ifndef CHRONON_HPP
+#define CHRONON_HPP
+
+#if __cplusplus < 201703L
+#error "chronon.hpp needs C++17 (fold expressions, if constexpr, std::string_view)"
+#endif
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "chronon.h"
+
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+#define CHRONON_HPP_EXCEPTIONS 1
+#include <stdexcept>
+#else
+#define CHRONON_HPP_EXCEPTIONS 0
+#endif
+
+namespace chronon {
+
+// Status mirrors chronon_status: 0 ok, positive outcomes, negative errors.
+enum class Status : int {
+	ok = CHRONON_OK,
+	disabled = CHRONON_DISABLED,
+	dropped = CHRONON_DROPPED,
+	closed = CHRONON_CLOSED,
+	err_arg = CHRONON_ERR_ARG,
+	err_handle = CHRONON_ERR_HANDLE,
+	err_format = CHRONON_ERR_FORMAT,
+	err_io = CHRONON_ERR_IO,
+	err_internal = CHRONON_ERR_INTERNAL,
+};
+
+inline const char *to_string(Status s) noexcept { return chronon_status_string(static_cast<chronon_status>(s)); }
+inline bool is_error(Status s) noexcept { return static_cast<int>(s) < 0; }
+// last_error is the message of the last error on this thread.
+inline const char *last_error() noexcept { return chronon_last_error(); }
+
+enum class Policy : int32_t { block = CHRONON_POLICY_BLOCK, drop = CHRONON_POLICY_DROP };
+
+#if CHRONON_HPP_EXCEPTIONS
+// Error is what the throwing forms throw: the status and the library's message.
+class Error : public std::runtime_error {
+public:
+	Error(Status s, const std::string &what) : std::runtime_error(what), status_(s) {}
+	Status status() const noexcept { return status_; }
+
+private:
+	Status status_;
+};
+#endif
+
+namespace detail {
+
+inline Status st(chronon_status s) noexcept { return static_cast<Status>(s); }
+
+// raise throws Error for a failed status when exceptions are enabled, and
+// does nothing otherwise (the caller has recorded the status).
+inline void raise(Status s, const char *what) {
+#if CHRONON_HPP_EXCEPTIONS
+	if (s != Status::ok)
+		throw Error(s, std::string(what) + ": " + to_string(s) + ": " + chronon_last_error());
+#else
+	(void)s, (void)what;
+#endif
+}
+
+// ---- Argument traits: C++ type -> file argument type, size, store ----
+
+template <class T>
+inline uint8_t *store(uint8_t *p, T v) noexcept {
+	std::memcpy(p, &v, sizeof v);
+	return p + sizeof v;
+}
+
+template <class T, class = void>
+struct arg_traits {
+	static constexpr bool valid = false;
+};
+
+template <class T>
+constexpr uint8_t int_type() {
+	static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
+	              "chronon: integer arguments are 1, 2, 4 or 8 bytes");
+	if constexpr (std::is_signed_v<T>)
+		return sizeof(T) == 1 ? CHRONON_INT8 : sizeof(T) == 2 ? CHRONON_INT16 : sizeof(T) == 4 ? CHRONON_INT32 : CHRONON_INT64;
+	else
+		return sizeof(T) == 1 ? CHRONON_UINT8 : sizeof(T) == 2 ? CHRONON_UINT16 : sizeof(T) == 4 ? CHRONON_UINT32 : CHRONON_UINT64;
+}
+
+// Fixed-size scalars: integers (not bool), float, double.
+template <class T>
+struct arg_traits<T, std::enable_if_t<(std::is_integral_v<T> && !std::is_same_v<T, bool>) ||
+                                      std::is_same_v<T, float> || std::is_same_v<T, double>>> {
+	static constexpr bool valid = true, is_string = false;
+	static constexpr uint8_t type = std::is_same_v<T, float> ? CHRONON_FLOAT
+	                                : std::is_same_v<T, double> ? CHRONON_DOUBLE
+	                                                            : int_type<std::conditional_t<std::is_integral_v<T>, T, int>>();
+	static constexpr uint32_t size = sizeof(T);
+	using param = T;
+	static uint8_t *put(uint8_t *p, T v) noexcept { return store(p, v); }
+};
+
+template <>
+struct arg_traits<bool> {
+	static constexpr bool valid = true, is_string = false;
+	static constexpr uint8_t type = CHRONON_BOOL;
+	static constexpr uint32_t size = 1;
+	using param = bool;
+	static uint8_t *put(uint8_t *p, bool v) noexcept {
+		*p = v ? 1 : 0;
+		return p + 1;
+	}
+};
+
+// Enums: their underlying integer type.
+template <class T>
+struct arg_traits<T, std::enable_if_t<std::is_enum_v<T>>> {
+	using U = std::underlying_type_t<T>;
+	static constexpr bool valid = true, is_string = false;
+	static constexpr uint8_t type = arg_traits<U>::type;
+	static constexpr uint32_t size = sizeof(U);
+	using param = T;
+	static uint8_t *put(uint8_t *p, T v) noexcept { return arg_traits<U>::put(p, static_cast<U>(v)); }
+};
+
+template <class T>
+constexpr bool is_char_ptr = std::is_pointer_v<T> && std::is_same_v<std::remove_cv_t<std::remove_pointer_t<T>>, char>;
+
+// Pointers other than char pointers: Pointer (the address, printed 0x...).
+template <class T>
+struct arg_traits<T, std::enable_if_t<std::is_pointer_v<T> && !is_char_ptr<T>>> {
+	static constexpr bool valid = true, is_string = false;
+	static constexpr uint8_t type = CHRONON_POINTER;
+	static constexpr uint32_t size = 8;
+	using param = T;
+	static uint8_t *put(uint8_t *p, T v) noexcept { return store(p, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(v))); }
+};
+
+// Strings: const char* (NUL-terminated; nullptr is ""), std::string_view,
+// std::string (taken as a string_view). Stored cut at the first NUL.
+struct string_traits {
+	static constexpr bool valid = true, is_string = true;
+	static constexpr uint8_t type = CHRONON_STRING;
+	static constexpr uint32_t size = 0;
+	// clip: how many bytes of s to store, at most max (chronon/args.go clipString).
+	static size_t clip(const char *s, long max) noexcept {
+		return s == nullptr || max <= 0 ? 0 : strnlen(s, static_cast<size_t>(max));
+	}
+	static size_t clip(std::string_view s, long max) noexcept {
+		if (max <= 0)
+			return 0;
+		size_t n = s.size() < static_cast<size_t>(max) ? s.size() : static_cast<size_t>(max);
+		const void *z = n ? std::memchr(s.data(), 0, n) : nullptr;
+		return z ? static_cast<size_t>(static_cast<const char *>(z) - s.data()) : n;
+	}
+	static const char *data(const char *s) noexcept { return s ? s : ""; }
+	static const char *data(std::string_view s) noexcept { return s.data(); }
+};
+template <class T>
+struct arg_traits<T, std::enable_if_t<is_char_ptr<T>>> : string_traits {
+	using param = const char *;
+};
+template <>
+struct arg_traits<std::string_view> : string_traits {
+	using param = std::string_view;
+};
+template <>
+struct arg_traits<std::string> : string_traits {
+	using param = std::string_view;
+};
+
+template <class T>
+using param_t = typename arg_traits<std::remove_cv_t<T>>::param;
+template <class T>
+using traits = arg_traits<std::remove_cv_t<T>>;
+
+} // namespace detail
+
+// ---- Options ----
+
+// Options of a Tracer (chronon_options with C++ values). Defaults as in Go.
+class Options {
+public:
+	Options &block_size(uint32_t bytes) { c_.block_size = bytes; return *this; }
+	// level follows zstd's scale like the Go runtime's WithLevel: 0 stores
+	// blocks raw, 1 fastest, 3 default, up to 22.
+	Options &level(int l) { c_.level = l == 0 ? CHRONON_LEVEL_NONE : l; return *this; }
+	Options &compression(bool on) { c_.level = on ? 0 : CHRONON_LEVEL_NONE; return *this; }
+	Options &ring_size(uint64_t bytes) { c_.ring_size = bytes; return *this; }
+	Options &policy(Policy p) { c_.policy = static_cast<int32_t>(p); return *this; }
+	Options &compression_workers(int n) { c_.compression_workers = n; return *this; }
+	// flush_interval: zero turns the periodic flush off (as in Go).
+	Options &flush_interval(std::chrono::nanoseconds d) { c_.flush_interval_ns = d.count() == 0 ? -1 : d.count(); return *this; }
+	Options &default_mask(uint64_t m) { c_.default_mask = m; return *this; }
+	Options &simulation_name(std::string s) { sim_ = std::move(s); has_sim_ = true; return *this; }
+	Options &config_hash(uint64_t h) { c_.config_hash = h; return *this; }
+	Options &metadata(std::string key, std::string value) { md_.emplace_back(std::move(key), std::move(value)); return *this; }
+	Options &auto_metadata(bool on) { c_.no_auto_metadata = on ? 0 : 1; return *this; }
+
+private:
+	friend class Tracer;
+	chronon_options c_{};
+	std::string sim_;
+	bool has_sim_ = false;
+	std::vector<std::pair<std::string, std::string>> md_;
+};
+
+// Options of a Unit.
+struct UnitOptions {
+	UnitOptions &id(uint16_t v) { c.id = v; return *this; }
+	UnitOptions &mask(uint64_t m) { c.mask = m; c.has_mask = 1; return *this; }
+	UnitOptions &ring_size(uint64_t bytes) { c.ring_size = bytes; return *this; }
+	chronon_unit_options c{};
+};
+
+// Options of a Format (FormatOptions().category(c).kind(...)).
+class FormatOptions {
+public:
+	FormatOptions &category(uint64_t mask) { c_.category = mask; return *this; }
+	FormatOptions &kind(int k, std::vector<uint8_t> roles = {}) { c_.kind = k; roles_ = std::move(roles); return *this; }
+	FormatOptions &name(std::string n) { name_ = std::move(n); has_name_ = true; return *this; }
+	FormatOptions &log(int level) { c_.is_log = 1; c_.log_level = level; return *this; }
+	FormatOptions &source(std::string file, uint32_t line) { file_ = std::move(file); line_ = line; has_file_ = true; return *this; }
+
+	// c fills a chronon_format_options pointing into this object.
+	chronon_format_options c(const char *file, uint32_t line) const noexcept {
+		chronon_format_options o = c_;
+		o.roles = roles_.empty() ? nullptr : roles_.data();
+		o.name = has_name_ ? name_.c_str() : nullptr;
+		o.file = has_file_ ? file_.c_str() : file;
+		o.line = has_file_ ? line_ : line;
+		return o;
+	}
+
+private:
+	chronon_format_options c_{};
+	std::vector<uint8_t> roles_;
+	std::string name_, file_;
+	uint32_t line_ = 0;
+	bool has_name_ = false, has_file_ = false;
+};
+
+// ---- Unit ----
+
+// Unit is a handle to a unit of a Tracer (a pointer: copy it freely). A
+// default Unit is closed: emitting into it returns Status::closed.
+class Unit {
+public:
+	Unit() noexcept : u_(&chronon__dead_unit) {}
+	explicit Unit(chronon_unit *u) noexcept : u_(u ? u : &chronon__dead_unit) {}
+
+	chronon_unit *raw() const noexcept { return u_; }
+	explicit operator bool() const noexcept { return u_ != &chronon__dead_unit; }
+	uint16_t id() const noexcept { return chronon_unit_id(u_); }
+	uint64_t mask() const noexcept { return chronon_unit_mask(u_); }
+	void set_mask(uint64_t m) const noexcept { chronon_unit_set_mask(u_, m); }
+	void enable(uint64_t m) const noexcept { chronon_unit_enable(u_, m); }
+	void disable(uint64_t m) const noexcept { chronon_unit_disable(u_, m); }
+	// flush publishes the unit's partly filled chunk (producer thread only).
+	Status flush() const noexcept { return detail::st(chronon_unit_flush(u_)); }
+	uint64_t dropped() const noexcept { return __atomic_load_n(&u_->dropped, __ATOMIC_RELAXED); }
+
+private:
+	chronon_unit *u_;
+};
+
+// ---- Format ----
+
+// Format<Args...> is a registered format whose events take Args. Register
+// once (a static or namespace-scope object) and emit from any unit.
+template <class... Args>
+class Format {
+	static_assert((detail::traits<Args>::valid && ...),
+	              "chronon::Format: an argument type is not one of: integer, float, double, bool, "
+	              "const char*, std::string_view, std::string, pointer, enum");
+
+public:
+	static constexpr size_t arity = sizeof...(Args);
+	static constexpr uint32_t fixed_size = (0u + ... + detail::traits<Args>::size);
+	static constexpr size_t n_strings = (size_t{0} + ... + (detail::traits<Args>::is_string ? 1 : 0));
+	static constexpr std::array<uint8_t, arity> types{{detail::traits<Args>::type...}};
+	static_assert(arity <= 255, "chronon::Format: at most 255 arguments");
+
+	// Registers text (exactly arity placeholders). On failure it throws
+	// Error, or without exceptions leaves the format inert with status()
+	// saying why. The source location in the schema defaults to the caller's.
+	explicit Format(const char *text, const FormatOptions &o = FormatOptions(), const char *file = __builtin_FILE(),
+	                unsigned line = __builtin_LINE())
+	    : f_{} {
+		st_ = register_(text, o, file, line);
+		detail::raise(st_, "chronon::Format");
+	}
+
+	// create registers without throwing; on failure st says why and the
+	// returned Format is inert (emit returns Status::disabled).
+	static Format create(const char *text, Status &st, const FormatOptions &o = FormatOptions(),
+	                     const char *file = __builtin_FILE(), unsigned line = __builtin_LINE()) noexcept {
+		Format f;
+		st = f.st_ = f.register_(text, o, file, line);
+		return f;
+	}
+
+	// status of the registration (Status::ok, or why the format is inert).
+	Status status() const noexcept { return st_; }
+	uint32_t id() const noexcept { return f_.id; }
+	uint64_t category() const noexcept { return f_.category; }
+	const chronon_format &c() const noexcept { return f_; }
+	bool enabled(Unit u) const noexcept { return chronon_enabled(u.raw(), &f_); }
+
+	// emit records an event at cycle on u when u's mask enables the
+	// format's category. Producer thread of u. Returns Status::ok, disabled,
+	// dropped or closed.
+	Status emit(Unit u, uint64_t cycle, detail::param_t<Args>... args) const noexcept {
+		chronon_unit *r = u.raw();
+		uint8_t *p = nullptr;
+		if constexpr (n_strings == 0) {
+			chronon_status s = chronon__begin_raw(r, &f_, cycle, fixed_size, &p);
+			if (s != CHRONON_OK)
+				return detail::st(s);
+			((p = detail::traits<Args>::put(p, args)), ...);
+			(void)p;
+			return Status::ok;
+		} else {
+			if ((__atomic_load_n(&r->mask, __ATOMIC_RELAXED) & f_.category) == 0)
+				return Status::disabled; // before measuring any string
+			// The string layout of the Go runtime (chronon/args.go
+			// layoutStrings): cut at the first NUL, truncated so that the
+			// event fits max_args, one byte kept per later string.
+			uint32_t lens[n_strings];
+			long budget = static_cast<long>(r->max_args) - static_cast<long>(fixed_size);
+			size_t k = 0;
+			(layout<Args>(args, lens, k, budget), ...);
+			uint32_t args_size = static_cast<uint32_t>(static_cast<long>(r->max_args) - budget);
+			chronon_status s = chronon__begin_raw(r, &f_, cycle, args_size, &p);
+			if (s != CHRONON_OK)
+				return detail::st(s);
+			k = 0;
+			((p = put<Args>(p, args, lens, k)), ...);
+			(void)p;
+			return Status::ok;
+		}
+	}
+
+private:
+	Format() noexcept : f_{} {} // inert: category 0, never enabled
+
+	Status register_(const char *text, const FormatOptions &o, const char *file, unsigned line) noexcept {
+		chronon_format_options co = o.c(file, line);
+		return detail::st(chronon_format_register(text, arity ? types.data() : nullptr, arity, &co, &f_));
+	}
+
+	template <class A>
+	static void layout(detail::param_t<A> v, uint32_t *lens, size_t &k, long &budget) noexcept {
+		if constexpr (detail::traits<A>::is_string) {
+			long later = static_cast<long>(n_strings - k - 1);
+			size_t n = detail::string_traits::clip(v, budget - later - 1);
+			lens[k++] = static_cast<uint32_t>(n);
+			budget -= static_cast<long>(n) + 1;
+		} else {
+			(void)v, (void)lens, (void)k, (void)budget;
+		}
+	}
+
+	template <class A>
+	static uint8_t *put(uint8_t *p, detail::param_t<A> v, const uint32_t *lens, size_t &k) noexcept {
+		if constexpr (detail::traits<A>::is_string) {
+			uint32_t n = lens[k++];
+			std::memcpy(p, detail::string_traits::data(v), n);
+			p[n] = 0;
+			return p + n + 1;
+		} else {
+			(void)lens, (void)k;
+			return detail::traits<A>::put(p, v);
+		}
+	}
+
+	chronon_format f_;
+	Status st_ = Status::err_format;
+};
+
+// ---- Tracer ----
+
+// Stats of a tracer: totals and one entry per unit, in creation order.
+struct Stats {
+	chronon_stats total{};
+	std::vector<chronon_unit_stats> units;
+};
+
+// Tracer owns one .ctrace file. Move-only; the destructor closes the
+// tracer if it is open and unmaps its units (destroy).
+class Tracer {
+public:
+	Tracer() noexcept = default;
+
+	// Opens path. On failure it throws Error, or without exceptions leaves
+	// the Tracer empty with status() saying why.
+	explicit Tracer(const std::string &path, const Options &o = Options()) {
+		st_ = open_(path.c_str(), o);
+		detail::raise(st_, "chronon::Tracer");
+	}
+
+	// open creates a tracer without throwing; on failure st says why and the
+	// Tracer is empty (its calls return Status::err_handle).
+	static Tracer open(const char *path, const Options &o, Status &st) noexcept {
+		Tracer t;
+		st = t.st_ = t.open_(path, o);
+		return t;
+	}
+
+	Tracer(const Tracer &) = delete;
+	Tracer &operator=(const Tracer &) = delete;
+	Tracer(Tracer &&o) noexcept : t_(o.t_), st_(o.st_) { o.t_.id = 0; }
+	Tracer &operator=(Tracer &&o) noexcept {
+		if (this != &o) {
+			destroy();
+			t_ = o.t_;
+			st_ = o.st_;
+			o.t_.id = 0;
+		}
+		return *this;
+	}
+	~Tracer() { destroy(); }
+
+	chronon_tracer handle() const noexcept { return t_; }
+	bool valid() const noexcept { return t_.id != 0; }
+	// status of the open (Status::ok, or why the Tracer is empty).
+	Status status() const noexcept { return st_; }
+
+	// unit creates a unit. On failure it throws Error, or without
+	// exceptions returns a closed Unit (it tests false; last_error() says why).
+	Unit unit(const std::string &name, const std::string &type_name = std::string(),
+	          const UnitOptions &o = UnitOptions()) {
+		Unit u;
+		detail::raise(new_unit(u, name.c_str(), type_name.c_str(), o), "chronon::Tracer::unit");
+		return u;
+	}
+
+	// new_unit creates a unit without throwing (out stays a closed Unit on failure).
+	Status new_unit(Unit &out, const char *name, const char *type_name = nullptr,
+	                const UnitOptions &o = UnitOptions()) noexcept {
+		chronon_unit *u = nullptr;
+		Status s = detail::st(chronon_unit_create(t_, name, type_name, &o.c, &u));
+		out = Unit(s == Status::ok ? u : nullptr);
+		return s;
+	}
+
+	Status flush() noexcept { return detail::st(chronon_flush(t_)); }
+	Status sync() noexcept { return detail::st(chronon_sync(t_)); }
+	Status close() noexcept { return detail::st(chronon_close(t_)); }
+	Status error() const noexcept { return detail::st(chronon_tracer_error(t_)); }
+
+	// destroy closes (if open) and unmaps; the Tracer becomes empty.
+	Status destroy() noexcept {
+		if (t_.id == 0)
+			return Status::ok;
+		Status s = detail::st(chronon_destroy(t_));
+		t_.id = 0;
+		return s;
+	}
+
+	// stats returns the counters (empty on error: see last_error()).
+	Stats stats() const {
+		Stats s;
+		if (chronon_get_stats(t_, &s.total, nullptr, 0) != CHRONON_OK)
+			return s;
+		s.units.resize(s.total.n_units);
+		chronon_get_stats(t_, &s.total, s.units.data(), s.units.size());
+		s.units.resize(s.total.n_units < s.units.size() ? s.total.n_units : s.units.size());
+		return s;
+	}
+
+	Status unit_stats(Unit u, chronon_unit_stats &out) const noexcept {
+		return detail::st(chronon_get_unit_stats(t_, u.raw(), &out));
+	}
+
+private:
+	Status open_(const char *path, const Options &o) noexcept {
+		chronon_options c = o.c_;
+		std::vector<chronon_kv> kv;
+		kv.reserve(o.md_.size());
+		for (const auto &p : o.md_)
+			kv.push_back(chronon_kv{p.first.c_str(), p.second.c_str()});
+		c.simulation_name = o.has_sim_ ? o.sim_.c_str() : nullptr;
+		c.metadata = kv.empty() ? nullptr : kv.data();
+		c.n_metadata = kv.size();
+		return detail::st(chronon_open(&t_, path, &c));
+	}
+
+	chronon_tracer t_{};
+	Status st_ = Status::err_handle;
+};
+
+// register_category names the next free category bit (for the schema) and
+// returns its mask in mask.
+inline Status register_category(const char *name, const char *description, uint64_t &mask) noexcept {
+	return detail::st(chronon_category_register(name, description, &mask));
+}
+
+} // namespace chronon
+
+#endif // CHRONON_HPP
