@@ -62,6 +62,7 @@ bench:
 schema: deps-schema
 	rm -rf schema/fb
 	flatc --go --go-namespace fb -o schema schema/TraceSchema.fbs
+	gofmt -w schema/fb
 
 generate:
 	$(GO) generate ./...

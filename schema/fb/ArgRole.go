@@ -4,7 +4,7 @@ package fb
 
 import "strconv"
 
-/// The role of one argument of a format, parallel to arg_types.
+// / The role of one argument of a format, parallel to arg_types.
 type ArgRole byte
 
 const (

@@ -4,8 +4,8 @@ package fb
 
 import "strconv"
 
-/// What an event of a format means beyond its text. Old readers print such
-/// events as ordinary text lines; exporters turn them into slices and counters.
+// / What an event of a format means beyond its text. Old readers print such
+// / events as ordinary text lines; exporters turn them into slices and counters.
 type EventKind byte
 
 const (

@@ -6,7 +6,7 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
-/// Appended by chronon-go: one key/value pair of run metadata.
+// / Appended by chronon-go: one key/value pair of run metadata.
 type KeyValue struct {
 	_tab flatbuffers.Table
 }

@@ -6,7 +6,7 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
-/// Appended by chronon-go: what happened to one unit's events.
+// / Appended by chronon-go: what happened to one unit's events.
 type UnitStats struct {
 	_tab flatbuffers.Table
 }
