@@ -34,6 +34,8 @@ type options struct {
 	noCompress bool
 	policy     string
 	out        string
+	cpuProfile string
+	execTrace  string
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -50,6 +52,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.policy, "policy", "block", "backpressure policy: block or drop")
 	fs.StringVar(&o.out, "o", "", "output file")
 	fs.StringVar(&o.out, "output", "", "output file")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (go tool pprof) to this file")
+	fs.StringVar(&o.execTrace, "exectrace", "", "write a Go execution trace (go tool trace) to this file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -87,13 +91,23 @@ func run(args []string, stderr io.Writer) int {
 	if o.policy == "drop" {
 		opts = append(opts, chronon.WithPolicy(chronon.Drop))
 	}
-	start := time.Now()
-	res, err := workload.Run(o.workload, o.out, o.events, o.units, o.seed, opts...)
+	stop, err := startProfiles(o.cpuProfile, o.execTrace)
 	if err != nil {
 		fmt.Fprintln(stderr, "tracegen:", err)
 		return 1
 	}
+	start := time.Now()
+	res, err := workload.Run(o.workload, o.out, o.events, o.units, o.seed, opts...)
+	if err != nil {
+		stop()
+		fmt.Fprintln(stderr, "tracegen:", err)
+		return 1
+	}
 	el := time.Since(start)
+	if err := stop(); err != nil {
+		fmt.Fprintln(stderr, "tracegen:", err)
+		return 1
+	}
 	fmt.Fprintf(stderr, "tracegen: %s: %d events, %d units -> %s: %d bytes in %.3fs: %.2f M events/s, %.3f bytes/event, %d dropped\n",
 		o.workload, o.events, o.units, o.out, res.FileBytes, el.Seconds(),
 		float64(o.events)/el.Seconds()/1e6, float64(res.FileBytes)/float64(max(o.events, 1)), res.Dropped)
