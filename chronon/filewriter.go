@@ -2,7 +2,6 @@ package chronon
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	flatbuffers "github.com/google/flatbuffers/go"
@@ -42,6 +41,8 @@ type fileWriter struct {
 	overflow  bool   // the schema outgrew the slots: Close appends it
 	fb        *flatbuffers.Builder
 
+	wbFrom int64 // start of the appended bytes not yet handed to writeback
+
 	blocks   []schema.BlockIndex
 	units    []uint16 // backing for the blocks' one-unit sets
 	total    uint64
@@ -59,7 +60,11 @@ type outFile interface {
 
 // openOutput opens the output file (a variable so tests can inject failures).
 var openOutput = func(path string) (outFile, error) {
-	return os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	f, err := createOutput(path)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 func createFile(t *Tracer, path string) (*fileWriter, error) {
@@ -141,6 +146,7 @@ func (w *fileWriter) start() {
 	w.hdr.SchemaOffset, w.hdr.SchemaSize = schema.HeaderSize, uint64(len(b))
 	w.hdr.FirstBlockOffset = uint64(schema.HeaderSize + 2*w.slotSize)
 	w.off = int64(w.hdr.FirstBlockOffset)
+	w.wbFrom = w.off
 	w.writeHeader()
 }
 
@@ -189,6 +195,10 @@ func (w *fileWriter) writeBlock(r *result) bool {
 	}
 	w.off += int64(len(r.out))
 	w.t.fileBytes.Store(w.off)
+	if wb, ok := w.f.(writebacker); ok && w.off-w.wbFrom >= writebackEvery {
+		wb.startWriteback(w.wbFrom, w.off-w.wbFrom)
+		w.wbFrom = w.off
+	}
 	w.units = append(w.units, r.unit.id)
 	w.blocks = append(w.blocks, schema.BlockIndex{
 		Index:            uint32(len(w.blocks)),
@@ -220,6 +230,9 @@ func (w *fileWriter) finish() {
 	defer func() {
 		if err := w.f.Close(); err != nil {
 			w.fail("closing", err)
+		}
+		if r, ok := w.f.(releaser); ok {
+			r.waitReleased()
 		}
 	}()
 	if w.err != nil {
