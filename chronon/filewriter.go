@@ -41,7 +41,8 @@ type fileWriter struct {
 	overflow  bool   // the schema outgrew the slots: Close appends it
 	fb        *flatbuffers.Builder
 
-	wbFrom int64 // start of the appended bytes not yet handed to writeback
+	wbFrom    int64 // start of the appended bytes not yet handed to writeback
+	wbStopped bool
 
 	blocks   []schema.BlockIndex
 	units    []uint16 // backing for the blocks' one-unit sets
@@ -228,6 +229,7 @@ func (w *fileWriter) sync() {
 // never written), the footer and the final header; then fsync and close.
 func (w *fileWriter) finish() {
 	defer func() {
+		w.stopWriteback() // on the error paths; a no-op once stopped
 		if err := w.f.Close(); err != nil {
 			w.fail("closing", err)
 		}
@@ -283,5 +285,17 @@ func (w *fileWriter) finish() {
 	w.off += int64(len(b))
 	w.t.fileBytes.Store(w.off)
 	w.writeHeader()
+	w.stopWriteback()
 	w.sync()
+}
+
+// stopWriteback ends the background fsyncs (output.go) and keeps their
+// first error.
+func (w *fileWriter) stopWriteback() {
+	if wb, ok := w.f.(writebacker); ok && !w.wbStopped {
+		w.wbStopped = true
+		if err := wb.stopWriteback(); err != nil {
+			w.fail("syncing", err)
+		}
+	}
 }
