@@ -54,12 +54,26 @@ func newEncoders(cfg config) (*blockEncoders, error) {
 	return e, nil
 }
 
-func (e *blockEncoders) worker() *blockEncoder {
+// fastLiteralLevel is the highest level at which the record-aware encoder
+// stores literals raw unless Huffman coding saves at least 1/8 of them
+// (zrec.WithLiteralMinGain(3)). On W1 that takes a quarter off compression
+// time for 0.4 bytes/event; levels 4 and 5 code every block's literals.
+const fastLiteralLevel = 3
+
+func (e *blockEncoders) worker() (*blockEncoder, error) {
 	w := &blockEncoder{blockEncoders: e}
 	if e.recordZst {
-		w.rec = zrec.NewEncoder()
+		var opts []zrec.Option
+		if e.level <= fastLiteralLevel {
+			opts = append(opts, zrec.WithLiteralMinGain(3))
+		}
+		rec, err := zrec.NewEncoder(opts...)
+		if err != nil {
+			return nil, err
+		}
+		w.rec = rec
 	}
-	return w
+	return w, nil
 }
 
 // raw reports whether blocks are stored uncompressed.

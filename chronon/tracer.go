@@ -94,13 +94,20 @@ func Create(path string, opts ...Option) (*Tracer, error) {
 		fw.f.Close()
 		return nil, fmt.Errorf("chronon: %s: %w", path, err)
 	}
+	encs := make([]*blockEncoder, cfg.workers)
+	for i := range encs {
+		if encs[i], err = enc.worker(); err != nil {
+			fw.f.Close()
+			return nil, fmt.Errorf("chronon: %s: %w", path, err)
+		}
+	}
 	go t.collect()
 	var workers sync.WaitGroup
-	for i := 0; i < cfg.workers; i++ {
+	for _, w := range encs {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			t.compressLoop(enc.worker())
+			t.compressLoop(w)
 		}()
 	}
 	go func() {

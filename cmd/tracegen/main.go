@@ -36,6 +36,7 @@ type options struct {
 	out        string
 	cpuProfile string
 	execTrace  string
+	cpuStats   bool
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -54,6 +55,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.out, "output", "", "output file")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (go tool pprof) to this file")
 	fs.StringVar(&o.execTrace, "exectrace", "", "write a Go execution trace (go tool trace) to this file")
+	fs.BoolVar(&o.cpuStats, "cpu-stats", false, "print the Go runtime's CPU time classes (user, gc, idle) at the end")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -111,5 +113,8 @@ func run(args []string, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "tracegen: %s: %d events, %d units -> %s: %d bytes in %.3fs: %.2f M events/s, %.3f bytes/event, %d dropped\n",
 		o.workload, o.events, o.units, o.out, res.FileBytes, el.Seconds(),
 		float64(o.events)/el.Seconds()/1e6, float64(res.FileBytes)/float64(max(o.events, 1)), res.Dropped)
+	if o.cpuStats {
+		printCPUStats(stderr)
+	}
 	return 0
 }

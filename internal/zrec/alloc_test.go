@@ -7,7 +7,7 @@ import "testing"
 func TestZeroAllocs(t *testing.T) {
 	blocks, _ := w1Blocks(20_000, 16, 64<<10, 1)
 	inputs := [][]byte{blocks[0], blocks[1], mixedBlock(20_000, 1), randomBytes(300_000, 1), nil, {1, 2, 3}}
-	e := NewEncoder()
+	e := newTestEncoder()
 	dst := make([]byte, 0, MaxEncodedSize(1<<20))
 	for _, in := range inputs { // warm up: buffers grow to their final size
 		dst = e.EncodeAll(in, dst[:0])

@@ -54,7 +54,11 @@ func BenchmarkEncode(b *testing.B) {
 		b.ReportMetric(float64(stored)/float64(events), "bytes/event")
 	}
 	b.Run("zrec", func(b *testing.B) {
-		e := NewEncoder()
+		e := newTestEncoder()
+		run(b, e.EncodeAll)
+	})
+	b.Run("zrec-fastlits", func(b *testing.B) {
+		e := newTestEncoder(WithLiteralMinGain(3))
 		run(b, e.EncodeAll)
 	})
 	for _, lvl := range []zstd.EncoderLevel{zstd.SpeedDefault, zstd.SpeedFastest} {
@@ -73,7 +77,7 @@ func BenchmarkEncode(b *testing.B) {
 // (each includes the stages before it, except "match").
 func BenchmarkStages(b *testing.B) {
 	blocks, events, raw := w1BenchBlocks()
-	e := NewEncoder()
+	e := newTestEncoder()
 	dst := make([]byte, 0, MaxEncodedSize(benchBlockSize))
 	stage := func(name string, f func(blk []byte)) {
 		b.Run(name, func(b *testing.B) {

@@ -54,7 +54,11 @@
 // single-stream header, and libzstd refuses 4 streams for tiny inputs),
 // four streams above, with the 4- or 5-byte header as the sizes require.
 // Incompressible literals are stored raw, single-valued ones as RLE;
-// fewer than 32 literals are always raw (a tree would cost more).
+// fewer than 32 literals are always raw (a tree would cost more). With
+// WithLiteralMinGain(k) (what chronon uses at levels 1 to 3) literals are
+// also stored raw when their order-0 entropy says Huffman coding would save
+// less than 1/2^k of them: random argument bytes cost a table build and
+// four streams for a few percent.
 //
 // # Sequences section (sequences.go, fse.go, bitwriter.go)
 //

@@ -1,6 +1,10 @@
 package zrec
 
-import "github.com/klauspost/compress/huff0"
+import (
+	"fmt"
+
+	"github.com/klauspost/compress/huff0"
+)
 
 // Encoder compresses event blocks into zstd frames. It holds only reusable
 // scratch space, so after the first few calls EncodeAll does not allocate.
@@ -23,12 +27,40 @@ type Encoder struct {
 	norm                   [maxSymbolSize]int16
 	tabs                   seqTables
 	huff                   huff0.Scratch
+
+	// litGainShift: Huffman-code literals only when that is estimated to
+	// save at least 1/2^litGainShift of them (0: whenever it saves bytes).
+	litGainShift uint8
+}
+
+// Option configures an Encoder.
+type Option func(*Encoder) error
+
+// WithLiteralMinGain makes the encoder store a block's literals raw unless
+// Huffman coding is estimated to save at least 1/2^shift of their size
+// (shift 1..8; 0, the default, codes them whenever that is smaller). Fast
+// levels use 3: on literals that are mostly random bytes, Huffman coding
+// costs a quarter of the encoder's time for a few percent of size.
+func WithLiteralMinGain(shift int) Option {
+	return func(e *Encoder) error {
+		if shift < 0 || shift > 8 {
+			return fmt.Errorf("zrec: literal gain shift %d is not 0..8", shift)
+		}
+		e.litGainShift = uint8(shift)
+		return nil
+	}
 }
 
 // NewEncoder returns an Encoder. Its buffers grow on first use to the size
 // of the largest zstd block seen (at most 128 KiB of input).
-func NewEncoder() *Encoder {
-	return &Encoder{prevPos: -1}
+func NewEncoder(opts ...Option) (*Encoder, error) {
+	e := &Encoder{prevPos: -1}
+	for _, o := range opts {
+		if err := o(e); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
 }
 
 // EncodeAll appends to dst one complete zstd frame that decodes to src and

@@ -116,7 +116,7 @@ func inspectBlock(t testing.TB, b []byte, features map[string]int) {
 // path: block types, all literal header forms, sequence count forms and
 // all three table modes.
 func TestFeatureCoverage(t *testing.T) {
-	e := NewEncoder()
+	e := newTestEncoder()
 	features := map[string]int{}
 	for _, c := range coverageInputs() {
 		f := roundTrip(t, e, c.src)

@@ -58,9 +58,15 @@ func TestLibzstdCrossCheck(t *testing.T) {
 	inputs["random-1m"] = randomBytes(1<<20, 2)
 	inputs["mixed-big"] = mixedBlock(60_000, 5)
 
-	e := NewEncoder()
+	e, fast := newTestEncoder(), newTestEncoder(WithLiteralMinGain(3))
 	for name, src := range inputs {
 		frame := e.EncodeAll(src, nil)
+		if err := os.WriteFile(filepath.Join(dir, name+"-fastlits.raw"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+"-fastlits.zst"), fast.EncodeAll(src, nil), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		got, err := testDecoder.DecodeAll(frame, nil)
 		if err != nil || !bytes.Equal(got, src) {
 			t.Fatalf("%s: klauspost round trip failed: %v", name, err)

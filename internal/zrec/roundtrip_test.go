@@ -35,7 +35,7 @@ func roundTrip(t testing.TB, e *Encoder, src []byte) []byte {
 }
 
 func TestRoundTripBasic(t *testing.T) {
-	e := NewEncoder()
+	e := newTestEncoder()
 	roundTrip(t, e, nil)
 	roundTrip(t, e, []byte{})
 	for n := 1; n <= 80; n++ {
@@ -49,7 +49,7 @@ func TestRoundTripBasic(t *testing.T) {
 
 func TestRoundTripW1(t *testing.T) {
 	blocks, counts := w1Blocks(200_000, 16, 64<<10, 1)
-	e := NewEncoder()
+	e := newTestEncoder()
 	var raw, comp, events, n int
 	for i, b := range blocks {
 		if i%7 != 0 && testing.Short() {
@@ -69,7 +69,7 @@ func TestRoundTripW1(t *testing.T) {
 }
 
 func TestRoundTripSizes(t *testing.T) {
-	e := NewEncoder()
+	e := newTestEncoder()
 	inter := w1Interleaved(40_000, 16, 7)
 	mixed := mixedBlock(12_000, 3)
 	rnd := randomBytes(1<<20+17, 9)
@@ -94,7 +94,7 @@ func TestRoundTripSizes(t *testing.T) {
 }
 
 func TestRoundTripCoverageInputs(t *testing.T) {
-	e := NewEncoder()
+	e := newTestEncoder()
 	for _, c := range coverageInputs() {
 		t.Run(c.name, func(t *testing.T) {
 			f := roundTrip(t, e, c.src)
@@ -106,7 +106,7 @@ func TestRoundTripCoverageInputs(t *testing.T) {
 // TestEncoderReuse interleaves inputs of different shapes on one Encoder:
 // no state may leak from one frame into the next.
 func TestEncoderReuse(t *testing.T) {
-	e := NewEncoder()
+	e := newTestEncoder()
 	in := coverageInputs()
 	for i := 0; i < 3*len(in); i++ {
 		roundTrip(t, e, in[(i*7)%len(in)].src)
@@ -125,7 +125,7 @@ func TestStatsDescribeTheBlock(t *testing.T) {
 		binary.LittleEndian.PutUint64(ev[2:], c)
 		binary.LittleEndian.PutUint32(ev[10:], 1)
 	}
-	e := NewEncoder()
+	e := newTestEncoder()
 	e.EncodeAll(src, nil)
 	s, clean := e.Stats()
 	require.True(t, clean)
@@ -151,4 +151,13 @@ func TestStatsDescribeTheBlock(t *testing.T) {
 	s, clean = e.Stats()
 	require.True(t, clean)
 	require.Equal(t, len(big)/30, s.Events)
+}
+
+// newTestEncoder returns an encoder with the given options; they are valid.
+func newTestEncoder(opts ...Option) *Encoder {
+	e, err := NewEncoder(opts...)
+	if err != nil {
+		panic(err)
+	}
+	return e
 }
