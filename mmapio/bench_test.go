@@ -11,9 +11,17 @@ import (
 
 // The benchmarks read the 20 M-event W1 trace (16 units, one unit per
 // 64 KiB zstd block). It is written once (about 5 s, 130 MB) to
-// $CTRACE_BENCH_DIR, or the user cache directory, and reused.
+// $CTRACE_BENCH_DIR, or the user cache directory, and reused; set
+// CHRONON_W1_TRACE to a file from tracegen to read what the runtime wrote
+// instead (the cached one comes from a test writer with klauspost zstd):
+//
+//	bin/tracegen --workload w1 --events 20000000 --units 16 -o /tmp/w1.ctrace
+//	CHRONON_W1_TRACE=/tmp/w1.ctrace go test ./mmapio -run NONE -bench W1 -benchtime 1x
 func w1Trace(b *testing.B) string {
 	b.Helper()
+	if p := os.Getenv("CHRONON_W1_TRACE"); p != "" {
+		return p
+	}
 	dir := os.Getenv("CTRACE_BENCH_DIR")
 	if dir == "" {
 		c, err := os.UserCacheDir()
