@@ -41,8 +41,10 @@ type osFile struct {
 	syncer   *syncer
 }
 
-// startWriteback asks the background syncer for an fsync; it never waits.
-func (f *osFile) startWriteback(off, n int64) {
+// startWriteback asks the background syncer for an fsync of the whole file
+// (the range is what the writer appended since its last request; fsync has
+// no narrower form that also commits the journal). It never waits.
+func (f *osFile) startWriteback(_, _ int64) {
 	if f.syncer == nil {
 		f.syncer = startSyncer(f.File)
 	}
@@ -110,6 +112,12 @@ func (s *syncer) stop() error {
 // background; Close waits for it so no goroutine outlives the tracer.
 type releaser interface{ waitReleased() }
 
-func openTruncate(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+// truncatedOutput opens path the ordinary way: created, or truncated in
+// place.
+func truncatedOutput(path string) (*osFile, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &osFile{File: f}, nil
 }

@@ -3,7 +3,4 @@
 package chronon
 
 // createOutput opens path for writing, truncating an existing file.
-func createOutput(path string) (*osFile, error) {
-	f, err := openTruncate(path)
-	return &osFile{File: f}, err
-}
+func createOutput(path string) (*osFile, error) { return truncatedOutput(path) }

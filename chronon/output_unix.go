@@ -13,28 +13,25 @@ import (
 func createOutput(path string) (*osFile, error) {
 	var st unix.Stat_t
 	if err := unix.Lstat(path, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 || st.Size < replaceMin {
-		f, err := openTruncate(path)
-		return &osFile{File: f}, err
+		return truncatedOutput(path)
 	}
 	old, err := os.Open(path)
 	if err != nil {
-		f, err := openTruncate(path)
-		return &osFile{File: f}, err
+		return truncatedOutput(path)
 	}
 	if err := os.Remove(path); err != nil {
 		old.Close()
-		f, err := openTruncate(path)
-		return &osFile{File: f}, err
+		return truncatedOutput(path)
 	}
-	f, err := openTruncate(path)
+	f, err := truncatedOutput(path)
 	if err != nil {
 		old.Close()
 		return nil, err
 	}
-	released := make(chan struct{})
+	f.released = make(chan struct{})
 	go func() {
 		old.Close() // the last reference: the kernel frees the old blocks here
-		close(released)
+		close(f.released)
 	}()
-	return &osFile{File: f, released: released}, nil
+	return f, nil
 }
