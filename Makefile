@@ -8,8 +8,9 @@ SHARED    ?= ../shared
 PYTHON    := /usr/bin/python3
 FUZZTIME  ?= 10s
 DEMO_N    ?= 2000000
+REPS      ?= 5
 
-.PHONY: all build demo test test-go vet fuzz-smoke fuzz oracle deps deps-schema schema bench generate clean
+.PHONY: all build demo test test-go vet fuzz-smoke fuzz oracle deps deps-schema schema bench speed generate clean
 
 all: build
 
@@ -57,6 +58,11 @@ oracle: build deps
 bench:
 	$(GO) test -run NONE -bench . -benchtime 1x ./bench
 	$(GO) test -run NONE -bench BenchmarkEmit -benchtime 100000000x ./chronon
+
+# speed: every whole-process speed target of the writer and the reader, on a
+# 20M-event W1 trace, REPS times each (min / median / max beside the target).
+speed:
+	REPS=$(REPS) scripts/speed.sh
 
 # schema regenerates schema/fb from schema/TraceSchema.fbs with Debian's flatc.
 schema: deps-schema
