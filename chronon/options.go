@@ -140,6 +140,14 @@ func WithPolicy(p Policy) Option {
 // WithFlushInterval bounds how long an event of a unit that keeps emitting
 // stays in memory before it is written (default 1 s; 0 turns the periodic
 // flush off, leaving Flush, full chunks and Close).
+//
+// The partly filled chunk belongs to the unit's goroutine, and taking it
+// from another goroutine would cost the emit path an atomic store per event,
+// so the flush is done by that goroutine at its next emit. A unit that has
+// stopped emitting keeps its last events in memory until Unit.Flush (on its
+// goroutine), Tracer.Flush or Close; a simulator that may be killed while a
+// unit is idle (a hang being debugged, say) calls Unit.Flush when the unit
+// goes idle.
 func WithFlushInterval(d time.Duration) Option {
 	return func(c *config) error {
 		if d < 0 {
