@@ -137,7 +137,17 @@ func decodeFormat(d *fbuf, t fbTable, f *Format) {
 }
 
 // DecodeFooter verifies and decodes a footer section at absolute offset base.
+// Every block entry is copied into Footer.Blocks; a reader of a large trace
+// keeps the entries in place instead (DecodeFooterIndex).
 func DecodeFooter(b []byte, base int64) (*Footer, error) {
+	f, _, _, err := decodeFooter(b, base, true, nil)
+	return f, err
+}
+
+// decodeFooter verifies the footer and decodes it, with the block entries
+// when keep is set; it returns where the blocks vector's elements start and
+// how many there are. visit, when not nil, sees every verified entry.
+func decodeFooter(b []byte, base int64, keep bool, visit BlockVisitor) (*Footer, int, int, error) {
 	d := &fbuf{b: b, base: base, section: "footer"}
 	root := d.root("FileFooter")
 	f := &Footer{
@@ -146,31 +156,28 @@ func DecodeFooter(b []byte, base int64) (*Footer, error) {
 		MaxCycle:         d.scalar64(root, slotFooterMax, "max_cycle"),
 		CreatedTimestamp: d.scalar64(root, slotFooterCreated, "created_timestamp"),
 	}
-	if start, n := d.vec(root, slotFooterBlocks, 4, "blocks"); n > 0 {
-		f.Blocks = make([]BlockIndex, n)
+	start, n := d.vec(root, slotFooterBlocks, 4, "blocks")
+	if n > 0 {
+		var scratch BlockIndex
+		if keep {
+			f.Blocks = make([]BlockIndex, n)
+		}
 		var units []uint16 // one backing array for every block's unit list
-		for i := range f.Blocks {
-			t := d.elemTable(start, i, "blocks")
-			bi := &f.Blocks[i]
-			bi.Index = d.scalar32(t, slotBlockIndex, 0, "block_index")
-			bi.EventCount = d.scalar32(t, slotBlockEvents, 0, "event_count")
-			bi.MinCycle = d.scalar64(t, slotBlockMin, "min_cycle")
-			bi.MaxCycle = d.scalar64(t, slotBlockMax, "max_cycle")
-			bi.UncompressedSize = d.scalar32(t, slotBlockUSize, 0, "uncompressed_size")
-			bi.CompressedSize = d.scalar32(t, slotBlockCSize, 0, "compressed_size")
-			bi.DataOffset = d.scalar64(t, slotBlockOffset, "data_offset")
-			if us, un := d.vec(t, slotBlockUnits, 2, "block units"); un > 0 {
-				first := len(units)
-				for j := 0; j < un; j++ {
-					units = append(units, binary.LittleEndian.Uint16(d.b[us+2*j:]))
-				}
-				bi.Units = units[first:len(units):len(units)]
-			} else if d.field(t, slotBlockUnits, 4, "block units") != 0 {
-				bi.Units = []uint16{} // present but empty: the block holds no unit's events
+		for i := range n {
+			bi := &scratch
+			if keep {
+				bi = &f.Blocks[i]
 			}
+			var recorded bool
+			units, recorded = decodeBlockEntry(d, start, i, bi, units, keep)
 			if d.err != nil {
 				d.err.Reason = elemName("blocks", i) + ": " + d.err.Reason
 				break
+			}
+			if visit != nil {
+				if err := visit(i, n, bi, recorded); err != nil {
+					return nil, 0, 0, err
+				}
 			}
 		}
 	}
@@ -187,7 +194,42 @@ func DecodeFooter(b []byte, base int64) (*Footer, error) {
 		}
 	}
 	if d.err != nil {
-		return nil, d.err
+		return nil, 0, 0, d.err
 	}
-	return f, nil
+	return f, start, n, nil
+}
+
+// decodeBlockEntry decodes entry i of the footer's blocks vector into bi and
+// reports whether it records a unit list. With keepUnits the list is
+// appended to units and bi.Units points there (nil when the entry has no
+// list, empty when the list is empty); without, the list is only verified
+// and bi.Units stays nil.
+func decodeBlockEntry(d *fbuf, start, i int, bi *BlockIndex, units []uint16, keepUnits bool) ([]uint16, bool) {
+	t := d.elemTable(start, i, "blocks")
+	bi.Index = d.scalar32(t, slotBlockIndex, 0, "block_index")
+	bi.EventCount = d.scalar32(t, slotBlockEvents, 0, "event_count")
+	bi.MinCycle = d.scalar64(t, slotBlockMin, "min_cycle")
+	bi.MaxCycle = d.scalar64(t, slotBlockMax, "max_cycle")
+	bi.UncompressedSize = d.scalar32(t, slotBlockUSize, 0, "uncompressed_size")
+	bi.CompressedSize = d.scalar32(t, slotBlockCSize, 0, "compressed_size")
+	bi.DataOffset = d.scalar64(t, slotBlockOffset, "data_offset")
+	bi.Units = nil
+	us, un := d.vec(t, slotBlockUnits, 2, "block units")
+	switch {
+	case un > 0:
+		if keepUnits {
+			first := len(units)
+			for j := 0; j < un; j++ {
+				units = append(units, binary.LittleEndian.Uint16(d.b[us+2*j:]))
+			}
+			bi.Units = units[first:len(units):len(units)]
+		}
+		return units, true
+	case d.field(t, slotBlockUnits, 4, "block units") != 0:
+		if keepUnits {
+			bi.Units = []uint16{} // present but empty: the block holds no unit's events
+		}
+		return units, true
+	}
+	return units, false
 }

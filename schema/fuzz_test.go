@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"reflect"
+	"slices"
 	"testing"
 
 	flatbuffers "github.com/google/flatbuffers/go"
@@ -32,6 +34,31 @@ func FuzzDecodeFooter(f *testing.F) {
 		ft, err := DecodeFooter(b, 0)
 		if err == nil && ft == nil {
 			t.Fatal("nil footer without error")
+		}
+		// The in-place index verifies exactly as the copy does and, when
+		// both accept, reads the same entries.
+		x, xerr := DecodeFooterIndex(b, 0, nil)
+		if (err == nil) != (xerr == nil) || err != nil && err.Error() != xerr.Error() {
+			t.Fatalf("DecodeFooter: %v; DecodeFooterIndex: %v", err, xerr)
+		}
+		if err != nil {
+			return
+		}
+		if x.Len() != len(ft.Blocks) {
+			t.Fatalf("index has %d entries, footer %d", x.Len(), len(ft.Blocks))
+		}
+		var units []uint16
+		for i, w := range ft.Blocks {
+			g := x.Block(i)
+			var ok bool
+			units, ok = x.BlockUnits(i, units)
+			if ok != (w.Units != nil) || !slices.Equal(units, w.Units) {
+				t.Fatalf("block %d: units %v (%v), footer %v", i, units, ok, w.Units)
+			}
+			g.Units = w.Units
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("block %d: index %+v, footer %+v", i, g, w)
+			}
 		}
 	})
 }
