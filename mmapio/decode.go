@@ -21,6 +21,7 @@ type blockData struct {
 	buf   *[]byte // pooled buffer data lives in; nil for a raw block
 	recs  []rec
 	err   error
+	units []uint16 // scratch for the block's unit list (read from the footer)
 }
 
 // rec is an event's record decoded once, on a worker, while the block is hot
@@ -53,7 +54,7 @@ func (r *Reader) release(bd *blockData) {
 		return
 	}
 	r.releaseData(bd)
-	*bd = blockData{recs: bd.recs[:0]}
+	*bd = blockData{recs: bd.recs[:0], units: bd.units[:0]}
 	blockDatas.put(bd)
 }
 
@@ -132,8 +133,9 @@ type selector struct {
 }
 
 // wholeBlock reports whether the query wants every event of b: its cycle
-// range lies in the query's and its recorded units are all wanted (a unit
-// query on a file written one unit per block).
+// range lies in the query's and its recorded units (b.Units; nil when it
+// records none) are all wanted (a unit query on a file written one unit per
+// block).
 func (s *selector) wholeBlock(b *Block) bool {
 	if s.all {
 		return true
@@ -255,15 +257,21 @@ func (r *Reader) eventErr(b *Block, p int, format string, args ...any) error {
 // few kilobytes per block instead of the whole block, and the next block
 // decodes into the same, already mapped, memory.
 func (r *Reader) decodeBlock(bi int32, sel *selector, bd *blockData) error {
-	b := &r.blocks[bi]
+	b := r.blocks.at(bi)
+	if sel != nil && !sel.all {
+		b.Units, _ = r.blocks.units(bi, bd.units) // wholeBlock looks at them
+		if r.blocks.fx != nil && b.Units != nil {
+			bd.units = b.Units // keep the grown scratch (never a recovered table's own list)
+		}
+	}
 	bd.block = bi
 	r.decodes.Add(1)
-	data, buf, err := r.blockBytes(b)
+	data, buf, err := r.blockBytes(&b)
 	if err != nil {
 		return err
 	}
 	bd.data, bd.buf = data, buf
-	if err := r.scanEvents(b, data, sel, bd); err != nil {
+	if err := r.scanEvents(&b, data, sel, bd); err != nil {
 		return err
 	}
 	if buf != nil && len(bd.recs)*4 < int(b.EventCount) {

@@ -70,12 +70,8 @@ func (r *Reader) renderSegment(seg *segment, limit int) {
 // goroutine only writes them out. A block that fails to decode ends the dump
 // with its error after the lines of the cycle ranges before it.
 func (r *Reader) WriteDump(w io.Writer, q Query, limit int) (int, error) {
-	plan, sel := r.plan(q)
-	if len(plan) == 0 {
-		return 0, nil
-	}
-	sp, err := r.startSegments(plan, sel, true)
-	if err != nil {
+	sp, err := r.startQuery(q, true)
+	if sp == nil || err != nil {
 		return 0, err
 	}
 	defer sp.stop()

@@ -29,14 +29,13 @@ type Iterator struct {
 // Iter starts an iteration over the events q selects.
 func (r *Reader) Iter(q Query) *Iterator {
 	it := &Iterator{r: r}
-	plan, sel := r.plan(q)
-	if len(plan) == 0 {
-		it.done = true
-		return it
-	}
-	sp, err := r.startSegments(plan, sel, false)
+	sp, err := r.startQuery(q, false)
 	if err != nil {
 		it.err, it.done = err, true
+		return it
+	}
+	if sp == nil {
+		it.done = true
 		return it
 	}
 	it.sp = sp

@@ -64,11 +64,12 @@ func newReader(path string, data []byte, o options) (*Reader, error) {
 		return nil, err
 	}
 	r.buildTables()
+	var keys blockKeys
 	if hasFooter {
-		if err := r.loadFooter(); err != nil {
+		if err := r.loadFooter(&keys); err != nil {
 			return nil, err
 		}
-		r.status = Status{State: StateComplete, Blocks: len(r.blocks), Events: r.countEvents()}
+		r.status = Status{State: StateComplete, Blocks: r.blocks.len(), Events: keys.events}
 	} else {
 		why := "no footer: the index flag is clear"
 		switch {
@@ -80,8 +81,9 @@ func newReader(path string, data []byte, o options) (*Reader, error) {
 		if err := r.recoverBlocks(why, cut.firstBlock); err != nil {
 			return nil, err
 		}
+		keys = listKeys(r.blocks.list)
 	}
-	r.buildIndex()
+	r.buildIndex(&keys)
 	return r, nil
 }
 
@@ -182,35 +184,35 @@ func (r *Reader) locateSchema() error {
 	return nil
 }
 
-// loadFooter decodes the footer and checks every block entry against the
-// file before any offset in it is used.
-func (r *Reader) loadFooter() error {
+// loadFooter verifies the footer and checks every block entry against the
+// file before any offset in it is used, collecting the seek index's keys on
+// the way. The entries stay in the mapping (blockTable reads them in place).
+func (r *Reader) loadFooter(keys *blockKeys) error {
 	h := r.hdr
 	off := int64(h.FooterOffset)
-	f, err := schema.DecodeFooter(r.data[off:off+int64(h.FooterSize)], off)
-	if err != nil {
-		return withFile(err, r.path)
-	}
 	size := uint64(len(r.data))
-	for i := range f.Blocks {
-		e := &f.Blocks[i]
+	keys.unitSets = true
+	x, err := schema.DecodeFooterIndex(r.data[off:off+int64(h.FooterSize)], off, func(i, n int, e *schema.BlockIndex, hasUnits bool) error {
 		if why := e.Inline().Plausible(); why != "" {
 			return formatErr(r.path, "footer", off, "blocks[%d] (block at byte %d): %s", i, e.DataOffset, why)
 		}
 		if e.DataOffset < schema.HeaderSize || e.DataOffset > size || size-e.DataOffset < schema.BlockHeaderSize+uint64(e.CompressedSize) {
 			return formatErr(r.path, "footer", off, "blocks[%d]: block at byte %d with %d data bytes lies outside the %d-byte file", i, e.DataOffset, e.CompressedSize, size)
 		}
-		e.Index = uint32(i) // the position, whatever the writer recorded
+		if i == 0 {
+			// n is bounded by the footer's size (4 bytes per entry), and
+			// these keys live only until the index is built.
+			keys.alloc(n)
+		}
+		keys.set(i, e.DataOffset, e.MinCycle, e.MaxCycle)
+		keys.events += uint64(e.EventCount)
+		keys.unitSets = keys.unitSets && hasUnits
+		return nil
+	})
+	if err != nil {
+		return withFile(err, r.path)
 	}
-	r.blocks = f.Blocks // shared with the footer: no copy of a list that can be long
-	r.footer = f
+	r.blocks = blockTable{fx: x}
+	r.footer = &x.Footer
 	return nil
-}
-
-func (r *Reader) countEvents() uint64 {
-	var n uint64
-	for i := range r.blocks {
-		n += uint64(r.blocks[i].EventCount)
-	}
-	return n
 }

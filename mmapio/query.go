@@ -69,6 +69,20 @@ func (f unitFilter) any(ids []uint16) bool {
 	return false
 }
 
+// startQuery plans q and starts its pipeline; nil, nil when no block can
+// hold a selected event, ErrClosed after Close.
+func (r *Reader) startQuery(q Query, dump bool) (*segPipe, error) {
+	if !r.rlockMap() {
+		return nil, ErrClosed
+	}
+	defer r.mapMu.RUnlock()
+	plan, sel := r.plan(q)
+	if len(plan) == 0 {
+		return nil, nil
+	}
+	return r.startSegments(plan, sel, dump)
+}
+
 // plan lists the blocks a query needs, in the order the merge takes them
 // (by MinCycle, then file offset), and the selector that picks their
 // events. Blocks outside the cycle range are found by binary search on the
@@ -82,18 +96,21 @@ func (r *Reader) plan(q Query) ([]int32, *selector) {
 		if start > end {
 			return nil, nil
 		}
-		hi = sort.Search(len(r.byMin), func(i int) bool { return r.blocks[r.byMin[i]].MinCycle > end })
+		hi = sort.Search(len(r.byMin), func(i int) bool { return r.blocks.minCycle(r.byMin[i]) > end })
 		lo = sort.Search(hi, func(i int) bool { return r.prefMax[i] >= start })
 	}
-	var blocks []int32
+	blocks := make([]int32, 0, hi-lo)
+	var units []uint16
 	for i := lo; i < hi; i++ {
 		bi := r.byMin[i]
-		b := &r.blocks[bi]
-		if b.MaxCycle < start {
+		if q.hasCycles && r.blocks.maxCycle(bi) < start {
 			continue
 		}
-		if b.Units != nil && !q.units.any(b.Units) {
-			continue
+		if q.units.set != nil {
+			var ok bool
+			if units, ok = r.blocks.units(bi, units); ok && !q.units.any(units) {
+				continue
+			}
 		}
 		blocks = append(blocks, bi)
 	}

@@ -27,8 +27,9 @@ type Reader struct {
 	schemaOff     int64 // -1 when the file has no schema
 	schemaSize    int64
 	schemaLocated bool           // found after the header, not at the header's offsets
-	footer        *schema.Footer // nil for a recovered file
-	blocks        []Block
+	footer        *schema.Footer // nil for a recovered file; Blocks filled by Footer()
+	footerOnce    sync.Once
+	blocks        blockTable
 	status        Status
 	unitSets      bool // every block records its units
 
@@ -45,6 +46,13 @@ type Reader struct {
 	decodes atomic.Int64 // blocks decoded for queries (tests check seeks decode only what they need)
 
 	linesRendered, bytesRendered atomic.Int64 // dump lines so far: their average sizes text buffers
+
+	// mapMu guards the mapping against Close: the footer's block index is
+	// read in place, so everything outside the pipelines' workers (which
+	// Close stops first) that reads it holds mapMu for reading and checks
+	// unmapped; Close unmaps under the write lock.
+	mapMu    sync.RWMutex
+	unmapped bool
 
 	mu      sync.Mutex
 	closed  bool
@@ -70,14 +78,46 @@ func (r *Reader) Schema() *schema.Schema { return r.sch }
 // reader decoded, or -1, 0 when there is none.
 func (r *Reader) SchemaSection() (offset, size int64) { return r.schemaOff, r.schemaSize }
 
-// Footer returns the decoded footer, or nil for a recovered file.
-func (r *Reader) Footer() *schema.Footer { return r.footer }
+// Footer returns the decoded footer, or nil for a recovered file. Its
+// Blocks are decoded from the mapping on the first call (the reader itself
+// reads them in place; see Blocks).
+func (r *Reader) Footer() *schema.Footer {
+	if r.footer == nil {
+		return nil
+	}
+	r.footerOnce.Do(func() { r.footer.Blocks = r.Blocks() })
+	return r.footer
+}
+
+// rlockMap takes the mapping for reading; false (lock not held) when Close
+// has unmapped it.
+func (r *Reader) rlockMap() bool {
+	r.mapMu.RLock()
+	if r.unmapped {
+		r.mapMu.RUnlock()
+		return false
+	}
+	return true
+}
 
 // Status reports whether the file was complete or recovered.
 func (r *Reader) Status() Status { return r.status }
 
-// Blocks returns the blocks in file order. The slice is shared: do not modify it.
-func (r *Reader) Blocks() []Block { return r.blocks }
+// Blocks returns the blocks in file order. The slice is shared: do not
+// modify it. For a file with a footer it is decoded from the mapping on the
+// first call (64 bytes per block plus unit lists); iteration and queries do
+// not need it, they read the footer in place.
+// After Close it returns what was decoded before (nil if nothing was).
+func (r *Reader) Blocks() []Block {
+	if !r.rlockMap() {
+		return r.blocks.decoded()
+	}
+	defer r.mapMu.RUnlock()
+	return r.blocks.blocks()
+}
+
+// NumBlocks returns the number of blocks without decoding them.
+func (r *Reader) NumBlocks() int { return r.blocks.len() }
 
 // HasUnitSets reports whether every block records the units it holds, so a
 // unit query can skip blocks without decoding them.
@@ -172,6 +212,9 @@ func (r *Reader) Close() error {
 	for _, p := range running {
 		p.stop()
 	}
+	r.mapMu.Lock()
+	defer r.mapMu.Unlock()
+	r.unmapped = true
 	r.data = nil
 	return r.m.close()
 }
@@ -239,14 +282,16 @@ func (r *Reader) rankOf(i int32) uint32 {
 // buildIndex sorts the blocks for seeking: by (MinCycle, Offset) with a
 // prefix maximum of MaxCycle, and ranks them by offset for the merge's ties
 // (rank stays nil when the footer lists the blocks in file order, as every
-// writer does: the rank is then the index).
-func (r *Reader) buildIndex() {
-	n := len(r.blocks)
+// writer does: the rank is then the index). keys are the blocks' sort keys,
+// collected while the footer was verified.
+func (r *Reader) buildIndex(keys *blockKeys) {
+	n := len(keys.offs)
 	r.byMin = make([]int32, n)
 	for i := range r.byMin {
 		r.byMin[i] = int32(i)
 	}
-	offLess := func(a, b int32) int { return cmp.Compare(r.blocks[a].DataOffset, r.blocks[b].DataOffset) }
+	offs, mins, maxs := keys.offs, keys.mins, keys.maxs
+	offLess := func(a, b int32) int { return cmp.Compare(offs[a], offs[b]) }
 	if !slices.IsSortedFunc(r.byMin, offLess) {
 		slices.SortStableFunc(r.byMin, offLess)
 		r.rank = make([]uint32, n)
@@ -255,7 +300,7 @@ func (r *Reader) buildIndex() {
 		}
 	}
 	minLess := func(a, b int32) int {
-		if c := cmp.Compare(r.blocks[a].MinCycle, r.blocks[b].MinCycle); c != 0 {
+		if c := cmp.Compare(mins[a], mins[b]); c != 0 {
 			return c
 		}
 		return cmp.Compare(r.rankOf(a), r.rankOf(b))
@@ -266,14 +311,8 @@ func (r *Reader) buildIndex() {
 	r.prefMax = make([]uint64, n)
 	var m uint64
 	for i, b := range r.byMin {
-		m = max(m, r.blocks[b].MaxCycle)
+		m = max(m, maxs[b])
 		r.prefMax[i] = m
 	}
-	r.unitSets = n > 0
-	for i := range r.blocks {
-		if r.blocks[i].Units == nil {
-			r.unitSets = false
-			break
-		}
-	}
+	r.unitSets = n > 0 && keys.unitSets
 }

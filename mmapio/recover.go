@@ -57,7 +57,7 @@ func (r *Reader) recoverBlocks(why string, firstCut bool) error {
 		}
 	}
 	blocks, tornAt, reason := r.walk(start)
-	r.blocks = blocks
+	r.blocks = blockTable{list: blocks}
 	st.Blocks = len(blocks)
 	for i := range blocks {
 		st.Events += uint64(blocks[i].EventCount)

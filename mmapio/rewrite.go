@@ -27,11 +27,12 @@ func (r *Reader) WriteComplete(w io.Writer, created time.Time) (int64, error) {
 		flags |= schema.FlagHasSchema
 	}
 	compressed := r.hdr.Flags&schema.FlagCompressed != 0
-	f := &schema.Footer{Blocks: make([]schema.BlockIndex, len(r.blocks))}
+	blocks := r.Blocks()
+	f := &schema.Footer{Blocks: make([]schema.BlockIndex, len(blocks))}
 	off := uint64(schema.HeaderSize + len(sec))
 	first := off
-	for i := range r.blocks {
-		b := &r.blocks[i]
+	for i := range blocks {
+		b := &blocks[i]
 		compressed = compressed || !isRaw(b)
 		f.Blocks[i] = schema.BlockIndex{Index: uint32(i), EventCount: b.EventCount, MinCycle: b.MinCycle, MaxCycle: b.MaxCycle,
 			UncompressedSize: b.UncompressedSize, CompressedSize: b.CompressedSize, DataOffset: off, Units: b.Units}
@@ -71,8 +72,8 @@ func (r *Reader) WriteComplete(w io.Writer, created time.Time) (int64, error) {
 	if err := write(sec); err != nil {
 		return n, err
 	}
-	for i := range r.blocks {
-		b := &r.blocks[i]
+	for i := range blocks {
+		b := &blocks[i]
 		if err := write(r.data[headerOff(b):blockEnd(b)]); err != nil {
 			return n, err
 		}

@@ -1,0 +1,140 @@
+package mmapio
+
+import (
+	"sync"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// blockTable is the reader's list of blocks, in file order.
+//
+// For a file with a footer the entries are read in place from the mapped
+// footer (schema.FooterIndex): the reader holds no per-block copy, so a dump
+// of a multi-gigabyte trace keeps its memory within the bound (the
+// copy cost 64 bytes per block plus unit lists: 10 MB on a 2 GB trace). A
+// recovered file has no footer: its entries, found by walking the inline
+// headers, are kept in list.
+//
+// Entries are returned by value with Index set to the position (whatever
+// the writer recorded) and Units nil; units returns the unit list.
+type blockTable struct {
+	fx   *schema.FooterIndex
+	list []Block
+
+	once sync.Once
+	all  []Block // Blocks(), built on first use for a footer-backed table
+}
+
+func (t *blockTable) len() int {
+	if t.fx != nil {
+		return t.fx.Len()
+	}
+	return len(t.list)
+}
+
+// at returns entry i without its unit list.
+func (t *blockTable) at(i int32) Block {
+	if t.fx != nil {
+		b := t.fx.Block(int(i))
+		b.Index = uint32(i)
+		return b
+	}
+	b := t.list[i]
+	b.Units = nil
+	return b
+}
+
+// units returns entry i's unit list (appended to dst[:0] for a footer-backed
+// table) and whether the entry records one.
+func (t *blockTable) units(i int32, dst []uint16) ([]uint16, bool) {
+	if t.fx != nil {
+		return t.fx.BlockUnits(int(i), dst)
+	}
+	u := t.list[i].Units
+	return u, u != nil
+}
+
+func (t *blockTable) minCycle(i int32) uint64 {
+	if t.fx != nil {
+		return t.fx.BlockMinCycle(int(i))
+	}
+	return t.list[i].MinCycle
+}
+
+func (t *blockTable) maxCycle(i int32) uint64 {
+	if t.fx != nil {
+		return t.fx.BlockMaxCycle(int(i))
+	}
+	return t.list[i].MaxCycle
+}
+
+func (t *blockTable) dataOffset(i int32) uint64 {
+	if t.fx != nil {
+		return t.fx.BlockDataOffset(int(i))
+	}
+	return t.list[i].DataOffset
+}
+
+func (t *blockTable) uncompressedSize(i int32) uint32 {
+	if t.fx != nil {
+		return t.fx.BlockUncompressedSize(int(i))
+	}
+	return t.list[i].UncompressedSize
+}
+
+// decoded returns what blocks has returned so far (nil if never called for
+// a footer-backed table), without touching the footer.
+func (t *blockTable) decoded() []Block {
+	if t.fx == nil {
+		return t.list
+	}
+	var all []Block
+	t.once.Do(func() {}) // a later blocks call must not decode: the footer is gone
+	all = t.all
+	return all
+}
+
+// blocks returns every entry with its unit list, decoded once for a
+// footer-backed table.
+func (t *blockTable) blocks() []Block {
+	if t.fx == nil {
+		return t.list
+	}
+	t.once.Do(func() {
+		t.all = t.fx.Blocks()
+		for i := range t.all {
+			t.all[i].Index = uint32(i)
+		}
+	})
+	return t.all
+}
+
+// blockKeys are the blocks' sort keys for buildIndex, by block index: copied
+// out once, because sorting through the footer's vtables would cost a
+// lookup per comparison. They live only until the index is built.
+type blockKeys struct {
+	offs, mins, maxs []uint64
+	events           uint64
+	unitSets         bool // every block records its units
+}
+
+func (k *blockKeys) alloc(n int) {
+	k.offs, k.mins, k.maxs = make([]uint64, n), make([]uint64, n), make([]uint64, n)
+}
+
+func (k *blockKeys) set(i int, off, minC, maxC uint64) {
+	k.offs[i], k.mins[i], k.maxs[i] = off, minC, maxC
+}
+
+// listKeys collects the keys of a recovered file's blocks.
+func listKeys(list []Block) blockKeys {
+	k := blockKeys{unitSets: true}
+	k.alloc(len(list))
+	for i := range list {
+		b := &list[i]
+		k.set(i, b.DataOffset, b.MinCycle, b.MaxCycle)
+		k.events += uint64(b.EventCount)
+		k.unitSets = k.unitSets && b.Units != nil
+	}
+	return k
+}

@@ -1,0 +1,137 @@
+package mmapio
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/stretchr/testify/require"
+)
+
+// Open keeps no per-block copy of the footer: what stays on the heap grows
+// by the seek index alone (byMin, prefMax: 12 bytes per block), not by the
+// 64-byte entries and unit lists a decoded footer costs, and what it
+// allocates on the way adds only the transient sort keys (24 bytes per
+// block). This is what keeps a dump of a multi-gigabyte trace within its
+// memory bound.
+func TestOpenKeepsNoPerBlockCopy(t *testing.T) {
+	evs := ctracetest.W1Events(600000, 16, 1)
+	b, lay, err := ctracetest.BuildLayout(ctracetest.W1Schema(16), evs, ctracetest.Options{BlockSize: 4096, PerUnit: true})
+	require.NoError(t, err)
+	n := len(lay.Blocks)
+	require.Greater(t, n, 4500)
+
+	var before, opened, kept runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r, err := OpenBytes("many-blocks", b)
+	runtime.ReadMemStats(&opened)
+	require.NoError(t, err)
+	defer r.Close()
+	runtime.GC()
+	runtime.ReadMemStats(&kept)
+	alloc := int(opened.TotalAlloc - before.TotalAlloc)
+	retained := int(kept.HeapAlloc) - int(before.HeapAlloc)
+	t.Logf("Open: %d bytes allocated, %d retained, for %d blocks", alloc, retained, n)
+	const fixed = 32 << 10 // header, schema, formats, unit names
+	require.Less(t, retained, fixed+16*n, "retained per block: %.1f bytes", float64(retained)/float64(n))
+	require.Less(t, alloc, fixed+40*n, "allocated per block: %.1f bytes", float64(alloc)/float64(n))
+	runtime.KeepAlive(r)
+
+	// The entries read in place are the ones the writer wrote.
+	require.Equal(t, n, r.NumBlocks())
+	got := r.Blocks()
+	require.Len(t, got, n)
+	for i := range got {
+		want := lay.Blocks[i]
+		want.Index = uint32(i)
+		require.Equal(t, want, got[i], "block %d", i)
+	}
+	require.Same(t, &got[0], &r.Blocks()[0], "decoded once")
+	require.Equal(t, got, r.Footer().Blocks)
+
+	// Queries over the in-place index still find exactly their events.
+	w := &workload{s: ctracetest.W1Schema(16), events: evs, layout: lay}
+	ids := r.UnitsNamed("core0.l2")
+	require.Len(t, ids, 1)
+	checkQuery(t, w, r, randomQuery{q: Query{}.WithUnits(ids...), match: func(e *ctracetest.Event) bool { return e.SourceID == ids[0] }, desc: "unit"})
+	a, z := evs[323456].Cycle, evs[323456].Cycle+500
+	checkQuery(t, w, r, randomQuery{q: Query{}.WithCycles(a, z).WithUnits(ids...),
+		match: func(e *ctracetest.Event) bool { return e.SourceID == ids[0] && e.Cycle >= a && e.Cycle <= z }, desc: "window and unit"})
+}
+
+// A query holds a blockState per planned block: keep it small.
+func TestBlockStateSize(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(blockState{}), uintptr(24))
+}
+
+// The footer's index is read in place from the mapping, so nothing may
+// read it once Close has unmapped the file: queries, Blocks and Footer
+// after Close (and a Close racing an iteration) end cleanly instead of
+// faulting on unmapped memory.
+func TestMappedIndexAfterClose(t *testing.T) {
+	evs := ctracetest.W1Events(30000, 16, 1)
+	b, _, err := ctracetest.BuildLayout(ctracetest.W1Schema(16), evs, ctracetest.Options{BlockSize: 4096, PerUnit: true, Compress: true})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "w1.ctrace")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+
+	// Blocks decoded before Close stay available; the rest is gone.
+	r, err := Open(path, withSegmentBytes(16<<10))
+	require.NoError(t, err)
+	n := r.NumBlocks()
+	blocks := r.Blocks()
+	require.Len(t, blocks, n)
+	it := r.Iter(Query{})
+	require.True(t, it.Next())
+	require.NoError(t, r.Close())
+	require.False(t, it.Next())
+	require.ErrorIs(t, it.Err(), ErrClosed)
+	require.Equal(t, blocks, r.Blocks())
+	require.Equal(t, n, r.NumBlocks())
+
+	r2, err := Open(path, withSegmentBytes(16<<10))
+	require.NoError(t, err)
+	require.NoError(t, r2.Close())
+	require.Nil(t, r2.Blocks(), "nothing decoded before Close")
+	require.NotNil(t, r2.Footer())
+	require.Nil(t, r2.Footer().Blocks)
+	for range r2.Events(Query{}.WithCycles(evs[100].Cycle, evs[200].Cycle)) {
+		t.Fatal("a closed Reader yields no events")
+	}
+	require.ErrorIs(t, r2.Err(), ErrClosed)
+	_, err = r2.WriteDump(io.Discard, Query{}.WithUnits(3), 0)
+	require.ErrorIs(t, err, ErrClosed)
+
+	// Close from another goroutine while iterations run: each ends with
+	// all its events or with ErrClosed, never a fault (run with -race).
+	for range 20 {
+		r3, err := Open(path, withSegmentBytes(8<<10))
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		for g := range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				q := Query{}
+				if g == 1 {
+					q = q.WithUnits(uint16(1 + g))
+				}
+				it := r3.Iter(q)
+				defer it.Close()
+				for it.Next() {
+				}
+				if err := it.Err(); err != nil {
+					require.ErrorIs(t, err, ErrClosed)
+				}
+			}()
+		}
+		require.NoError(t, r3.Close())
+		wg.Wait()
+	}
+}
