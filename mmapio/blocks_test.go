@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"unsafe"
 
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 	"github.com/stretchr/testify/require"
@@ -65,9 +64,33 @@ func TestOpenKeepsNoPerBlockCopy(t *testing.T) {
 		match: func(e *ctracetest.Event) bool { return e.SourceID == ids[0] && e.Cycle >= a && e.Cycle <= z }, desc: "window and unit"})
 }
 
-// A query holds a blockState per planned block: keep it small.
-func TestBlockStateSize(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(blockState{}), uintptr(24))
+// A query keeps decode state only for the blocks of the segments it has
+// built and not consumed, not for every block it plans.
+func TestQueryStateIsBoundedBySegments(t *testing.T) {
+	evs := ctracetest.W1Events(600000, 16, 1)
+	b, _, err := ctracetest.BuildLayout(ctracetest.W1Schema(16), evs, ctracetest.Options{BlockSize: 4096, PerUnit: true, Compress: true})
+	require.NoError(t, err)
+	r := openBytesT(t, b, withSegmentBytes(16<<10))
+	it := r.Iter(Query{})
+	defer it.Close()
+	sp := it.sp // the iterator lets go of it at the end
+	require.Greater(t, len(sp.plan), 4500)
+	n, most := 0, 0
+	for it.Next() {
+		if n++; n%1000 == 0 {
+			sp.mu.Lock()
+			most = max(most, len(sp.states))
+			sp.mu.Unlock()
+		}
+	}
+	require.NoError(t, it.Err())
+	require.Equal(t, len(evs), n)
+	t.Logf("at most %d block states for a plan of %d blocks", most, len(sp.plan))
+	require.Positive(t, most)
+	require.Less(t, most, 200)
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	require.Empty(t, sp.states, "the end of the iteration releases every block")
 }
 
 // The footer's index is read in place from the mapping, so nothing may
