@@ -76,10 +76,10 @@
 //
 // The footer's block index is not copied: the Reader reads its entries in
 // place from the mapping (schema.FooterIndex). What it keeps per block of the
-// file is the seek index (12 bytes), and a running query adds its plan (4
-// bytes); decode state exists only for the blocks of segments in flight.
-// That is 2.5 MB for a 2 GB trace, where a copy of the footer would add 10
-// MB more. Blocks and Footer().Blocks decode the entries on first use, for
+// file is the seek index (12 bytes); a query with a filter adds its plan (4
+// bytes per selected block, a full scan uses the index itself), and decode
+// state exists only for the blocks of segments in flight. That is 1.9 MB for
+// a 2 GB trace, where a copy of the footer would add 10 MB more. Blocks and Footer().Blocks decode the entries on first use, for
 // tools that want them as a slice. A recovered file (no footer) keeps the
 // entries its walk found.
 //

@@ -99,6 +99,15 @@ func (r *Reader) plan(q Query) ([]int32, *selector) {
 		hi = sort.Search(len(r.byMin), func(i int) bool { return r.blocks.minCycle(r.byMin[i]) > end })
 		lo = sort.Search(hi, func(i int) bool { return r.prefMax[i] >= start })
 	}
+	sel := &selector{start: start, end: end, units: q.units, all: !q.hasCycles && q.units.set == nil}
+	if sel.all {
+		// Every block, in the index's order: the plan is the index itself
+		// (read-only), not a copy of 4 bytes per block.
+		if len(r.byMin) == 0 {
+			return nil, nil
+		}
+		return r.byMin[:len(r.byMin):len(r.byMin)], sel
+	}
 	blocks := make([]int32, 0, hi-lo)
 	var units []uint16
 	for i := lo; i < hi; i++ {
@@ -117,6 +126,5 @@ func (r *Reader) plan(q Query) ([]int32, *selector) {
 	if len(blocks) == 0 {
 		return nil, nil
 	}
-	sel := &selector{start: start, end: end, units: q.units, all: !q.hasCycles && q.units.set == nil}
 	return blocks, sel
 }
