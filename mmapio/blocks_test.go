@@ -1,6 +1,7 @@
 package mmapio
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -8,7 +9,10 @@ import (
 	"sync"
 	"testing"
 
+	flatbuffers "github.com/google/flatbuffers/go"
+
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/schema"
 	"github.com/stretchr/testify/require"
 )
 
@@ -131,9 +135,12 @@ func TestMappedIndexAfterClose(t *testing.T) {
 	_, err = r2.WriteDump(io.Discard, Query{}.WithUnits(3), 0)
 	require.ErrorIs(t, err, ErrClosed)
 
-	// Close from another goroutine while iterations run: each ends with
-	// all its events or with ErrClosed, never a fault (run with -race).
-	for range 20 {
+	// Queries started while another goroutine closes the Reader: each gets
+	// its pipeline or ErrClosed, and Close waits for the workers it
+	// started (run with -race). Reading events while Close runs is outside
+	// the contract (Close must not race with the use of what the Reader
+	// returned), so these iterations are only started and closed.
+	for range 50 {
 		r3, err := Open(path, withSegmentBytes(8<<10))
 		require.NoError(t, err)
 		var wg sync.WaitGroup
@@ -143,18 +150,73 @@ func TestMappedIndexAfterClose(t *testing.T) {
 				defer wg.Done()
 				q := Query{}
 				if g == 1 {
-					q = q.WithUnits(uint16(1 + g))
+					q = q.WithUnits(2)
 				}
 				it := r3.Iter(q)
-				defer it.Close()
-				for it.Next() {
-				}
 				if err := it.Err(); err != nil {
+					require.ErrorIs(t, err, ErrClosed)
+				}
+				it.Close()
+				_, err := r3.WriteDump(io.Discard, Query{}.WithCycles(evs[0].Cycle, evs[0].Cycle), 1)
+				if err != nil {
 					require.ErrorIs(t, err, ErrClosed)
 				}
 			}()
 		}
 		require.NoError(t, r3.Close())
 		wg.Wait()
+	}
+}
+
+// A footer that is structurally broken anywhere is reported as such, even
+// when an earlier entry is also implausible: Open checks the entries while
+// it verifies the footer, but reports an implausible entry only once the
+// whole footer has verified (the order a full decode gave).
+func TestFooterStructuralErrorsComeFirst(t *testing.T) {
+	evs := ctracetest.W1Events(50, 2, 1)
+	var data []byte
+	for _, e := range evs {
+		data = schema.AppendEvent(data, e.Record, e.Args)
+	}
+	lo, hi := evs[0].Cycle, evs[49].Cycle
+	bh := schema.BlockHeader{EventCount: 50, MinCycle: lo, MaxCycle: hi, UncompressedSize: uint32(len(data)), CompressedSize: uint32(len(data))}
+	sch := schema.BuildSchema(flatbuffers.NewBuilder(0), ctracetest.W1Schema(2))
+	h := schema.NewHeader(schema.FlagHasSchema | schema.FlagHasIndex)
+	h.SchemaOffset, h.SchemaSize = schema.HeaderSize, uint64(len(sch))
+	h.FirstBlockOffset = h.SchemaOffset + h.SchemaSize
+	file := append(schema.AppendHeader(nil, h), sch...)
+	file = schema.AppendBlockHeader(file, bh)
+	file = append(file, data...)
+	good := schema.BlockIndex{EventCount: 50, MinCycle: lo, MaxCycle: hi, UncompressedSize: bh.UncompressedSize, CompressedSize: bh.CompressedSize, DataOffset: h.FirstBlockOffset}
+	bad := good
+	bad.EventCount = 0 // implausible
+	foot := schema.BuildFooter(flatbuffers.NewBuilder(0), &schema.Footer{Blocks: []schema.BlockIndex{bad, good, good},
+		UnitStats: []schema.UnitStat{{UnitID: 1, Emitted: 5}, {UnitID: 2, Emitted: 7}}})
+	h.FooterOffset, h.FooterSize = uint64(len(file)), uint64(len(foot))
+	file = append(file, foot...)
+	copy(file, schema.AppendHeader(nil, h))
+	fo := int(h.FooterOffset)
+	diffs := 0
+	for i := 0; i < len(foot); i++ {
+		for _, v := range []byte{0xff, 0x7f, 0x00, 0x40} {
+			f := append([]byte(nil), file...)
+			f[fo+i] = v
+			_, derr := schema.DecodeFooter(f[fo:], int64(fo))
+			if derr == nil {
+				continue
+			}
+			_, oerr := OpenBytes("x.ctrace", f)
+			var fe *schema.FormatError
+			errors.As(derr, &fe)
+			fe.File = "x.ctrace"
+			if oerr == nil || oerr.Error() != derr.Error() {
+				if diffs++; diffs <= 3 {
+					t.Logf("byte %d=%#x:\n  DecodeFooter: %v\n  Open:         %v", i, v, derr, oerr)
+				}
+			}
+		}
+	}
+	if diffs > 0 {
+		t.Errorf("%d corruptions: Open reports another error than the footer's structural one", diffs)
 	}
 }

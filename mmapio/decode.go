@@ -39,7 +39,7 @@ type rec struct {
 
 // blockDatas recycles block records (their recs arrays), up to 32 MiB.
 var blockDatas = freeList[blockData]{limit: 1024, budget: 32 << 20,
-	cost: func(bd *blockData) int { return cap(bd.recs) * int(unsafe.Sizeof(rec{})) }}
+	cost: func(bd *blockData) int { return cap(bd.recs)*int(unsafe.Sizeof(rec{})) + 2*cap(bd.units) }}
 
 func (r *Reader) releaseData(bd *blockData) {
 	if bd.buf != nil {

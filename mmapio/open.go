@@ -192,12 +192,21 @@ func (r *Reader) loadFooter(keys *blockKeys) error {
 	off := int64(h.FooterOffset)
 	size := uint64(len(r.data))
 	keys.unitSets = true
+	// An implausible entry is reported only once the whole footer has
+	// verified: a structural error anywhere in it comes first, as it did
+	// when the footer was decoded before its entries were checked.
+	var bad error
 	x, err := schema.DecodeFooterIndex(r.data[off:off+int64(h.FooterSize)], off, func(i, n int, e *schema.BlockIndex, hasUnits bool) error {
+		if bad != nil {
+			return nil
+		}
 		if why := e.Inline().Plausible(); why != "" {
-			return formatErr(r.path, "footer", off, "blocks[%d] (block at byte %d): %s", i, e.DataOffset, why)
+			bad = formatErr(r.path, "footer", off, "blocks[%d] (block at byte %d): %s", i, e.DataOffset, why)
+			return nil
 		}
 		if e.DataOffset < schema.HeaderSize || e.DataOffset > size || size-e.DataOffset < schema.BlockHeaderSize+uint64(e.CompressedSize) {
-			return formatErr(r.path, "footer", off, "blocks[%d]: block at byte %d with %d data bytes lies outside the %d-byte file", i, e.DataOffset, e.CompressedSize, size)
+			bad = formatErr(r.path, "footer", off, "blocks[%d]: block at byte %d with %d data bytes lies outside the %d-byte file", i, e.DataOffset, e.CompressedSize, size)
+			return nil
 		}
 		if i == 0 {
 			// n is bounded by the footer's size (4 bytes per entry), and
@@ -211,6 +220,9 @@ func (r *Reader) loadFooter(keys *blockKeys) error {
 	})
 	if err != nil {
 		return withFile(err, r.path)
+	}
+	if bad != nil {
+		return bad
 	}
 	r.blocks = blockTable{fx: x}
 	r.footer = &x.Footer

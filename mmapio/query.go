@@ -108,7 +108,7 @@ func (r *Reader) plan(q Query) ([]int32, *selector) {
 		}
 		return r.byMin[:len(r.byMin):len(r.byMin)], sel
 	}
-	blocks := make([]int32, 0, hi-lo)
+	var blocks []int32 // grows with what is selected: a unit query may keep few
 	var units []uint16
 	for i := lo; i < hi; i++ {
 		bi := r.byMin[i]

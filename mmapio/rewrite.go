@@ -17,9 +17,10 @@ import (
 // recorded them, or recovery found them); created, when not zero, becomes
 // the footer's timestamp (a complete input keeps its own).
 func (r *Reader) WriteComplete(w io.Writer, created time.Time) (int64, error) {
-	if r.data == nil {
+	if !r.rlockMap() {
 		return 0, ErrClosed
 	}
+	defer r.mapMu.RUnlock() // the blocks are copied from the mapping
 	var sec []byte
 	flags := schema.FlagHasIndex
 	if r.schemaOff >= 0 {
@@ -27,7 +28,7 @@ func (r *Reader) WriteComplete(w io.Writer, created time.Time) (int64, error) {
 		flags |= schema.FlagHasSchema
 	}
 	compressed := r.hdr.Flags&schema.FlagCompressed != 0
-	blocks := r.Blocks()
+	blocks := r.blocks.blocks() // not r.Blocks: the read lock is held
 	f := &schema.Footer{Blocks: make([]schema.BlockIndex, len(blocks))}
 	off := uint64(schema.HeaderSize + len(sec))
 	first := off
