@@ -88,10 +88,8 @@ func (t *blockTable) decoded() []Block {
 	if t.fx == nil {
 		return t.list
 	}
-	var all []Block
 	t.once.Do(func() {}) // a later blocks call must not decode: the footer is gone
-	all = t.all
-	return all
+	return t.all
 }
 
 // blocks returns every entry with its unit list, decoded once for a
@@ -122,8 +120,11 @@ func (k *blockKeys) alloc(n int) {
 	k.offs, k.mins, k.maxs = make([]uint64, n), make([]uint64, n), make([]uint64, n)
 }
 
-func (k *blockKeys) set(i int, off, minC, maxC uint64) {
-	k.offs[i], k.mins[i], k.maxs[i] = off, minC, maxC
+// add records block i (allocated by alloc; unitSets starts true).
+func (k *blockKeys) add(i int, b *Block, hasUnits bool) {
+	k.offs[i], k.mins[i], k.maxs[i] = b.DataOffset, b.MinCycle, b.MaxCycle
+	k.events += uint64(b.EventCount)
+	k.unitSets = k.unitSets && hasUnits
 }
 
 // listKeys collects the keys of a recovered file's blocks.
@@ -131,10 +132,7 @@ func listKeys(list []Block) blockKeys {
 	k := blockKeys{unitSets: true}
 	k.alloc(len(list))
 	for i := range list {
-		b := &list[i]
-		k.set(i, b.DataOffset, b.MinCycle, b.MaxCycle)
-		k.events += uint64(b.EventCount)
-		k.unitSets = k.unitSets && b.Units != nil
+		k.add(i, &list[i], list[i].Units != nil)
 	}
 	return k
 }

@@ -213,9 +213,7 @@ func (r *Reader) loadFooter(keys *blockKeys) error {
 			// these keys live only until the index is built.
 			keys.alloc(n)
 		}
-		keys.set(i, e.DataOffset, e.MinCycle, e.MaxCycle)
-		keys.events += uint64(e.EventCount)
-		keys.unitSets = keys.unitSets && hasUnits
+		keys.add(i, e, hasUnits)
 		return nil
 	})
 	if err != nil {

@@ -119,9 +119,13 @@ func (r *Reader) startSegments(plan []int32, sel *selector, dump bool) (*segPipe
 		}
 		// A short query reads less far ahead: its run is too short to
 		// repay the page faults of the memory a deep pipeline touches.
+		// Summing stops where it can no longer lower the read-ahead: each
+		// term is a footer lookup, and a full scan plans every block.
 		var total int
 		for _, bi := range plan {
-			total += int(r.blocks.uncompressedSize(bi))
+			if total += int(r.blocks.uncompressedSize(bi)); total/32 >= readAhead {
+				break
+			}
 		}
 		readAhead = min(readAhead, max(256<<10, total/32))
 	}
