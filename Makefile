@@ -10,43 +10,60 @@ FUZZTIME  ?= 10s
 DEMO_N    ?= 2000000
 REPS      ?= 5
 
-.PHONY: all build demo test test-go vet fuzz-smoke fuzz oracle deps deps-schema schema bench speed generate clean
+.PHONY: all build demo test test-go vet fuzz oracle deps deps-schema schema bench speed generate clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-# deps installs the Debian packages the tests use: python3-zstandard for the
-# conformance oracle (and the libzstd cross-checks).
+# deps installs what the tests use: python3-zstandard for the conformance
+# oracle (and the libzstd cross-checks), via apt-get; staticcheck (a pinned
+# version, through the Go module proxy).
+STATICCHECK_VERSION ?= 2026.2.2
 deps:
 	@$(PYTHON) -c 'import zstandard' 2>/dev/null || { \
 		echo "installing python3-zstandard (conformance oracle)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-zstandard >/dev/null; }
+	@test -x "$$($(GO) env GOPATH)/bin/staticcheck" || { \
+		echo "installing staticcheck $(STATICCHECK_VERSION)"; \
+		$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); }
 
 deps-schema:
 	@command -v flatc >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq flatbuffers-compiler >/dev/null; }
 
-# demo: a 2M-event W1 trace written by the Go runtime, then read back.
+# demo: what the tool is for. A small out-of-order pipeline (pipesim) traced
+# with spans, flows and counters, read back (info, a filter, stats) and
+# exported for Perfetto; then the benchmark workload (W1, 2M events, 16 units)
+# written and queried.
 demo: build
 	@mkdir -p $(BIN)/demo
+	@echo "== pipesim: 20000 instructions through fetch/decode/rename/exec/retire"
+	$(BIN)/pipesim -n 20000 -o $(BIN)/demo/pipe.ctrace
+	$(BIN)/trace_reader info $(BIN)/demo/pipe.ctrace
+	@echo "== what did core0.exec do in cycles 1000-1010?"
+	$(BIN)/trace_reader filter --unit core0.exec --cycles 1000-1010 $(BIN)/demo/pipe.ctrace
+	@echo "== stats: per unit, per format, span latencies, occupancy, stage latency along flows"
+	$(BIN)/trace_reader stats $(BIN)/demo/pipe.ctrace
+	$(BIN)/trace_reader export --format perfetto -o $(BIN)/demo/pipe.pftrace $(BIN)/demo/pipe.ctrace
+	@echo "== open https://ui.perfetto.dev and drop $(BIN)/demo/pipe.pftrace on it (Open trace file)"
+	@echo "== W1, the benchmark workload: $(DEMO_N) events over 16 units"
 	$(BIN)/tracegen --workload w1 --events $(DEMO_N) --units 16 -o $(BIN)/demo/w1.ctrace
 	$(BIN)/trace_reader info -v $(BIN)/demo/w1.ctrace
 	$(BIN)/trace_reader dump --limit 10 $(BIN)/demo/w1.ctrace
 	$(BIN)/trace_reader filter --unit core1.l2 --cycles 500000-500200 $(BIN)/demo/w1.ctrace
 
-# test: vet, every unit/property/golden test under the race detector, and a
-# short run of every fuzz target (longer runs: make fuzz FUZZTIME=10m).
-test: deps vet test-go fuzz-smoke
+# test: vet, staticcheck, every unit/property/golden test under the race
+# detector, and a short run of every fuzz target (longer runs: make fuzz
+# FUZZTIME=10m). scripts/test.sh prints a line per stage and a summary.
+test: deps
+	FUZZTIME=$(FUZZTIME) scripts/test.sh
 
 vet:
 	$(GO) vet ./...
 
 test-go:
 	$(GO) test -race -count=1 -timeout 15m ./...
-
-fuzz-smoke:
-	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh

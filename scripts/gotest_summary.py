@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Reads `go test -json` on stdin and says what the run is doing.
+
+One line per package as it finishes, one line per test of the packages named
+with --verbose (the cgo tests, which take minutes each), every failing test's
+output in full, and a closing line `tests: N passed, N failed, N skipped`.
+Exits 1 when any test or package failed (a build failure has no test events,
+so packages are counted too).
+"""
+import json
+import sys
+
+verbose = set(a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--verbose="))
+passed = failed = skipped = 0
+bad_pkgs = []
+out = {}  # (pkg, test) -> lines, kept until the test ends
+for line in sys.stdin:
+    try:
+        ev = json.loads(line)
+    except ValueError:
+        sys.stdout.write(line)  # build errors and such come as plain text
+        continue
+    pkg, test, action = ev.get("Package", ""), ev.get("Test"), ev.get("Action")
+    key = (pkg, test)
+    if action == "output":
+        out.setdefault(key, []).append(ev.get("Output", ""))
+        continue
+    if action not in ("pass", "fail", "skip"):
+        if action == "run" and test and "/" not in test and any(pkg.endswith(v) for v in verbose):
+            print(f"    run  {test}", flush=True)
+        continue
+    lines = out.pop(key, [])
+    if test:
+        if action == "pass":
+            passed += 1
+        elif action == "skip":
+            skipped += 1
+        else:
+            failed += 1
+        if action == "fail" and "/" not in test:
+            sys.stdout.write("".join(lines))
+        elif "/" not in test and any(pkg.endswith(v) for v in verbose):
+            print(f"    {action}  {test} ({ev.get('Elapsed', 0):.1f}s)", flush=True)
+        continue
+    # package result
+    elapsed = ev.get("Elapsed", 0)
+    if action == "fail":
+        bad_pkgs.append(pkg)
+        sys.stdout.write("".join(l for l in lines if not l.startswith(("=== ", "--- PASS", "PASS"))))
+        print(f"FAIL {pkg} ({elapsed:.1f}s)", flush=True)
+    elif action == "skip":
+        print(f"  -  {pkg} (no test files)", flush=True)
+    else:
+        print(f"  ok {pkg} ({elapsed:.1f}s)", flush=True)
+print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
+if bad_pkgs and not failed:
+    print("packages that failed without a failing test (build error?): " + " ".join(bad_pkgs))
+sys.exit(1 if failed or bad_pkgs else 0)
