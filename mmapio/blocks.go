@@ -68,12 +68,6 @@ func (t *blockTable) maxCycle(i int32) uint64 {
 	return t.list[i].MaxCycle
 }
 
-func (t *blockTable) dataOffset(i int32) uint64 {
-	if t.fx != nil {
-		return t.fx.BlockDataOffset(int(i))
-	}
-	return t.list[i].DataOffset
-}
 
 func (t *blockTable) uncompressedSize(i int32) uint32 {
 	if t.fx != nil {

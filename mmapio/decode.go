@@ -309,4 +309,3 @@ func unitsOf(data []byte) []uint16 {
 	return ids
 }
 
-func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
