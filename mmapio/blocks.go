@@ -68,7 +68,6 @@ func (t *blockTable) maxCycle(i int32) uint64 {
 	return t.list[i].MaxCycle
 }
 
-
 func (t *blockTable) uncompressedSize(i int32) uint32 {
 	if t.fx != nil {
 		return t.fx.BlockUncompressedSize(int(i))

@@ -308,4 +308,3 @@ func unitsOf(data []byte) []uint16 {
 	slices.Sort(ids)
 	return ids
 }
-
