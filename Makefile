@@ -79,7 +79,9 @@ clean:
 # ---- The C and C++ library (cgo/; cgo/README.md) ----
 # lib:     libchronon.so (c-shared) and libchronon.a (c-archive) in CBUILD.
 # install: the libraries, chronon.h, chronon.hpp and chronon.pc under
-#          $(DESTDIR)$(PREFIX) (lib/, include/, lib/pkgconfig/).
+#          $(DESTDIR)$(PREFIX) (lib/, include/, lib/pkgconfig/). chronon.pc
+#          links with an rpath to $(PREFIX)/lib, so programs built with
+#          pkg-config start without LD_LIBRARY_PATH or ldconfig.
 # cbench:  the C benchmarks (emit ns/event; W1 from C next to tracegen).
 # ctest:   the C/C++ tests (examples, W1 multiset, 8 threads, misuse, TSan).
 CBUILD      ?= cgo/build

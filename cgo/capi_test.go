@@ -1,6 +1,7 @@
 package capi
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -428,13 +430,15 @@ func TestStaticInit(t *testing.T) {
 	}
 }
 
-// TestInstall: make install, then a program built with pkg-config, shared
-// and static.
+// TestInstall: make install, then programs built with nothing but
+// pkg-config's flags (C and C++, shared) start without LD_LIBRARY_PATH
+// (chronon.pc carries the rpath) and write traces that read back; and a
+// static build needs no libchronon.so at all.
 func TestInstall(t *testing.T) {
 	tc := setup(t)
 	for _, tool := range []string{"make", "pkg-config"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("##### INSTALL TEST SKIPPED: %s is not installed #####", tool)
+			t.Skipf("##### INSTALL TEST SKIPPED: %s is not installed (apt-get install pkg-config) #####", tool)
 		}
 	}
 	dir := t.TempDir()
@@ -457,27 +461,57 @@ func TestInstall(t *testing.T) {
 	if !strings.Contains(string(header), `#define CHRONON_VERSION "`+strings.TrimSpace(string(version))+`"`) {
 		t.Errorf("chronon.pc version %q is not chronon.h's CHRONON_VERSION", version)
 	}
-	src := filepath.Join(tc.root, "cgo", "examples", "example_sim.c")
+	ex := filepath.Join(tc.root, "cgo", "examples")
 	shared := filepath.Join(dir, "shared")
-	args := append([]string{"gcc", "-o", shared, src}, strings.Fields(string(flags))...)
-	if out, err := command(dir, nil, append(args, "-Wl,-rpath,"+filepath.Join(prefix, "lib"))...); err != nil {
+	args := append([]string{"gcc", "-o", shared, filepath.Join(ex, "example_sim.c")}, strings.Fields(string(flags))...)
+	if out, err := command(dir, nil, args...); err != nil {
 		t.Fatalf("%v: %s", err, out)
+	}
+	exes := []string{shared}
+	if tc.cxx {
+		sharedCxx := filepath.Join(dir, "shared_cpp")
+		args := append([]string{"g++", "-std=c++17", "-O2", "-o", sharedCxx, filepath.Join(ex, "example_sim.cpp")}, strings.Fields(string(flags))...)
+		if out, err := command(dir, nil, args...); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		exes = append(exes, sharedCxx)
 	}
 	static := filepath.Join(dir, "static")
 	cflagsOnly, _ := command(dir, env, "pkg-config", "--cflags", "chronon")
 	private, _ := command(dir, env, "pkg-config", "--static", "--libs-only-l", "chronon")
-	args = append(append([]string{"gcc", "-o", static, src}, strings.Fields(string(cflagsOnly))...), filepath.Join(prefix, "lib", "libchronon.a"))
+	args = append(append([]string{"gcc", "-o", static, filepath.Join(ex, "example_sim.c")}, strings.Fields(string(cflagsOnly))...), filepath.Join(prefix, "lib", "libchronon.a"))
 	args = append(args, strings.Fields(strings.ReplaceAll(string(private), "-lchronon", ""))...)
 	if out, err := command(dir, nil, args...); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	for _, exe := range []string{shared, static} {
+	exes = append(exes, static)
+	for _, exe := range exes {
 		out := exe + ".ctrace"
-		run(t, nil, exe, out)
+		runNoLoaderPath(t, exe, out)
 		tc.oracleCheck(t, out)
+		if tr := readTrace(t, out); len(tr.footer.Blocks) == 0 || len(tr.schema.Formats) == 0 {
+			t.Errorf("%s: the trace holds %d blocks, %d formats", out, len(tr.footer.Blocks), len(tr.schema.Formats))
+		}
 	}
 	if out, _ := command(dir, nil, "ldd", static); strings.Contains(string(out), "libchronon") {
 		t.Errorf("the static program loads libchronon.so: %s", out)
+	}
+}
+
+// runNoLoaderPath runs a program the way a user would after make install:
+// without LD_LIBRARY_PATH (or any other loader variable) pointing at the library.
+func runNoLoaderPath(t *testing.T, argv ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "LD_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s (without LD_LIBRARY_PATH): %v\n%s", strings.Join(argv, " "), err, tail(string(out)))
 	}
 }
 
