@@ -74,7 +74,20 @@ static chronon::Status f(chronon::Unit u) {
 	                  decltype(all)::types[12] == CHRONON_INT16 && decltype(all)::fixed_size == 1 + 2 + 4 + 8 + 8 + 4 + 8 + 1 + 8 + 2 &&
 	                  decltype(all)::n_strings == 3,
 	              "argument types derived from C++ types");
-	return all.emit(u, 1, -1, 2, 3, 4, 5, 1.5f, 2.5, true, "s", std::string_view("v"), std::string("w"), nullptr, E::a);
+	static const chronon::Format<uint64_t, chronon::Flow> flowed("x {} flow={}");
+	static_assert(decltype(flowed)::types[1] == CHRONON_UINT64 && decltype(flowed)::roles[0] == CHRONON_ROLE_PLAIN &&
+	                  decltype(flowed)::roles[1] == CHRONON_ROLE_FLOW && decltype(flowed)::typed_roles && !decltype(all)::typed_roles,
+	              "a chronon::Flow argument is a UInt64 with role flow");
+	static const chronon::Span span("s", chronon::FormatOptions().category(2));
+	static const chronon::Counter counter("c");
+	static const chronon::FloatCounter fcounter("f");
+	static const chronon::Counter<uint8_t> small("u8");
+	static_assert(std::is_same_v<decltype(counter), const chronon::Counter<int64_t>>, "Counter defaults to int64_t");
+	return static_cast<chronon::Status>(
+	    static_cast<int>(all.emit(u, 1, -1, 2, 3, 4, 5, 1.5f, 2.5, true, "s", std::string_view("v"), std::string("w"), nullptr, E::a)) +
+	    static_cast<int>(flowed.emit(u, 1, 2, 3)) + static_cast<int>(span.begin(u, 1, 0)) + static_cast<int>(span.end(u, 2, 0, 9)) +
+	    static_cast<int>(span.complete(u, 1, 5, 0, chronon::Flow(9))) + static_cast<int>(counter.sample(u, 1, -3)) +
+	    static_cast<int>(fcounter.sample(u, 1, 0.5)) + static_cast<int>(small.sample(u, 1, 7)));
 }
 int main() { return static_cast<int>(f(chronon::Unit())); }
 `)
@@ -90,6 +103,10 @@ int main() { return static_cast<int>(f(chronon::Unit())); }
 		"too few arguments":  `static const chronon::Format<uint64_t, bool> f("x {} {}"); int main() { return (int)f.emit(chronon::Unit(), 1, 2); }`,
 		"wrong type":         `#include <vector>` + "\n" + `static const chronon::Format<uint64_t> f("x {}"); int main() { return (int)f.emit(chronon::Unit(), 1, std::vector<int>()); }`,
 		"unsupported type":   `#include <vector>` + "\n" + `static const chronon::Format<std::vector<int>> f("x {}"); int main() { return 0; }`,
+		"two flow arguments": `static const chronon::Format<chronon::Flow, chronon::Flow> f("x {} {}"); int main() { return 0; }`,
+		"a bool counter":     `static const chronon::Counter<bool> c("c"); int main() { return 0; }`,
+		"a string counter":   `static const chronon::Counter<const char *> c("c"); int main() { return 0; }`,
+		"a string flow":      `static const chronon::Format<chronon::Flow> f("x {}"); int main() { return (int)f.emit(chronon::Unit(), 1, "s"); }`,
 	} {
 		src := filepath.Join(dir, "bad.cpp")
 		writeFile(t, src, "#include \"chronon.hpp\"\n"+body+"\n")
@@ -160,8 +177,8 @@ func TestCppExample(t *testing.T) {
 		if !strings.Contains(stdout, "edges checked") {
 			t.Fatalf("%s: %s", prog, stdout)
 		}
-		if ok := tc.oracleCheck(t, out); ok != "" && !strings.HasPrefix(ok, "OK events=374 ") {
-			t.Errorf("%s: oracle: %s, want 374 events", prog, ok)
+		if ok := tc.oracleCheck(t, out); ok != "" && !strings.HasPrefix(ok, "OK events=532 ") {
+			t.Errorf("%s: oracle: %s, want 532 events", prog, ok)
 		}
 		tc.oracleCheck(t, scratch)
 		lines := tc.dump(t, out)
