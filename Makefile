@@ -89,7 +89,15 @@ PREFIX      ?= /usr/local
 CBENCH_ARGS ?=
 CHRONON_CFLAGS := -O2 -Wall -Wextra -Icgo/include
 
-.PHONY: lib install cbench ctest
+.PHONY: lib install cbench ctest deps-c
+
+# deps-c installs what the C/C++ tests use beyond Go: gcc and g++ (the
+# library and the examples), pkg-config (TestInstall). Without them those
+# tests skip, loudly.
+deps-c:
+	@command -v gcc >/dev/null && command -v g++ >/dev/null && command -v pkg-config >/dev/null || { \
+		echo "installing gcc g++ pkg-config (C/C++ API tests)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc g++ pkg-config >/dev/null; }
 
 lib:
 	$(GO) build -buildmode=c-shared -ldflags='-extldflags=-Wl,-soname,libchronon.so' -o $(CBUILD)/libchronon.so ./cgo/lib
@@ -109,5 +117,5 @@ cbench: lib
 	$(CC) $(CHRONON_CFLAGS) -o $(CBUILD)/cbench cgo/examples/cbench.c -L$(CBUILD) -lchronon -Wl,-rpath,$(abspath $(CBUILD)) -lpthread
 	$(CBUILD)/cbench --tracegen $(BIN)/tracegen $(CBENCH_ARGS)
 
-ctest: deps
+ctest: deps deps-c
 	$(GO) test -count=1 -timeout 10m -v ./cgo/...

@@ -7,6 +7,11 @@
 //   f_fetch.emit(fetch, cycle, pc, taken);       // inline, no call into Go
 //   tr.close();
 //
+// Spans, counters and flows (chronon.Span, chronon.Counter, chronon.WithFlow
+// in Go): chronon::Span miss("miss"); miss.begin(u, cycle, lane, flow);
+// chronon::Counter occ("rob_occupancy"); occ.sample(u, cycle, n);
+// Format<uint64_t, chronon::Flow> marks its second argument as a flow id.
+//
 // Format<Args...> derives the argument types of the file from the C++ types
 // at compile time, as the Go runtime's generics do: int8_t..int64_t and
 // every other integer type by size and signedness (int -> Int32, long ->
