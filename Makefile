@@ -96,7 +96,9 @@ clean:
 # ---- The C and C++ library (cgo/; cgo/README.md) ----
 # lib:     libchronon.so (c-shared) and libchronon.a (c-archive) in CBUILD.
 # install: the libraries, chronon.h, chronon.hpp and chronon.pc under
-#          $(DESTDIR)$(PREFIX) (lib/, include/, lib/pkgconfig/).
+#          $(DESTDIR)$(PREFIX) (lib/, include/, lib/pkgconfig/). chronon.pc
+#          links with an rpath to $(PREFIX)/lib, so programs built with
+#          pkg-config start without LD_LIBRARY_PATH or ldconfig.
 # cbench:  the C benchmarks (emit ns/event; W1 from C next to tracegen).
 # ctest:   the C/C++ tests (examples, W1 multiset, 8 threads, misuse, TSan).
 CBUILD      ?= cgo/build
@@ -104,7 +106,15 @@ PREFIX      ?= /usr/local
 CBENCH_ARGS ?=
 CHRONON_CFLAGS := -O2 -Wall -Wextra -Icgo/include
 
-.PHONY: lib install cbench ctest
+.PHONY: lib install cbench ctest deps-c
+
+# deps-c installs what the C/C++ tests use beyond Go: gcc and g++ (the
+# library and the examples), pkg-config (TestInstall). Without them those
+# tests skip, loudly.
+deps-c:
+	@command -v gcc >/dev/null && command -v g++ >/dev/null && command -v pkg-config >/dev/null || { \
+		echo "installing gcc g++ pkg-config (C/C++ API tests)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc g++ pkg-config >/dev/null; }
 
 lib:
 	$(GO) build -buildmode=c-shared -ldflags='-extldflags=-Wl,-soname,libchronon.so' -o $(CBUILD)/libchronon.so ./cgo/lib
@@ -124,5 +134,5 @@ cbench: lib
 	$(CC) $(CHRONON_CFLAGS) -o $(CBUILD)/cbench cgo/examples/cbench.c -L$(CBUILD) -lchronon -Wl,-rpath,$(abspath $(CBUILD)) -lpthread
 	$(CBUILD)/cbench --tracegen $(BIN)/tracegen $(CBENCH_ARGS)
 
-ctest: deps
+ctest: deps deps-c
 	$(GO) test -count=1 -timeout 10m -v ./cgo/...

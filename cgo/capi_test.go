@@ -1,6 +1,7 @@
 package capi
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -72,7 +74,20 @@ static chronon::Status f(chronon::Unit u) {
 	                  decltype(all)::types[12] == CHRONON_INT16 && decltype(all)::fixed_size == 1 + 2 + 4 + 8 + 8 + 4 + 8 + 1 + 8 + 2 &&
 	                  decltype(all)::n_strings == 3,
 	              "argument types derived from C++ types");
-	return all.emit(u, 1, -1, 2, 3, 4, 5, 1.5f, 2.5, true, "s", std::string_view("v"), std::string("w"), nullptr, E::a);
+	static const chronon::Format<uint64_t, chronon::Flow> flowed("x {} flow={}");
+	static_assert(decltype(flowed)::types[1] == CHRONON_UINT64 && decltype(flowed)::roles[0] == CHRONON_ROLE_PLAIN &&
+	                  decltype(flowed)::roles[1] == CHRONON_ROLE_FLOW && decltype(flowed)::typed_roles && !decltype(all)::typed_roles,
+	              "a chronon::Flow argument is a UInt64 with role flow");
+	static const chronon::Span span("s", chronon::FormatOptions().category(2));
+	static const chronon::Counter counter("c");
+	static const chronon::FloatCounter fcounter("f");
+	static const chronon::Counter<uint8_t> small("u8");
+	static_assert(std::is_same_v<decltype(counter), const chronon::Counter<int64_t>>, "Counter defaults to int64_t");
+	return static_cast<chronon::Status>(
+	    static_cast<int>(all.emit(u, 1, -1, 2, 3, 4, 5, 1.5f, 2.5, true, "s", std::string_view("v"), std::string("w"), nullptr, E::a)) +
+	    static_cast<int>(flowed.emit(u, 1, 2, 3)) + static_cast<int>(span.begin(u, 1, 0)) + static_cast<int>(span.end(u, 2, 0, 9)) +
+	    static_cast<int>(span.complete(u, 1, 5, 0, chronon::Flow(9))) + static_cast<int>(counter.sample(u, 1, -3)) +
+	    static_cast<int>(fcounter.sample(u, 1, 0.5)) + static_cast<int>(small.sample(u, 1, 7)));
 }
 int main() { return static_cast<int>(f(chronon::Unit())); }
 `)
@@ -88,6 +103,10 @@ int main() { return static_cast<int>(f(chronon::Unit())); }
 		"too few arguments":  `static const chronon::Format<uint64_t, bool> f("x {} {}"); int main() { return (int)f.emit(chronon::Unit(), 1, 2); }`,
 		"wrong type":         `#include <vector>` + "\n" + `static const chronon::Format<uint64_t> f("x {}"); int main() { return (int)f.emit(chronon::Unit(), 1, std::vector<int>()); }`,
 		"unsupported type":   `#include <vector>` + "\n" + `static const chronon::Format<std::vector<int>> f("x {}"); int main() { return 0; }`,
+		"two flow arguments": `static const chronon::Format<chronon::Flow, chronon::Flow> f("x {} {}"); int main() { return 0; }`,
+		"a bool counter":     `static const chronon::Counter<bool> c("c"); int main() { return 0; }`,
+		"a string counter":   `static const chronon::Counter<const char *> c("c"); int main() { return 0; }`,
+		"a string flow":      `static const chronon::Format<chronon::Flow> f("x {}"); int main() { return (int)f.emit(chronon::Unit(), 1, "s"); }`,
 	} {
 		src := filepath.Join(dir, "bad.cpp")
 		writeFile(t, src, "#include \"chronon.hpp\"\n"+body+"\n")
@@ -158,8 +177,8 @@ func TestCppExample(t *testing.T) {
 		if !strings.Contains(stdout, "edges checked") {
 			t.Fatalf("%s: %s", prog, stdout)
 		}
-		if ok := tc.oracleCheck(t, out); ok != "" && !strings.HasPrefix(ok, "OK events=374 ") {
-			t.Errorf("%s: oracle: %s, want 374 events", prog, ok)
+		if ok := tc.oracleCheck(t, out); ok != "" && !strings.HasPrefix(ok, "OK events=532 ") {
+			t.Errorf("%s: oracle: %s, want 532 events", prog, ok)
 		}
 		tc.oracleCheck(t, scratch)
 		lines := tc.dump(t, out)
@@ -428,13 +447,15 @@ func TestStaticInit(t *testing.T) {
 	}
 }
 
-// TestInstall: make install, then a program built with pkg-config, shared
-// and static.
+// TestInstall: make install, then programs built with nothing but
+// pkg-config's flags (C and C++, shared) start without LD_LIBRARY_PATH
+// (chronon.pc carries the rpath) and write traces that read back; and a
+// static build needs no libchronon.so at all.
 func TestInstall(t *testing.T) {
 	tc := setup(t)
 	for _, tool := range []string{"make", "pkg-config"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("##### INSTALL TEST SKIPPED: %s is not installed #####", tool)
+			t.Skipf("##### INSTALL TEST SKIPPED: %s is not installed (apt-get install pkg-config) #####", tool)
 		}
 	}
 	dir := t.TempDir()
@@ -457,27 +478,57 @@ func TestInstall(t *testing.T) {
 	if !strings.Contains(string(header), `#define CHRONON_VERSION "`+strings.TrimSpace(string(version))+`"`) {
 		t.Errorf("chronon.pc version %q is not chronon.h's CHRONON_VERSION", version)
 	}
-	src := filepath.Join(tc.root, "cgo", "examples", "example_sim.c")
+	ex := filepath.Join(tc.root, "cgo", "examples")
 	shared := filepath.Join(dir, "shared")
-	args := append([]string{"gcc", "-o", shared, src}, strings.Fields(string(flags))...)
-	if out, err := command(dir, nil, append(args, "-Wl,-rpath,"+filepath.Join(prefix, "lib"))...); err != nil {
+	args := append([]string{"gcc", "-o", shared, filepath.Join(ex, "example_sim.c")}, strings.Fields(string(flags))...)
+	if out, err := command(dir, nil, args...); err != nil {
 		t.Fatalf("%v: %s", err, out)
+	}
+	exes := []string{shared}
+	if tc.cxx {
+		sharedCxx := filepath.Join(dir, "shared_cpp")
+		args := append([]string{"g++", "-std=c++17", "-O2", "-o", sharedCxx, filepath.Join(ex, "example_sim.cpp")}, strings.Fields(string(flags))...)
+		if out, err := command(dir, nil, args...); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		exes = append(exes, sharedCxx)
 	}
 	static := filepath.Join(dir, "static")
 	cflagsOnly, _ := command(dir, env, "pkg-config", "--cflags", "chronon")
 	private, _ := command(dir, env, "pkg-config", "--static", "--libs-only-l", "chronon")
-	args = append(append([]string{"gcc", "-o", static, src}, strings.Fields(string(cflagsOnly))...), filepath.Join(prefix, "lib", "libchronon.a"))
+	args = append(append([]string{"gcc", "-o", static, filepath.Join(ex, "example_sim.c")}, strings.Fields(string(cflagsOnly))...), filepath.Join(prefix, "lib", "libchronon.a"))
 	args = append(args, strings.Fields(strings.ReplaceAll(string(private), "-lchronon", ""))...)
 	if out, err := command(dir, nil, args...); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	for _, exe := range []string{shared, static} {
+	exes = append(exes, static)
+	for _, exe := range exes {
 		out := exe + ".ctrace"
-		run(t, nil, exe, out)
+		runNoLoaderPath(t, exe, out)
 		tc.oracleCheck(t, out)
+		if tr := readTrace(t, out); len(tr.footer.Blocks) == 0 || len(tr.schema.Formats) == 0 {
+			t.Errorf("%s: the trace holds %d blocks, %d formats", out, len(tr.footer.Blocks), len(tr.schema.Formats))
+		}
 	}
 	if out, _ := command(dir, nil, "ldd", static); strings.Contains(string(out), "libchronon") {
 		t.Errorf("the static program loads libchronon.so: %s", out)
+	}
+}
+
+// runNoLoaderPath runs a program the way a user would after make install:
+// without LD_LIBRARY_PATH (or any other loader variable) pointing at the library.
+func runNoLoaderPath(t *testing.T, argv ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "LD_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s (without LD_LIBRARY_PATH): %v\n%s", strings.Join(argv, " "), err, tail(string(out)))
 	}
 }
 

@@ -8,6 +8,13 @@
 // what `trace_reader dump` prints for them (sorted). With a second path the
 // program also checks the C++ API's edges on a scratch tracer: string
 // truncation as in the Go runtime, inert formats, default units, statuses.
+//
+// Spans, counters and flows: each L1 miss is a "miss" span (begin/end) on
+// the L1, whose flow id (the miss's cycle) also marks the L2's request
+// (an instant event with a chronon::Flow argument) and its "fill" span
+// (complete, with a duration), so an exporter draws one arrow across the
+// two units per miss; occupancy (integer) and hit_rate (double) are
+// counters.
 #include <chronon.hpp>
 
 #include <cstdio>
@@ -34,12 +41,14 @@ const chronon::Format<uint64_t, Op, bool> f_access("access addr=0x{:x} op={} hit
 const chronon::Format<const char *, std::string_view, int> f_mshr("mshr {} state={} free={}");
 const chronon::Format<std::string, double> f_ratio("ratio {}={}");
 const chronon::Format<const void *, unsigned long, short, signed char, float> f_line("line {} tag={:x} way={} lru={} age={}");
-const chronon::Format<uint32_t, uint64_t, uint64_t> f_fill(
-    "fill lane={} flow={} dur={}", chronon::FormatOptions().kind(CHRONON_KIND_SPAN_COMPLETE,
-                                                                 {CHRONON_ROLE_LANE, CHRONON_ROLE_FLOW, CHRONON_ROLE_DURATION})
-                                       .name("fill"));
-const chronon::Format<int64_t> f_occ("occupancy={}", chronon::FormatOptions().kind(CHRONON_KIND_COUNTER, {CHRONON_ROLE_VALUE}).name("occupancy"));
 const chronon::Format<> f_tick("tick");
+const chronon::Format<uint64_t, chronon::Flow> f_req("req addr=0x{:x} flow={}");
+const chronon::Span s_miss("miss");
+const chronon::Span s_fill("fill");
+const chronon::Counter occupancy("occupancy"); // Counter<int64_t>
+const chronon::FloatCounter hit_rate("hit_rate");
+
+uint32_t miss_lane(uint64_t cycle) { return static_cast<uint32_t>(cycle / 4 % 2); }
 
 int run(const char *path) {
 	chronon::Tracer tr(path, chronon::Options()
@@ -55,19 +64,25 @@ int run(const char *path) {
 		Op op = cycle % 3 == 0 ? Op::store : cycle % 5 == 0 ? Op::prefetch : Op::load;
 		bool hit = cycle % 4 != 0;
 		CHECK(f_access.emit(l1, cycle, addr, op, hit));
+		if (cycle % 4 == 3 && cycle > 3) // the miss of 3 cycles ago is served
+			CHECK(s_miss.end(l1, cycle, miss_lane(cycle - 3), cycle - 3));
 		if (!hit) {
+			CHECK(s_miss.begin(l1, cycle, miss_lane(cycle), cycle));
 			CHECK(f_mshr.emit(l1, cycle, "alloc", states[cycle % 3], static_cast<int>(8 - cycle % 8) - 1));
-			CHECK(f_fill.emit(l2, cycle + 1, static_cast<uint32_t>(cycle % 2), cycle, 20 + cycle % 7));
+			CHECK(f_req.emit(l2, cycle + 1, addr, cycle));
+			CHECK(s_fill.complete(l2, cycle + 1, 20 + cycle % 7, static_cast<uint32_t>(cycle % 2), cycle));
 			CHECK(f_line.emit(l2, cycle + 1, reinterpret_cast<const void *>(static_cast<uintptr_t>(addr & ~63u)),
 			                  static_cast<unsigned long>(addr >> 6), static_cast<short>(cycle % 8),
 			                  static_cast<signed char>(-static_cast<int>(cycle % 3)), 0.5f * static_cast<float>(cycle % 5)));
 		}
 		if (cycle % 25 == 0) {
-			CHECK(f_occ.emit(l2, cycle, static_cast<int64_t>(cycle / 25) * 3 - 10));
+			CHECK(occupancy.sample(l2, cycle, static_cast<int64_t>(cycle / 25) * 3 - 10));
 			CHECK(f_ratio.emit(l1, cycle, std::string("hit_rate"), 0.75 + 0.001 * static_cast<double>(cycle)));
+			CHECK(hit_rate.sample(l1, cycle, 0.75 + 0.001 * static_cast<double>(cycle)));
 			CHECK(f_tick.emit(l2, cycle));
 		}
 	}
+	CHECK(s_miss.end(l1, 203, miss_lane(200), 200)); // the last miss (cycle 200)
 	CHECK(l2.flush());
 	CHECK(tr.close());
 	chronon::Stats s = tr.stats();
@@ -127,6 +142,37 @@ void edges(const char *path) {
 		failures++;
 	} catch (const chronon::Error &e) {
 		want(e.status(), Status::err_arg, "duplicate unit name throws");
+	}
+#endif
+	// Spans, counters and flow roles: registration errors, inert objects.
+	auto nameless = chronon::Span::create("", st);
+	want(st, Status::err_arg, "Span::create with an empty name");
+	want(nameless.begin(u, 3, 0, 1), Status::disabled, "begin of an inert Span");
+	auto bad_counter = chronon::Counter<uint16_t>::create(nullptr, st);
+	want(st, Status::err_arg, "Counter::create without a name");
+	want(bad_counter.sample(u, 3, 1), Status::disabled, "sample of an inert Counter");
+	chronon::Span bad_span = chronon::Span::create("bad {}", st); // a placeholder in the name: too many
+	want(st, Status::err_arg, "Span::create with a placeholder in the name");
+	want(bad_span.complete(u, 3, 1, 0), Status::disabled, "complete of a Span whose registration failed");
+	chronon::Format<uint64_t, chronon::Flow>::create(
+	    "lane {} flow {}", st, chronon::FormatOptions().kind(CHRONON_KIND_SPAN_BEGIN, {CHRONON_ROLE_FLOW, CHRONON_ROLE_LANE}));
+	want(st, Status::err_arg, "a Flow argument given role lane");
+	chronon::Format<uint64_t, chronon::Flow>::create("roles {} {}", st,
+	                                                 chronon::FormatOptions().kind(CHRONON_KIND_INSTANT, {CHRONON_ROLE_LANE}));
+	want(st, Status::err_arg, "one role for two arguments");
+	chronon::Format<uint32_t, chronon::Flow>::create("lane {} flow {}", st,
+	                                                 chronon::FormatOptions().kind(CHRONON_KIND_SPAN_BEGIN, {CHRONON_ROLE_LANE, CHRONON_ROLE_PLAIN}));
+	want(st, Status::ok, "a Flow argument with kind roles");
+#if CHRONON_HPP_EXCEPTIONS
+	try {
+		chronon::FloatCounter thrown("");
+		failures++;
+	} catch (const chronon::Error &e) {
+		want(e.status(), Status::err_arg, "Counter constructor throws");
+		if (std::strstr(e.what(), "counter name is empty") == nullptr) {
+			std::fprintf(stderr, "example_sim_cpp: Counter error says %s\n", e.what());
+			failures++;
+		}
 	}
 #endif
 	// A default Unit is closed: emitting into it is safe.

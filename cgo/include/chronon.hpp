@@ -7,6 +7,11 @@
 //   f_fetch.emit(fetch, cycle, pc, taken);       // inline, no call into Go
 //   tr.close();
 //
+// Spans, counters and flows (chronon.Span, chronon.Counter, chronon.WithFlow
+// in Go): chronon::Span miss("miss"); miss.begin(u, cycle, lane, flow);
+// chronon::Counter occ("rob_occupancy"); occ.sample(u, cycle, n);
+// Format<uint64_t, chronon::Flow> marks its second argument as a flow id.
+//
 // Format<Args...> derives the argument types of the file from the C++ types
 // at compile time, as the Go runtime's generics do: int8_t..int64_t and
 // every other integer type by size and signedness (int -> Int32, long ->
@@ -97,12 +102,14 @@ inline Status st(chronon_status s) noexcept { return static_cast<Status>(s); }
 
 // raise throws Error for a failed status when exceptions are enabled, and
 // does nothing otherwise (the caller has recorded the status).
-inline void raise(Status s, const char *what) {
+// why, when not null, is the reason of a check made in C++ (the library's
+// last_error() does not know it).
+inline void raise(Status s, const char *what, const char *why = nullptr) {
 #if CHRONON_HPP_EXCEPTIONS
 	if (s != Status::ok)
-		throw Error(s, std::string(what) + ": " + to_string(s) + ": " + chronon_last_error());
+		throw Error(s, std::string(what) + ": " + to_string(s) + ": " + (why ? why : chronon_last_error()));
 #else
-	(void)s, (void)what;
+	(void)s, (void)what, (void)why;
 #endif
 }
 
@@ -211,6 +218,34 @@ struct arg_traits<std::string> : string_traits {
 	using param = std::string_view;
 };
 
+} // namespace detail
+
+// Flow is a flow id: an argument of type Flow is a UInt64 in the file whose
+// role is "flow" (FormatEntry.arg_roles), which links the event to one
+// instruction's other events across units (fetch -> ... -> retire), as
+// chronon.WithFlow does in Go. 0 means "no flow". It converts from uint64_t,
+// so emit(u, cycle, pc, id) works; the role is fixed at compile time by the
+// Format's type: Format<uint64_t, chronon::Flow> f("issue pc=0x{:x} flow={}").
+struct Flow {
+	constexpr Flow(uint64_t v = 0) noexcept : id(v) {}
+	uint64_t id;
+};
+
+namespace detail {
+
+template <>
+struct arg_traits<Flow> {
+	static constexpr bool valid = true, is_string = false;
+	static constexpr uint8_t type = CHRONON_UINT64;
+	static constexpr uint32_t size = 8;
+	using param = Flow;
+	static uint8_t *put(uint8_t *p, Flow v) noexcept { return store(p, v.id); }
+};
+
+// role_of is the argument role a C++ type carries (Flow: flow; others: plain).
+template <class T>
+constexpr uint8_t role_of = std::is_same_v<std::remove_cv_t<T>, Flow> ? CHRONON_ROLE_FLOW : CHRONON_ROLE_PLAIN;
+
 template <class T>
 using param_t = typename arg_traits<std::remove_cv_t<T>>::param;
 template <class T>
@@ -255,8 +290,22 @@ struct UnitOptions {
 	chronon_unit_options c{};
 };
 
-// Options of a Format (FormatOptions().category(c).kind(...)).
+template <class... Args>
+class Format;
+class Span;
+template <class T = int64_t>
+class Counter;
+
+// Options of a Format (FormatOptions().category(c).kind(...)). Span and
+// Counter set kind, roles and name themselves; their other options
+// (category, source, name) apply.
 class FormatOptions {
+	template <class... Args>
+	friend class Format;
+	friend class Span;
+	template <class T>
+	friend class Counter;
+
 public:
 	FormatOptions &category(uint64_t mask) { c_.category = mask; return *this; }
 	FormatOptions &kind(int k, std::vector<uint8_t> roles = {}) { c_.kind = k; roles_ = std::move(roles); return *this; }
@@ -321,7 +370,17 @@ public:
 	static constexpr uint32_t fixed_size = (0u + ... + detail::traits<Args>::size);
 	static constexpr size_t n_strings = (size_t{0} + ... + (detail::traits<Args>::is_string ? 1 : 0));
 	static constexpr std::array<uint8_t, arity> types{{detail::traits<Args>::type...}};
+	// roles derived from the types (Flow arguments); merged with
+	// FormatOptions::kind's roles at registration.
+	static constexpr std::array<uint8_t, arity> roles{{detail::role_of<Args>...}};
+	static constexpr bool typed_roles = ((detail::role_of<Args> != CHRONON_ROLE_PLAIN) || ...);
 	static_assert(arity <= 255, "chronon::Format: at most 255 arguments");
+	static_assert((size_t{0} + ... + (detail::role_of<Args> == CHRONON_ROLE_FLOW ? 1 : 0)) <= 1,
+	              "chronon::Format: at most one chronon::Flow argument");
+
+	// A default Format is inert: never registered, never enabled (emit
+	// returns Status::disabled).
+	Format() noexcept : f_{} {}
 
 	// Registers text (exactly arity placeholders). On failure it throws
 	// Error, or without exceptions leaves the format inert with status()
@@ -329,8 +388,9 @@ public:
 	explicit Format(const char *text, const FormatOptions &o = FormatOptions(), const char *file = __builtin_FILE(),
 	                unsigned line = __builtin_LINE())
 	    : f_{} {
-		st_ = register_(text, o, file, line);
-		detail::raise(st_, "chronon::Format");
+		const char *why = nullptr;
+		st_ = register_(text, o, file, line, why);
+		detail::raise(st_, "chronon::Format", why);
 	}
 
 	// create registers without throwing; on failure st says why and the
@@ -338,7 +398,8 @@ public:
 	static Format create(const char *text, Status &st, const FormatOptions &o = FormatOptions(),
 	                     const char *file = __builtin_FILE(), unsigned line = __builtin_LINE()) noexcept {
 		Format f;
-		st = f.st_ = f.register_(text, o, file, line);
+		const char *why = nullptr;
+		st = f.st_ = f.register_(text, o, file, line, why);
 		return f;
 	}
 
@@ -384,10 +445,28 @@ public:
 	}
 
 private:
-	Format() noexcept : f_{} {} // inert: category 0, never enabled
-
-	Status register_(const char *text, const FormatOptions &o, const char *file, unsigned line) noexcept {
+	// register_ registers text; why is set when a check made here fails.
+	// The roles are FormatOptions::kind's (one per argument, or none) with
+	// each Flow argument's role added; an option giving a Flow argument
+	// another role is an error, as chronon.WithFlow's in Go.
+	Status register_(const char *text, const FormatOptions &o, const char *file, unsigned line, const char *&why) noexcept {
 		chronon_format_options co = o.c(file, line);
+		if (!o.roles_.empty() && o.roles_.size() != arity) {
+			why = "FormatOptions::kind: the roles are not one per argument";
+			return Status::err_arg;
+		}
+		std::array<uint8_t, arity> merged = roles;
+		if constexpr (typed_roles) {
+			for (size_t i = 0; i < o.roles_.size(); i++) {
+				if (merged[i] != CHRONON_ROLE_PLAIN && o.roles_[i] != CHRONON_ROLE_PLAIN && o.roles_[i] != merged[i]) {
+					why = "FormatOptions::kind gives a chronon::Flow argument another role";
+					return Status::err_arg;
+				}
+				if (o.roles_[i] != CHRONON_ROLE_PLAIN)
+					merged[i] = o.roles_[i];
+			}
+			co.roles = merged.data();
+		}
 		return detail::st(chronon_format_register(text, arity ? types.data() : nullptr, arity, &co, &f_));
 	}
 
@@ -419,6 +498,156 @@ private:
 	chronon_format f_;
 	Status st_ = Status::err_format;
 };
+
+// ---- Spans and counters ----
+//
+// Span and Counter are the C++ forms of chronon.Span and chronon.Counter
+// (chronon/spans.go): ordinary formats whose meaning is recorded in the
+// schema (kind and argument roles), so readers print them as text and
+// exporters draw slices, flow arrows and counter tracks. Their format
+// texts are the Go runtime's, so a C++ and a Go simulator describe a span
+// or counter of the same name identically. Like Format: static objects,
+// registered once; the constructor throws chronon::Error on failure (or,
+// without exceptions, leaves the object inert with status() saying why);
+// create() is the noexcept form. Recording is Format::emit: inline, no call.
+
+// Span records intervals on a unit: begin/end pairs, or complete with a
+// known duration. A lane is a slot of the unit (a ROB entry, an MSHR, a
+// port) where spans nest; flow links the span to an instruction (0: none).
+class Span {
+public:
+	// Registers the span's three formats ("NAME begin lane={} flow={}",
+	// "NAME end lane={} flow={}", "NAME lane={} flow={} dur={}"); the display
+	// name is name unless o names it. o's category and source apply.
+	explicit Span(const char *name, const FormatOptions &o = FormatOptions(), const char *file = __builtin_FILE(),
+	              unsigned line = __builtin_LINE())
+	    : name_(name ? name : "") {
+		const char *why = nullptr;
+		st_ = register_(o, file, line, why);
+		detail::raise(st_, "chronon::Span", why);
+	}
+
+	static Span create(const char *name, Status &st, const FormatOptions &o = FormatOptions(),
+	                   const char *file = __builtin_FILE(), unsigned line = __builtin_LINE()) noexcept {
+		Span s;
+		s.name_ = name ? name : "";
+		const char *why = nullptr;
+		st = s.st_ = s.register_(o, file, line, why);
+		return s;
+	}
+
+	// A default Span is inert (its calls return Status::disabled).
+	Span() noexcept = default;
+
+	// begin opens a span on (u, lane) at cycle.
+	Status begin(Unit u, uint64_t cycle, uint32_t lane, Flow flow = Flow()) const noexcept {
+		return begin_.emit(u, cycle, lane, flow.id);
+	}
+	// end closes the innermost open span on (u, lane) at cycle.
+	Status end(Unit u, uint64_t cycle, uint32_t lane, Flow flow = Flow()) const noexcept {
+		return end_.emit(u, cycle, lane, flow.id);
+	}
+	// complete records a span of dur cycles starting at start.
+	Status complete(Unit u, uint64_t start, uint64_t dur, uint32_t lane, Flow flow = Flow()) const noexcept {
+		return complete_.emit(u, start, lane, flow.id, dur);
+	}
+
+	const std::string &name() const noexcept { return name_; }
+	Status status() const noexcept { return st_; }
+	const Format<uint32_t, uint64_t> &begin_format() const noexcept { return begin_; }
+	const Format<uint32_t, uint64_t> &end_format() const noexcept { return end_; }
+	const Format<uint32_t, uint64_t, uint64_t> &complete_format() const noexcept { return complete_; }
+
+private:
+	Status register_(const FormatOptions &o, const char *file, unsigned line, const char *&why) noexcept {
+		if (name_.empty()) {
+			why = "the span name is empty";
+			return Status::err_arg;
+		}
+		FormatOptions so = o;
+		if (!so.has_name_)
+			so.name(name_);
+		Status s = Status::ok;
+		begin_ = Format<uint32_t, uint64_t>::create((name_ + " begin lane={} flow={}").c_str(), s,
+		                                            FormatOptions(so).kind(CHRONON_KIND_SPAN_BEGIN, {CHRONON_ROLE_LANE, CHRONON_ROLE_FLOW}),
+		                                            file, line);
+		if (s == Status::ok)
+			end_ = Format<uint32_t, uint64_t>::create((name_ + " end lane={} flow={}").c_str(), s,
+			                                          FormatOptions(so).kind(CHRONON_KIND_SPAN_END, {CHRONON_ROLE_LANE, CHRONON_ROLE_FLOW}),
+			                                          file, line);
+		if (s == Status::ok)
+			complete_ = Format<uint32_t, uint64_t, uint64_t>::create(
+			    (name_ + " lane={} flow={} dur={}").c_str(), s,
+			    FormatOptions(so).kind(CHRONON_KIND_SPAN_COMPLETE, {CHRONON_ROLE_LANE, CHRONON_ROLE_FLOW, CHRONON_ROLE_DURATION}), file,
+			    line);
+		if (s != Status::ok) // all or nothing: no half-working span
+			begin_ = end_ = {}, complete_ = {};
+		return s;
+	}
+
+	std::string name_;
+	Format<uint32_t, uint64_t> begin_, end_;
+	Format<uint32_t, uint64_t, uint64_t> complete_;
+	Status st_ = Status::err_format;
+};
+
+// Counter<T> records samples of a value over time (queue occupancy, IPC):
+// one format "NAME={}" of kind counter whose argument has role value. T is
+// an integer type (Counter<> is int64_t, as chronon.Counter) or float /
+// double (FloatCounter is Counter<double>, as chronon.FloatCounter).
+template <class T>
+class Counter {
+	static_assert((std::is_integral_v<T> && !std::is_same_v<T, bool>) || std::is_same_v<T, float> || std::is_same_v<T, double>,
+	              "chronon::Counter: the value is an integer, float or double");
+
+public:
+	explicit Counter(const char *name, const FormatOptions &o = FormatOptions(), const char *file = __builtin_FILE(),
+	                 unsigned line = __builtin_LINE())
+	    : name_(name ? name : "") {
+		const char *why = nullptr;
+		st_ = register_(o, file, line, why);
+		detail::raise(st_, "chronon::Counter", why);
+	}
+
+	static Counter create(const char *name, Status &st, const FormatOptions &o = FormatOptions(),
+	                      const char *file = __builtin_FILE(), unsigned line = __builtin_LINE()) noexcept {
+		Counter c;
+		c.name_ = name ? name : "";
+		const char *why = nullptr;
+		st = c.st_ = c.register_(o, file, line, why);
+		return c;
+	}
+
+	// A default Counter is inert (sample returns Status::disabled).
+	Counter() noexcept = default;
+
+	// sample records the counter's value v at cycle on u.
+	Status sample(Unit u, uint64_t cycle, T v) const noexcept { return f_.emit(u, cycle, v); }
+
+	const std::string &name() const noexcept { return name_; }
+	Status status() const noexcept { return st_; }
+	const Format<T> &format() const noexcept { return f_; }
+
+private:
+	Status register_(const FormatOptions &o, const char *file, unsigned line, const char *&why) noexcept {
+		if (name_.empty()) {
+			why = "the counter name is empty";
+			return Status::err_arg;
+		}
+		FormatOptions co = o;
+		if (!co.has_name_)
+			co.name(name_);
+		Status s = Status::ok;
+		f_ = Format<T>::create((name_ + "={}").c_str(), s, co.kind(CHRONON_KIND_COUNTER, {CHRONON_ROLE_VALUE}), file, line);
+		return s;
+	}
+
+	std::string name_;
+	Format<T> f_;
+	Status st_ = Status::err_format;
+};
+
+using FloatCounter = Counter<double>;
 
 // ---- Tracer ----
 
