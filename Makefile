@@ -21,7 +21,7 @@ build:
 # oracle (and the libzstd cross-checks), via apt-get; staticcheck (a pinned
 # version, through the Go module proxy).
 STATICCHECK_VERSION ?= 2026.2.2
-deps:
+deps: deps-c
 	@$(PYTHON) -c 'import zstandard' 2>/dev/null || { \
 		echo "installing python3-zstandard (conformance oracle)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-zstandard >/dev/null; }
