@@ -84,7 +84,7 @@ func Create(path string, opts ...Option) (*Tracer, error) {
 		t.metadata = autoMetadata(start, os.Getenv)
 	}
 	t.metadata = mergeMetadata(t.metadata, cfg.metadata)
-	fw, err := createFile(t, path)
+	fw, err := createFile(path, cfg.level != LevelNone, cfg.schemaReserve, t.setErr)
 	if err != nil {
 		return nil, err
 	}
