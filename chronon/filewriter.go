@@ -1,7 +1,9 @@
 package chronon
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"time"
 
 	flatbuffers "github.com/google/flatbuffers/go"
@@ -9,8 +11,11 @@ import (
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
-// fileWriter owns the output file; only the writer goroutine calls it
-// (createFile runs before that goroutine starts).
+// fileWriter owns the output file and knows nothing else: the tracer hands
+// it each block's bytes with what the footer needs of it, schema snapshots
+// when units or formats were registered, and the unit statistics at Close
+// (tracer_file.go); it reports its first error to onErr. Only the writer
+// goroutine calls it (createFile runs before that goroutine starts).
 //
 // Layout it produces (docs/format.md draws it):
 //
@@ -18,34 +23,38 @@ import (
 //	64       schema slot A  \ two slots of slotSize bytes: the schema is
 //	64+S     schema slot B  / rewritten into the idle slot, then the header
 //	64+2S    block 0, block 1, ...   each [28-byte inline header][data]
-//	         final schema (only if it outgrew the slots)
+//	         schema frame: an empty block whose data is a zstd skippable
+//	         frame holding two new, larger slots, when the schema outgrew
+//	         the slots it had (then more blocks, maybe more frames)
 //	         footer
 //
 // Crash safety: the header with correct schema and first-block offsets is on
 // disk before the first block; each block is appended with one write, so a
 // killed process leaves every complete block readable by walking the inline
-// headers; a schema rewrite goes to the slot the header does not point at,
-// and only then is the header switched to it.
+// headers; a schema rewrite goes to a slot the header does not point at
+// (the idle one, or one in a newly appended frame), and only then is the
+// header switched to it, before any block that may use what it names.
 type fileWriter struct {
-	t    *Tracer
-	f    outFile
-	path string
-	hdr  schema.Header
-	off  int64 // append position
-	err  error // first error; nothing is written after it
+	f     outFile
+	path  string
+	hdr   schema.Header
+	off   int64 // append position
+	err   error // first error; nothing is written after it
+	onErr func(error)
 
-	started   bool // schema and header written, blocks follow
+	reserve   int64 // configured slot size; 0: sized from the first schema
+	started   bool  // schema and header written, blocks follow
+	slots     int64 // offset of slot A of the current pair
 	slotSize  int64
-	slot      int    // slot the header points at
+	slot      int    // slot of the pair the header points at
 	schemaGen uint64 // generation of the schema on disk
-	overflow  bool   // the schema outgrew the slots: Close appends it
+	frames    int    // schema frames appended
 	fb        *flatbuffers.Builder
 
 	wbFrom    int64 // start of the appended bytes not yet handed to writeback
 	wbStopped bool
 
-	blocks   []schema.BlockIndex
-	units    []uint16 // backing for the blocks' one-unit sets
+	blocks   blockIndex
 	total    uint64
 	minCycle uint64
 	maxCycle uint64
@@ -68,19 +77,19 @@ var openOutput = func(path string) (outFile, error) {
 	return f, nil
 }
 
-func createFile(t *Tracer, path string) (*fileWriter, error) {
+// createFile opens path and writes the placeholder header: a reader of a
+// file killed before the first block sees a valid, empty trace.
+func createFile(path string, compressed bool, reserve int, onErr func(error)) (*fileWriter, error) {
 	f, err := openOutput(path)
 	if err != nil {
 		return nil, fmt.Errorf("chronon: %w", err)
 	}
 	flags := schema.FlagHasIndex | schema.FlagHasSchema
-	if t.cfg.level != LevelNone {
+	if compressed {
 		flags |= schema.FlagCompressed
 	}
-	w := &fileWriter{t: t, f: f, path: path, hdr: schema.NewHeader(flags), off: schema.HeaderSize,
-		fb: flatbuffers.NewBuilder(4096), minCycle: ^uint64(0)}
-	// The placeholder header: a reader of a file killed before the first
-	// block sees a valid, empty trace.
+	w := &fileWriter{f: f, path: path, hdr: schema.NewHeader(flags), off: schema.HeaderSize, onErr: onErr,
+		reserve: int64(reserve), fb: flatbuffers.NewBuilder(4096), minCycle: ^uint64(0)}
 	if _, err := f.WriteAt(schema.AppendHeader(nil, w.hdr), 0); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("chronon: writing header of %s: %w", path, err)
@@ -92,33 +101,17 @@ func createFile(t *Tracer, path string) (*fileWriter, error) {
 func (w *fileWriter) fail(what string, err error) {
 	if w.err == nil {
 		w.err = fmt.Errorf("chronon: %s %s: %w", what, w.path, err)
-		w.t.setErr(w.err)
+		if w.onErr != nil {
+			w.onErr(w.err)
+		}
 	}
 }
 
-func (w *fileWriter) gen() uint64 { return registry.gen.Load() + w.t.gen.Load() }
+// size is the file's length so far.
+func (w *fileWriter) size() int64 { return w.off }
 
-// currentSchema snapshots everything registered so far and returns it with
-// its generation; the caller records the generation once it is on disk.
-func (w *fileWriter) currentSchema() ([]byte, uint64) {
-	t := w.t
-	gen := w.gen() // before the snapshot: a registration racing with it shows up as a newer generation
-	s := &schema.Schema{
-		Version:        1,
-		Categories:     categoriesSnapshot(),
-		SimulationName: t.cfg.simulationName,
-		ConfigHash:     t.cfg.configHash,
-		Metadata:       t.metadata,
-		Writer:         writerName,
-	}
-	for _, f := range formatsSnapshot() {
-		s.Formats = append(s.Formats, f.info)
-	}
-	for _, u := range t.unitList() {
-		s.Units = append(s.Units, schema.Unit{ID: u.id, Name: u.name, TypeName: u.typeName})
-	}
-	return schema.BuildSchema(w.fb, s), gen
-}
+// schemaCurrent reports whether the schema of generation gen is on disk.
+func (w *fileWriter) schemaCurrent(gen uint64) bool { return w.started && w.schemaGen == gen }
 
 func (w *fileWriter) writeHeader() {
 	if w.err != nil {
@@ -129,91 +122,115 @@ func (w *fileWriter) writeHeader() {
 	}
 }
 
-// start writes the schema into slot A and the header that points at it,
-// before the first block.
-func (w *fileWriter) start() {
-	w.started = true
-	b, gen := w.currentSchema()
-	w.slotSize = int64(w.t.cfg.schemaReserve)
-	if w.slotSize == 0 {
-		w.slotSize = max(4096, (4*int64(len(b))+4095)&^4095)
+// slotSizeFor is the slot size for a schema of n bytes: room for four times
+// it, at least 4 KiB. Each new pair is sized so, which makes the frames'
+// total a small multiple of the final schema however it grows.
+func slotSizeFor(n int) int64 { return max(4096, (4*int64(n)+4095)&^4095) }
+
+// writeSchema puts the schema s (of generation gen) on disk and points the
+// header at it: before the first block into slot A after the header; later
+// into the idle slot of the current pair, or, when it no longer fits there,
+// into a new pair appended as a schema frame.
+func (w *fileWriter) writeSchema(s *schema.Schema, gen uint64) {
+	if w.err != nil {
+		return
 	}
-	w.slotSize = max(w.slotSize, int64(len(b)))
-	if _, err := w.f.WriteAt(b, schema.HeaderSize); err != nil {
+	b := schema.BuildSchema(w.fb, s)
+	var at int64
+	switch {
+	case !w.started:
+		w.started = true
+		w.slots, w.slotSize = schema.HeaderSize, w.reserve
+		if w.slotSize == 0 {
+			w.slotSize = slotSizeFor(len(b))
+		}
+		w.slotSize = max(w.slotSize, int64(len(b)))
+		at = w.slots
+		w.hdr.FirstBlockOffset = uint64(w.slots + 2*w.slotSize)
+		w.off = int64(w.hdr.FirstBlockOffset)
+		w.wbFrom = w.off
+	case int64(len(b)) <= w.slotSize:
+		w.slot = 1 - w.slot
+		at = w.slots + int64(w.slot)*w.slotSize
+	default:
+		at = w.appendFrame(b)
+	}
+	if w.err != nil {
+		return
+	}
+	if _, err := w.f.WriteAt(b, at); err != nil {
 		w.fail("writing schema of", err)
 		return
 	}
 	w.schemaGen = gen
-	w.hdr.SchemaOffset, w.hdr.SchemaSize = schema.HeaderSize, uint64(len(b))
-	w.hdr.FirstBlockOffset = uint64(schema.HeaderSize + 2*w.slotSize)
-	w.off = int64(w.hdr.FirstBlockOffset)
-	w.wbFrom = w.off
+	w.hdr.SchemaOffset, w.hdr.SchemaSize = uint64(at), uint64(len(b))
 	w.writeHeader()
 }
 
-// refreshSchema rewrites the schema into the idle slot when units or formats
-// were registered since it was written, so that a block that may use them is
-// never on disk before their names. A schema that outgrew the slots waits
-// for Close, which appends it.
-func (w *fileWriter) refreshSchema() {
-	if w.overflow || w.gen() == w.schemaGen {
-		return
+// schemaFrameMagic is the zstd skippable-frame magic of schema frames
+// (0x184D2A50..5F are skippable; C for Chronon).
+const schemaFrameMagic = 0x184D2A5C
+
+// schemaFrameHeader is the frame's magic and payload length.
+const schemaFrameHeader = 8
+
+// appendFrame appends an empty block whose data is a zstd skippable frame
+// with room for two slots sized for a schema of len(b) bytes, makes them the
+// current pair and returns the offset of its slot A, where b goes. Any zstd
+// decoder decodes the frame to 0 bytes, so the block is a valid block of no
+// events for a reader walking inline headers; the footer does not list it,
+// so a reader of the index never sees it (docs/format.md). Only the block
+// header, the frame header and b are written: the rest of the slots is a
+// hole until the next block is appended after it.
+func (w *fileWriter) appendFrame(b []byte) int64 {
+	slot := slotSizeFor(len(b))
+	if schemaFrameHeader+2*slot > math.MaxUint32 {
+		slot = int64(len(b)) // no spare room rather than no frame
 	}
-	b, gen := w.currentSchema()
-	if int64(len(b)) > w.slotSize {
-		w.overflow = true
-		return
+	if schemaFrameHeader+2*slot > math.MaxUint32 {
+		w.fail("writing schema of", fmt.Errorf("a schema of %d bytes does not fit a schema frame", len(b)))
+		return 0
 	}
-	idle := 1 - w.slot
-	off := schema.HeaderSize + int64(idle)*w.slotSize
-	if _, err := w.f.WriteAt(b, off); err != nil {
-		w.fail("rewriting schema of", err)
-		return
+	hdr := make([]byte, schema.BlockHeaderSize, schema.BlockHeaderSize+schemaFrameHeader)
+	schema.PutBlockHeader(hdr, schema.BlockHeader{CompressedSize: uint32(schemaFrameHeader + 2*slot)})
+	hdr = binary.LittleEndian.AppendUint32(hdr, schemaFrameMagic)
+	hdr = binary.LittleEndian.AppendUint32(hdr, uint32(2*slot))
+	if _, err := w.f.WriteAt(hdr, w.off); err != nil {
+		w.fail("writing schema frame of", err)
+		return 0
 	}
-	w.slot = idle
-	w.schemaGen = gen
-	w.hdr.SchemaOffset, w.hdr.SchemaSize = uint64(off), uint64(len(b))
-	w.writeHeader()
+	// A block stored raw has equal sizes; this one has usize 0 < csize, so
+	// it is zstd data and the header must say the file is compressed even
+	// when every event block is raw (raw blocks read the same either way).
+	w.hdr.Flags |= schema.FlagCompressed
+	w.slots, w.slotSize, w.slot = w.off+int64(len(hdr)), slot, 0
+	w.off = w.slots + 2*slot
+	w.frames++
+	return w.slots
 }
 
-// writeBlock appends one block; false when it was not written.
-func (w *fileWriter) writeBlock(r *result) bool {
-	if w.err != nil {
+// writeBlock appends one block, out being its inline header and data, and
+// records it for the footer; false when it was not written. The caller has
+// put on disk the schema that names the block's units and formats.
+func (w *fileWriter) writeBlock(out []byte, rec blockRec) bool {
+	if w.err != nil || !w.started {
 		return false
 	}
-	if !w.started {
-		w.start()
-	} else {
-		w.refreshSchema()
-	}
-	if w.err != nil {
-		return false
-	}
-	at := w.off
-	if _, err := w.f.WriteAt(r.out, at); err != nil { // one pwrite per block: a kill leaves whole blocks
+	rec.off = uint64(w.off)
+	rec.csize = uint32(len(out) - schema.BlockHeaderSize)
+	if _, err := w.f.WriteAt(out, w.off); err != nil { // one pwrite per block: a kill leaves whole blocks
 		w.fail("writing block to", err)
 		return false
 	}
-	w.off += int64(len(r.out))
-	w.t.fileBytes.Store(w.off)
+	w.off += int64(len(out))
 	if wb, ok := w.f.(writebacker); ok && w.off-w.wbFrom >= writebackEvery {
 		wb.startWriteback(w.wbFrom, w.off-w.wbFrom)
 		w.wbFrom = w.off
 	}
-	w.units = append(w.units, r.unit.id)
-	w.blocks = append(w.blocks, schema.BlockIndex{
-		Index:            uint32(len(w.blocks)),
-		EventCount:       r.events,
-		MinCycle:         r.minCycle,
-		MaxCycle:         r.maxCycle,
-		UncompressedSize: r.usize,
-		CompressedSize:   uint32(len(r.out) - schema.BlockHeaderSize),
-		DataOffset:       uint64(at),
-		Units:            w.units[len(w.units)-1 : len(w.units) : len(w.units)],
-	})
-	w.total += uint64(r.events)
-	w.minCycle = min(w.minCycle, r.minCycle)
-	w.maxCycle = max(w.maxCycle, r.maxCycle)
+	w.blocks.add(rec)
+	w.total += uint64(rec.events)
+	w.minCycle = min(w.minCycle, rec.minCycle)
+	w.maxCycle = max(w.maxCycle, rec.maxCycle)
 	return true
 }
 
@@ -225,9 +242,10 @@ func (w *fileWriter) sync() {
 	}
 }
 
-// finish writes what Close owes the file: the schema if it changed (or was
-// never written), the footer and the final header; then fsync and close.
-func (w *fileWriter) finish() {
+// finish writes what Close owes the file: the schema s of generation gen
+// when it is not on disk yet (nil when it is), the footer with stats and
+// the final header; then fsync and close.
+func (w *fileWriter) finish(s *schema.Schema, gen uint64, stats []schema.UnitStat) {
 	defer func() {
 		w.stopWriteback() // on the error paths; a no-op once stopped
 		if err := w.f.Close(); err != nil {
@@ -242,7 +260,7 @@ func (w *fileWriter) finish() {
 	}
 	if !w.started {
 		// No block: schema right after the header, footer right after it.
-		b, _ := w.currentSchema()
+		b := schema.BuildSchema(w.fb, s)
 		w.started = true
 		if _, err := w.f.WriteAt(b, schema.HeaderSize); err != nil {
 			w.fail("writing schema of", err)
@@ -251,39 +269,35 @@ func (w *fileWriter) finish() {
 		w.hdr.SchemaOffset, w.hdr.SchemaSize = schema.HeaderSize, uint64(len(b))
 		w.off = schema.HeaderSize + int64(len(b))
 		w.hdr.FirstBlockOffset = uint64(w.off)
-	} else if w.gen() != w.schemaGen {
-		w.refreshSchema()
-		if w.gen() != w.schemaGen { // outgrew the slots: append it
-			b, _ := w.currentSchema()
-			if _, err := w.f.WriteAt(b, w.off); err != nil {
-				w.fail("writing final schema of", err)
-				return
-			}
-			w.hdr.SchemaOffset, w.hdr.SchemaSize = uint64(w.off), uint64(len(b))
-			w.off += int64(len(b))
+	} else if s != nil {
+		w.writeSchema(s, gen)
+		if w.err != nil {
+			return
 		}
 	}
 	footer := &schema.Footer{
-		Blocks:           w.blocks,
 		TotalEvents:      w.total,
 		CreatedTimestamp: uint64(time.Now().Unix()),
+		UnitStats:        stats,
 	}
-	if len(w.blocks) > 0 {
+	n := w.blocks.len()
+	if n > 0 {
 		footer.MinCycle, footer.MaxCycle = w.minCycle, w.maxCycle
 	}
-	for _, u := range w.t.unitList() {
-		dropped := u.ring.hdr.dropped.Load() + u.lost.Load()
-		written := u.written.Load()
-		footer.UnitStats = append(footer.UnitStats, schema.UnitStat{UnitID: u.id, Emitted: written + dropped, Written: written, Dropped: dropped})
+	// Sized for the footer (~64 bytes per block entry), so that building
+	// it does not double its buffer up to twice that.
+	fb := w.fb
+	if est := 64*n + 48*len(stats) + 256; est > len(fb.Bytes) {
+		fb = flatbuffers.NewBuilder(est)
 	}
-	b := schema.BuildFooter(w.fb, footer)
+	var units [1]uint16
+	b := schema.BuildFooterFrom(fb, footer, n, func(i int, bi *schema.BlockIndex) { w.blocks.entry(i, bi, &units) })
 	if _, err := w.f.WriteAt(b, w.off); err != nil {
 		w.fail("writing footer of", err)
 		return
 	}
 	w.hdr.FooterOffset, w.hdr.FooterSize = uint64(w.off), uint64(len(b))
 	w.off += int64(len(b))
-	w.t.fileBytes.Store(w.off)
 	w.writeHeader()
 	w.stopWriteback()
 	w.sync()

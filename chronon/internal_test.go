@@ -40,7 +40,7 @@ func (f *failingFile) WriteAt(b []byte, off int64) (int, error) {
 	return f.File.WriteAt(b, off)
 }
 
-func withOutput(t *testing.T, open func(string) (outFile, error)) {
+func withOutput(t testing.TB, open func(string) (outFile, error)) {
 	old := openOutput
 	openOutput = open
 	t.Cleanup(func() { openOutput = old })

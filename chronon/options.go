@@ -210,7 +210,9 @@ func WithAutoMetadata(on bool) Option {
 // WithSchemaReserve sets the room kept after the schema so that formats and
 // units registered after the first block are rewritten in place, crash-safe
 // (two slots of this many bytes; default: enough for four times the schema
-// at the first block, at least 4 KiB). Past it, Close still writes them.
+// at the first block, at least 4 KiB). Past it they stay crash-safe: the
+// schema moves to larger slots appended between blocks (a schema frame,
+// docs/format.md), which costs a write of the schema and a seek gap.
 func WithSchemaReserve(bytes int) Option {
 	return func(c *config) error {
 		if bytes < 0 || bytes > 64<<20 {

@@ -1,19 +1,37 @@
 package chronon
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
-// The output file, and two things the writer does so that the simulation's
+// ErrOutputLocked is returned by Create when another tracer (in this
+// process or another) is writing the same file: Create takes an exclusive
+// flock(2) on the output and holds it until Close, because two writers
+// would both Close with nil and leave one corrupt file. Unix only.
+var ErrOutputLocked = errors.New("output file is locked by another tracer writing it")
+
+// The output file, and three things the writer does so that the simulation's
 // wall time does not pay for the file system:
 //
+//   - Locking. Create opens the file without O_TRUNC, takes the flock,
+//     checks that the name still refers to the locked inode (another
+//     tracer may have replaced it in between: then it starts over), and
+//     only then empties or replaces it. Two Creates racing on one path
+//     never both succeed, and the loser never truncates the winner's file.
+//     Only regular files are locked (several tracers may write /dev/null).
 //   - Replacing a large existing trace. O_TRUNC frees the old file's blocks
 //     inside open(2), synchronously: ~55 ms for a 128 MB trace on ext4 here,
 //     seconds for a multi-GB one. On unix, createOutput instead keeps the old
-//     file open, unlinks its name, creates the new file, and closes the old
+//     file open, puts a new file in its name, and closes the old
 //     descriptor on a background goroutine, where the freeing happens while
-//     the simulation runs. Only a plain regular file with one link is
+//     the simulation runs. The new file is created beside the old one
+//     (".NAME.chronon-*"), locked, given the old file's mode and, where
+//     the process may (root), its owner, and renamed over the old name
+//     while the old file's lock is still held: no moment exists when the
+//     name is free or unlocked. Only a plain regular file with one link is
 //     treated so; anything else (/dev/null, a FIFO, a symlink, a hard-linked
-//     file) gets the ordinary O_TRUNC open. The new file is a new inode
-//     with mode 0644 (minus umask), as a fresh file would be.
+//     file, a directory we cannot create in) is emptied in place.
 //   - Writeback. Close must fsync, and an fsync that finds most of the
 //     trace dirty in the page cache waits for all of it (~90 ms for 128 MB
 //     here, on the goroutine that Close waits for). So a background
@@ -111,13 +129,3 @@ func (s *syncer) stop() error {
 // releaser is implemented by outputs that release a replaced file in the
 // background; Close waits for it so no goroutine outlives the tracer.
 type releaser interface{ waitReleased() }
-
-// truncatedOutput opens path the ordinary way: created, or truncated in
-// place.
-func truncatedOutput(path string) (*osFile, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	return &osFile{File: f}, nil
-}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -100,4 +101,103 @@ func TestOutputTruncatesSmallFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("short"), 0o644))
 	want := writeSmallTrace(t, path)
 	requireSameEvents(t, want, readBack(t, path).events)
+}
+
+// Two tracers on one path: the second Create fails with an error naming the
+// path, and the first writes a complete file; once it is closed the path
+// can be written again.
+func TestCreateLocksOutput(t *testing.T) {
+	for _, big := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "t.ctrace")
+		if big {
+			bigFile(t, path) // the replace-by-rename path
+		}
+		a, err := chronon.Create(path, chronon.WithAutoMetadata(false))
+		require.NoError(t, err)
+		b, err := chronon.Create(path, chronon.WithAutoMetadata(false))
+		require.Error(t, err, "a second tracer on %s", path)
+		require.Nil(t, b)
+		require.ErrorIs(t, err, chronon.ErrOutputLocked)
+		require.ErrorContains(t, err, path)
+		u, err := a.NewUnit("u")
+		require.NoError(t, err)
+		formats(t).none.Emit(u, 7)
+		require.NoError(t, a.Close())
+		require.Len(t, readBack(t, path).events, 1)
+		oracleCheck(t, path)
+
+		want := writeSmallTrace(t, path) // the lock went with Close
+		requireSameEvents(t, want, readBack(t, path).events)
+	}
+}
+
+// Tracers racing to Create one path (an existing large trace, replaced, or
+// a fresh name): exactly one wins, every time.
+func TestCreateRaceHasOneWinner(t *testing.T) {
+	const racers = 6
+	for round := range 30 {
+		path := filepath.Join(t.TempDir(), "t.ctrace")
+		if round%2 == 0 {
+			bigFile(t, path)
+		}
+		var wg sync.WaitGroup
+		trs := make([]*chronon.Tracer, racers)
+		errs := make([]error, racers)
+		start := make(chan struct{})
+		for i := range racers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				trs[i], errs[i] = chronon.Create(path, chronon.WithAutoMetadata(false))
+			}()
+		}
+		close(start)
+		wg.Wait()
+		won := 0
+		for i := range racers {
+			if errs[i] == nil {
+				won++
+				require.NoError(t, trs[i].Close())
+			} else {
+				require.ErrorIs(t, errs[i], chronon.ErrOutputLocked, "round %d", round)
+			}
+		}
+		require.Equal(t, 1, won, "round %d: tracers that created %s", round, path)
+		require.Empty(t, leftovers(t, filepath.Dir(path)), "no temporary file is left behind")
+	}
+}
+
+// leftovers lists the directory's entries other than t.ctrace.
+func leftovers(t *testing.T, dir string) []string {
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range ents {
+		if e.Name() != "t.ctrace" {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// Replacing a large trace keeps the old file's mode (and owner, which only
+// root could change here): a 0600 trace stays 0600.
+func TestOutputReplaceKeepsMode(t *testing.T) {
+	for _, mode := range []os.FileMode{0o600, 0o640, 0o604} {
+		path := filepath.Join(t.TempDir(), "t.ctrace")
+		bigFile(t, path)
+		require.NoError(t, os.Chmod(path, mode)) // not subject to the umask
+		var before syscall.Stat_t
+		require.NoError(t, syscall.Stat(path, &before))
+
+		writeSmallTrace(t, path)
+
+		var after syscall.Stat_t
+		require.NoError(t, syscall.Stat(path, &after))
+		require.NotEqual(t, before.Ino, after.Ino, "the large file was replaced")
+		require.Equal(t, uint32(mode), after.Mode&0o7777, "mode %o", mode)
+		require.Equal(t, before.Uid, after.Uid)
+		require.Equal(t, before.Gid, after.Gid)
+	}
 }

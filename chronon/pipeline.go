@@ -248,7 +248,7 @@ func (t *Tracer) writeLoop() {
 		waiting = t.serveBarriers(waiting, next)
 	}
 	// The collector returned and the workers drained: every block is written.
-	t.fw.finish()
+	t.finishFile()
 	for {
 		select {
 		case b := <-t.barriers:
@@ -284,7 +284,7 @@ func (t *Tracer) writeResult(r *result) {
 		t.setErr(r.err)
 	}
 	u.sealed.Add(uint64(r.events))
-	if r.err == nil && t.fw.writeBlock(r) {
+	if r.err == nil && t.appendBlock(r) {
 		u.written.Add(uint64(r.events))
 		t.nBlocks.Add(1)
 		t.rawBytes.Add(uint64(r.usize))

@@ -165,6 +165,10 @@ func walkFile(t testing.TB, path string) (*schema.Schema, []rbEvent) {
 	var evs []rbEvent
 	for off := hdr.FirstBlockOffset; off+schema.BlockHeaderSize <= end; {
 		h, _ := schema.DecodeBlockHeader(b[off:])
+		if n := schemaFrameLen(b[off:end]); n > 0 { // a schema frame: no events
+			off += n
+			continue
+		}
 		if h.Plausible() != "" || off+schema.BlockHeaderSize+uint64(h.CompressedSize) > end {
 			break
 		}
@@ -182,6 +186,21 @@ func walkFile(t testing.TB, path string) (*schema.Schema, []rbEvent) {
 		off += schema.BlockHeaderSize + uint64(h.CompressedSize)
 	}
 	return s, evs
+}
+
+// schemaFrameLen returns the length of the schema frame (a block of no
+// events whose data is a zstd skippable frame) that b starts with, or 0.
+func schemaFrameLen(b []byte) uint64 {
+	h, ok := schema.DecodeBlockHeader(b)
+	if !ok || len(b) < schema.BlockHeaderSize+8 || h != (schema.BlockHeader{CompressedSize: h.CompressedSize}) || h.CompressedSize < 8 {
+		return 0
+	}
+	d := b[schema.BlockHeaderSize:]
+	if binary.LittleEndian.Uint32(d)&^0xF != 0x184D2A50 || binary.LittleEndian.Uint32(d[4:]) != h.CompressedSize-8 ||
+		uint64(len(b)) < schema.BlockHeaderSize+uint64(h.CompressedSize) {
+		return 0
+	}
+	return schema.BlockHeaderSize + uint64(h.CompressedSize)
 }
 
 func hasUnit(s *schema.Schema, name string) bool {

@@ -50,8 +50,10 @@ type Tracer struct {
 	fileBytes                    atomic.Int64
 }
 
-// Create opens path for writing (truncating it) and starts the background
-// goroutines. The header goes to disk now; the schema goes with the first
+// Create opens path for writing (emptying or replacing an existing file)
+// and starts the background goroutines. It holds an exclusive lock on the
+// file until Close: a second tracer on the same path, in this process or
+// another, fails with ErrOutputLocked (unix; see output.go). The header goes to disk now; the schema goes with the first
 // block, so formats registered until then are in it.
 func Create(path string, opts ...Option) (*Tracer, error) {
 	cfg := defaultConfig()
@@ -84,7 +86,7 @@ func Create(path string, opts ...Option) (*Tracer, error) {
 		t.metadata = autoMetadata(start, os.Getenv)
 	}
 	t.metadata = mergeMetadata(t.metadata, cfg.metadata)
-	fw, err := createFile(t, path)
+	fw, err := createFile(path, cfg.level != LevelNone, cfg.schemaReserve, t.setErr)
 	if err != nil {
 		return nil, err
 	}

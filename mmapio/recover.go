@@ -1,6 +1,7 @@
 package mmapio
 
 import (
+	"encoding/binary"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -24,7 +25,8 @@ import (
 // lies in the file, and it decodes completely: zstd to exactly the declared
 // size, exactly the declared number of events, every cycle in its range. The
 // walk stops at the first candidate that fails; what follows is the torn
-// tail, reported (Status) and ignored.
+// tail, reported (Status) and ignored. Blocks of no events whose data is a
+// zstd skippable frame (chronon-go's schema frames) are stepped over.
 
 // maxFirstBlockSearch bounds how far past the schema the first block is
 // looked for when the header does not say where it is.
@@ -140,6 +142,29 @@ func (r *Reader) verify(b *Block) ([]uint16, error) {
 	return unitsOf(data), nil
 }
 
+// emptyBlockAt recognizes a block of no events whose data is one zstd
+// skippable frame (magic 0x184D2A50..5F, u32 length, payload): chronon-go
+// appends the schema in such blocks when it outgrows its slots
+// (docs/format.md, "Schema frame"); any zstd decoder decodes the frame to 0
+// bytes. It returns where the block ends (0 when off holds none), or why a
+// block that starts like one is not whole.
+func (r *Reader) emptyBlockAt(off int64) (end int64, why string) {
+	size := int64(len(r.data))
+	if size-off < schema.BlockHeaderSize+8 {
+		return 0, ""
+	}
+	bh, _ := schema.DecodeBlockHeader(r.data[off:])
+	d := r.data[off+schema.BlockHeaderSize:]
+	if bh.EventCount != 0 || bh.MinCycle != 0 || bh.MaxCycle != 0 || bh.UncompressedSize != 0 || bh.CompressedSize < 8 ||
+		binary.LittleEndian.Uint32(d)&^0xF != 0x184D2A50 || binary.LittleEndian.Uint32(d[4:]) != bh.CompressedSize-8 {
+		return 0, ""
+	}
+	if int64(bh.CompressedSize) > size-off-schema.BlockHeaderSize {
+		return 0, "a schema frame (block of no events) runs past the end of the file"
+	}
+	return off + schema.BlockHeaderSize + int64(bh.CompressedSize), ""
+}
+
 // walk follows inline headers from start and verifies the blocks found, in
 // parallel. It returns the complete blocks, where the torn tail begins and
 // why the bytes there are not a block.
@@ -151,6 +176,12 @@ func (r *Reader) walk(start int64) ([]Block, int64, string) {
 	for off < size {
 		b, why := r.blockHeaderAt(off, len(cands))
 		if why != "" {
+			if end, frame := r.emptyBlockAt(off); end > 0 {
+				off = end // nothing to read in it: the header already points at any schema it holds
+				continue
+			} else if frame != "" {
+				why = frame
+			}
 			stop = why
 			break
 		}

@@ -2,6 +2,7 @@ package mmapio
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
@@ -148,4 +149,55 @@ func TestFinalSchema(t *testing.T) {
 	require.Equal(t, uint32(1), r.Formats()[0].ID)
 	require.Equal(t, []string{"pc", "taken"}, r.Format(1).ArgNames)
 	require.Nil(t, r.Format(7))
+}
+
+// withFrame returns b with an empty block holding a zstd skippable frame of
+// payload n bytes inserted before the inline header at off, as chronon-go
+// appends a schema that outgrew its slots.
+func withFrame(b []byte, off int64, n int) []byte {
+	fr := schema.AppendBlockHeader(nil, schema.BlockHeader{CompressedSize: uint32(8 + n)})
+	fr = binary.LittleEndian.AppendUint32(fr, 0x184D2A5C)
+	fr = binary.LittleEndian.AppendUint32(fr, uint32(n))
+	fr = append(fr, bytes.Repeat([]byte{0xA5}, n)...)
+	out := append([]byte(nil), b[:off]...)
+	out = append(out, fr...)
+	return append(out, b[off:]...)
+}
+
+// Recovery steps over schema frames between blocks (and after the last one)
+// and finds every block; a frame cut by the end of the file is the torn
+// tail, reported as such.
+func TestRecoverStepsOverSchemaFrames(t *testing.T) {
+	evs := ctracetest.W1Events(3000, 8, 5)
+	s := ctracetest.W1Schema(8)
+	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true}
+	want, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	wr := openBytesT(t, want)
+	wantText := dumpText(t, wr, Query{}, 0)
+	blocks := wr.Blocks()
+	require.Greater(t, len(blocks), 10)
+
+	opts.NoFooter = true
+	b, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	// Frames before blocks 3 and 7 and at the end, inserted back to front
+	// so the earlier offsets stay valid.
+	b = withFrame(b, int64(len(b)), 100)
+	b = withFrame(b, int64(blocks[7].DataOffset), 5000)
+	b = withFrame(b, int64(blocks[3].DataOffset), 0)
+	r := openBytesT(t, b)
+	st := r.Status()
+	require.Equal(t, StateRecovered, st.State, st.String())
+	require.Equal(t, len(blocks), st.Blocks)
+	require.Equal(t, uint64(len(evs)), st.Events)
+	require.Zero(t, st.TornBytes, st.String())
+	require.Equal(t, string(wantText), string(dumpText(t, r, Query{}, 0)))
+
+	cut := b[:len(b)-50] // inside the last frame
+	r = openBytesT(t, cut)
+	st = r.Status()
+	require.Equal(t, len(blocks), st.Blocks)
+	require.Equal(t, int64(len(cut)-(schema.BlockHeaderSize+8+50)), st.TornOffset, st.String())
+	require.Contains(t, st.TornReason, "schema frame")
 }

@@ -117,10 +117,20 @@ func buildFormat(b *flatbuffers.Builder, f *Format) flatbuffers.UOffsetT {
 // BuildFooter encodes f as the footer: a FlatBuffer with root FileFooter and
 // no file identifier, as the original writer does.
 func BuildFooter(b *flatbuffers.Builder, f *Footer) []byte {
+	return BuildFooterFrom(b, f, len(f.Blocks), func(i int, bi *BlockIndex) { *bi = f.Blocks[i] })
+}
+
+// BuildFooterFrom is BuildFooter with the n block entries produced by
+// block(i, &entry), in order, instead of read from f.Blocks: a writer that
+// keeps its block list compactly never materializes a []BlockIndex. The
+// entry (and its Units) is consumed before block is called again.
+func BuildFooterFrom(b *flatbuffers.Builder, f *Footer, n int, block func(i int, bi *BlockIndex)) []byte {
 	b.Reset()
-	blocks := make([]flatbuffers.UOffsetT, len(f.Blocks))
-	for i := range f.Blocks {
-		bi := &f.Blocks[i]
+	blocks := make([]flatbuffers.UOffsetT, n)
+	var entry BlockIndex
+	for i := range n {
+		block(i, &entry)
+		bi := &entry
 		var units flatbuffers.UOffsetT
 		if bi.Units != nil {
 			fb.BlockHeaderStartUnitsVector(b, len(bi.Units))

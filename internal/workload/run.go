@@ -19,8 +19,9 @@ type Result struct {
 type runner func(t *chronon.Tracer, events, units int, seed uint64) error
 
 var runners = map[string]runner{
-	"w1":    runW1,
-	"mixed": runMixed,
+	"w1":      runW1,
+	"mixed":   runMixed,
+	"growing": runGrowing,
 }
 
 // Names lists the workloads.
