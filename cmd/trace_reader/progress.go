@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // progress draws a progress bar on stderr while a long command (export,
@@ -30,10 +30,9 @@ func newProgress(stderr io.Writer, start, end uint64) *progress {
 	return &progress{w: stderr, start: start, end: end}
 }
 
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
+// isTerminal uses x/term rather than a termios ioctl so that the tool
+// builds for every GOOS (macOS has no TCGETS, Windows no termios).
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // update is the callback the exporters and the analysis call.
 func (p *progress) update(events, cycle uint64) {
