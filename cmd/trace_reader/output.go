@@ -99,10 +99,11 @@ func (o *output) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// commit completes the output: fsync when asked, close, rename into place.
+// commit completes the output: fsync when asked (a regular file: a pipe or
+// a device cannot be synced), close, rename into place.
 func (o *output) commit(sync bool) error {
 	var err error
-	if sync {
+	if sync && o.tmp != "" {
 		err = o.f.Sync()
 	}
 	if cerr := o.f.Close(); err == nil {
