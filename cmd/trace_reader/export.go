@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/chronon-sim/chronon-go/analysis"
 	"github.com/chronon-sim/chronon-go/export"
@@ -57,6 +58,9 @@ func exportTrace(c *config, stdout, stderr io.Writer) error {
 		err = r.Err()
 	}
 	if err != nil {
+		if tmpDir != "" { // name the output, not where it was being written
+			err = &renamedError{strings.ReplaceAll(err.Error(), tmpDir, filepath.Dir(target)), err}
+		}
 		return err
 	}
 	files := res.Files
@@ -74,6 +78,15 @@ func exportTrace(c *config, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// renamedError is an error whose message names the final files.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }
 
 // placeParts renames the complete files of an export from tmpDir to
 // target's directory and returns their final names (the first as the user

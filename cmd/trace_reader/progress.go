@@ -23,11 +23,17 @@ type progress struct {
 }
 
 func newProgress(stderr io.Writer, start, end uint64) *progress {
-	f, ok := stderr.(*os.File)
-	if !ok || !isTerminal(f) || end <= start {
+	if !drawsOn(stderr) || end <= start {
 		return nil
 	}
 	return &progress{w: stderr, start: start, end: end}
+}
+
+// drawsOn says whether w is a terminal; a variable so that tests can
+// watch a command draw its bar into a buffer.
+var drawsOn = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f)
 }
 
 // isTerminal uses x/term rather than a termios ioctl so that the tool
