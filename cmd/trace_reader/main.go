@@ -18,6 +18,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -31,11 +32,19 @@ func main() {
 	go func() {
 		sig := <-interrupted
 		removeTemps()
+		// Die of the signal, so that a shell sees what happened (bash
+		// stops a script whose child died of SIGINT); the signal arrives
+		// asynchronously, hence the wait. Where a process cannot signal
+		// itself, the shells' convention: 128 + the signal's number.
 		signal.Reset(sig)
-		if p, err := os.FindProcess(os.Getpid()); err == nil {
-			p.Signal(sig)
+		if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(sig) == nil {
+			time.Sleep(time.Second)
 		}
-		os.Exit(1)
+		code := 1
+		if s, ok := sig.(syscall.Signal); ok {
+			code = 128 + int(s)
+		}
+		os.Exit(code)
 	}()
 	if os.Getenv("GOGC") == "" {
 		// After its first blocks a dump allocates almost nothing (buffers

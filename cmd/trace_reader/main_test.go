@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,7 +53,11 @@ func runTool(args ...string) (int, string, string) {
 
 func TestMain(m *testing.M) {
 	time.Local = time.UTC // ctime prints local time; goldens are in UTC
-	os.Exit(m.Run())
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // `trace_reader dump` prints, for every reference vector, exactly the
@@ -384,12 +389,31 @@ func TestRecoverCommand(t *testing.T) {
 	require.Equal(t, 2, code)
 }
 
+var built struct {
+	sync.Once
+	dir, bin string
+	err      error
+}
+
+// toolBinary builds trace_reader once for the tests that run it as a
+// process (signals, pipes).
+func toolBinary(t *testing.T) string {
+	built.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "trace_reader-test"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "trace_reader")
+		build := exec.Command("go", "build", "-o", built.bin, ".")
+		build.Stderr = os.Stderr
+		built.err = build.Run()
+	})
+	require.NoError(t, built.err)
+	return built.bin
+}
+
 // `trace_reader dump big | head` ends quietly with status 0.
 func TestClosedPipe(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "trace_reader")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := toolBinary(t)
 	cmd := exec.Command(bin, "dump", ref("multiblock.ctrace"))
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -434,6 +458,7 @@ func TestExportAndStatsCommands(t *testing.T) {
 	stdout.Reset()
 	require.Equal(t, 0, run([]string{"stats", trace}, &stdout, &stderr))
 	require.Regexp(t, `core0\.exec\s+core0\.retire\s+100\s+1\s+2\.20\s+1\s+5\s+5`, stdout.String())
+	golden(t, "stats/pipesim-100.txt", stdout.String()) // the tables' layout, pinned
 	stdout.Reset()
 	require.Equal(t, 0, run([]string{"stats", "--json", "--unit", "fetch", trace}, &stdout, &stderr))
 	var rep struct {
