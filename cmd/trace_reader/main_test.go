@@ -458,7 +458,11 @@ func TestExportAndStatsCommands(t *testing.T) {
 	stdout.Reset()
 	require.Equal(t, 0, run([]string{"stats", trace}, &stdout, &stderr))
 	require.Regexp(t, `core0\.exec\s+core0\.retire\s+100\s+1\s+2\.20\s+1\s+5\s+5`, stdout.String())
-	golden(t, "stats/pipesim-100.txt", stdout.String()) // the tables' layout, pinned
+	// The tables' layout, pinned. Format ids depend on what the test
+	// process registered before (they are global): masked, width kept.
+	golden(t, "stats/pipesim-100.txt", regexp.MustCompile(`(?m)^  +\d+  (span|counter|instant)`).ReplaceAllStringFunc(stdout.String(), func(m string) string {
+		return regexp.MustCompile(`\d+`).ReplaceAllStringFunc(m, func(d string) string { return strings.Repeat(" ", len(d)-1) + "#" })
+	}))
 	stdout.Reset()
 	require.Equal(t, 0, run([]string{"stats", "--json", "--unit", "fetch", trace}, &stdout, &stderr))
 	var rep struct {
