@@ -10,7 +10,7 @@ FUZZTIME  ?= 10s
 DEMO_N    ?= 2000000
 REPS      ?= 5
 
-.PHONY: all build demo test test-go vet fuzz oracle deps deps-schema schema bench speed generate clean
+.PHONY: all build demo test test-go vet cross fuzz oracle deps deps-schema schema bench speed generate clean
 
 all: build
 
@@ -67,6 +67,18 @@ test-go:
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+# cross: every command builds, and every package vets, for macOS (amd64,
+# arm64) and Windows without cgo, so a Linux-only call (a termios ioctl, an
+# mmap flag) is caught on Linux before a user on another system finds it.
+CROSS ?= darwin/amd64 darwin/arm64 windows/amd64
+
+cross:
+	@set -e; for p in $(CROSS); do \
+		echo "cross: $$p"; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build ./cmd/...; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) vet ./...; \
+	done
 
 # oracle: files written by the Go writer, checked by the independent oracle.
 oracle: build deps

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 )
 
 // WriteJSON writes the report as indented JSON, for scripts.
@@ -16,65 +18,80 @@ func WriteJSON(w io.Writer, rep *Report) error {
 	return enc.Encode(rep)
 }
 
-// WriteText writes the report as aligned tables for people.
+// WriteText writes the report as aligned tables for people. Every table's
+// column widths are computed over all of its rows (a long unit name widens
+// its column instead of pushing one row out of line), names are
+// left-aligned and numbers right-aligned, and the output depends only on
+// the report (notes are sorted).
 func WriteText(w io.Writer, rep *Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Window: cycles %d - %d (%d cycles), %d events\n", rep.Window.Start, rep.Window.End, rep.Window.Cycles, rep.Events)
 
-	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-	section := func(title, header string) {
-		tw.Flush()
-		fmt.Fprintf(bw, "\n%s\n", title)
-		fmt.Fprintln(tw, header)
-	}
-	section("Units", "unit\tevents\tfirst cycle\tlast cycle\tper 1k cycles\t")
+	t := newTable("Units", "<unit", "events", "first cycle", "last cycle", "per 1k cycles")
 	for _, u := range rep.Units {
 		name := u.Name
 		if name == "" {
 			name = fmt.Sprintf("[%d]", u.ID)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.2f\t\n", name, u.Events, u.First, u.Last, u.PerKCycles)
+		t.row(name, u64(u.Events), u64(u.First), u64(u.Last), f2(u.PerKCycles))
 	}
-	section("Formats", "id\tkind\tevents\tfirst cycle\tlast cycle\tper 1k cycles\t  format")
+	t.write(bw)
+
+	t = newTable("Formats", "id", "<kind", "events", "first cycle", "last cycle", "per 1k cycles", "<format")
 	for _, f := range rep.Formats {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%.2f\t  %s\n", f.ID, f.Kind, f.Events, f.First, f.Last, f.PerKCycles, f.Format)
+		t.row(strconv.FormatUint(uint64(f.ID), 10), f.Kind, u64(f.Events), u64(f.First), u64(f.Last), f2(f.PerKCycles), f.Format)
 	}
+	t.write(bw)
+
 	if len(rep.Spans) > 0 {
-		section("Spans (duration in cycles)", "unit\tspan\tcount\tmin\tmean\tp50\tp99\tmax\t")
+		t = newTable("Spans (duration in cycles)", append([]string{"<unit", "<span"}, distHeader...)...)
 		for _, s := range rep.Spans {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Unit, s.Span, distCells(s.Dist))
-			fmt.Fprintf(tw, "    histogram  %s\n", histText(s.Histogram)) // no tab: outside the columns
+			t.row(append([]string{s.Unit, s.Span}, distCells(s.Dist)...)...)
+			t.trailer(strings.TrimRight("  histogram  "+histText(s.Histogram), " "))
 		}
+		t.write(bw)
 	}
 	if len(rep.Occupancy) > 0 {
-		section("Occupancy (cycles with a span open / window)", "unit\tlane\tbusy cycles\toccupancy\t")
+		t = newTable("Occupancy (cycles with a span open / window)", "<unit", "<lane", "busy cycles", "occupancy")
 		for _, o := range rep.Occupancy {
 			lane := "all"
 			if o.Lane != "" {
 				lane = o.Lane
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f%%\t\n", o.Unit, lane, o.Busy, 100*o.Occupancy)
+			t.row(o.Unit, lane, u64(o.Busy), strconv.FormatFloat(100*o.Occupancy, 'f', 2, 64)+"%")
 		}
+		t.write(bw)
 	}
 	if len(rep.Stages) > 0 {
-		section("Stages (cycles from one unit to the next along flows)", "from\tto\tcount\tmin\tmean\tp50\tp99\tmax\t")
+		t = newTable("Stages (cycles from one unit to the next along flows)", append([]string{"<from", "<to"}, distHeader...)...)
 		for _, s := range rep.Stages {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.From, s.To, distCells(s.Dist))
+			t.row(append([]string{s.From, s.To}, distCells(s.Dist)...)...)
 		}
+		t.write(bw)
 	}
-	tw.Flush()
 	if len(rep.Notes) > 0 {
 		fmt.Fprintln(bw, "\nNotes")
-		for k, v := range rep.Notes {
-			fmt.Fprintf(bw, "  %s: %d\n", strings.ReplaceAll(k, "_", " "), v)
+		keys := make([]string, 0, len(rep.Notes))
+		for k := range rep.Notes {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // a map's order would change from run to run
+		for _, k := range keys {
+			fmt.Fprintf(bw, "  %s: %d\n", strings.ReplaceAll(k, "_", " "), rep.Notes[k])
 		}
 	}
 	return bw.Flush()
 }
 
-func distCells(d Dist) string {
-	return fmt.Sprintf("%d\t%d\t%.2f\t%d\t%d\t%d\t", d.Count, d.Min, d.Mean, d.P50, d.P99, d.Max)
+var distHeader = []string{"count", "min", "mean", "p50", "p99", "max"}
+
+func distCells(d Dist) []string {
+	return []string{u64(d.Count), u64(d.Min), f2(d.Mean), u64(d.P50), u64(d.P99), u64(d.Max)}
 }
+
+func u64(v uint64) string { return strconv.FormatUint(v, 10) }
+
+func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 func histText(h []Bucket) string {
 	parts := make([]string, len(h))
@@ -86,4 +103,71 @@ func histText(h []Bucket) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// table is one titled section: a header and rows of cells, each row
+// optionally followed by a line outside the columns (a span's histogram).
+// Columns whose header starts with '<' are text, left-aligned; the others
+// are numbers, right-aligned. The last column is not padded, so lines have
+// no trailing blanks.
+type table struct {
+	title    string
+	left     []bool
+	rows     [][]string
+	trailers map[int]string // row index -> the line printed after it
+}
+
+func newTable(title string, header ...string) *table {
+	t := &table{title: title, left: make([]bool, len(header))}
+	cells := make([]string, len(header))
+	for i, h := range header {
+		cells[i], t.left[i] = strings.CutPrefix(h, "<")
+	}
+	t.rows = append(t.rows, cells)
+	return t
+}
+
+func (t *table) row(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) trailer(line string) {
+	if t.trailers == nil {
+		t.trailers = map[int]string{}
+	}
+	t.trailers[len(t.rows)-1] = line
+}
+
+// width is what a cell occupies on a terminal: runes, not bytes, so a
+// non-ASCII unit name does not shift its row.
+func width(s string) int { return utf8.RuneCountInString(s) }
+
+func (t *table) write(w *bufio.Writer) {
+	widths := make([]int, len(t.left))
+	for _, r := range t.rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], width(c))
+		}
+	}
+	fmt.Fprintf(w, "\n%s\n", t.title)
+	for ri, r := range t.rows {
+		for i, c := range r {
+			w.WriteString("  ")
+			pad := strings.Repeat(" ", widths[i]-width(c))
+			switch {
+			case !t.left[i]:
+				w.WriteString(pad)
+				w.WriteString(c)
+			case i == len(r)-1:
+				w.WriteString(c)
+			default:
+				w.WriteString(c)
+				w.WriteString(pad)
+			}
+		}
+		w.WriteByte('\n')
+		if l, ok := t.trailers[ri]; ok {
+			w.WriteString("  ")
+			w.WriteString(l)
+			w.WriteByte('\n')
+		}
+	}
 }

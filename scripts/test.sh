@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test: every check of the project, one line per stage, and a summary.
-# The stages: vet, staticcheck, every test under the race detector (package
+# The stages: vet, staticcheck, cross builds (macOS, Windows), every test under the race detector (package
 # by package as they finish; the cgo tests one by one, they take minutes),
 # and a short run of every fuzz target. FUZZTIME sets the fuzz time per target.
 set -uo pipefail
@@ -12,25 +12,28 @@ failed=()
 start=$SECONDS
 stage() { echo; echo "==> $* [$((SECONDS - start))s]"; }
 
-stage "1/4 go vet ./..."
+stage "1/5 go vet ./..."
 $GO vet ./... || failed+=(vet)
 
-stage "2/4 staticcheck ./..."
+stage "2/5 staticcheck ./..."
 if [ -x "$STATICCHECK" ]; then
 	"$STATICCHECK" ./... && echo "  staticcheck: no findings" || failed+=(staticcheck)
 else
 	echo "  STATICCHECK MISSING ($STATICCHECK): run make deps"; failed+=(staticcheck)
 fi
 
-stage "3/4 go test -race ./... (per package as it finishes; cgo tests one by one)"
+stage "3/5 cross builds: every command builds and every package vets for macOS and Windows (no cgo)"
+make -s cross GO="$GO" || failed+=(cross)
+
+stage "4/5 go test -race ./... (per package as it finishes; cgo tests one by one)"
 $GO test -race -count=1 -timeout 15m -json ./... | $PY scripts/gotest_summary.py --verbose=/cgo || failed+=(go-test)
 
-stage "4/4 fuzz targets, ${FUZZTIME:-10s} each"
+stage "5/5 fuzz targets, ${FUZZTIME:-10s} each"
 FUZZTIME=${FUZZTIME:-10s} scripts/fuzz.sh || failed+=(fuzz)
 
 echo
 if [ ${#failed[@]} -eq 0 ]; then
-	echo "make test: all 4 stages passed in $((SECONDS - start))s"
+	echo "make test: all 5 stages passed in $((SECONDS - start))s"
 else
 	echo "make test: FAILED stages: ${failed[*]} ($((SECONDS - start))s)"
 	exit 1

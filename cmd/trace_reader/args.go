@@ -29,17 +29,123 @@ type config struct {
 }
 
 // usageError is a command line the tool cannot run: exit status 2.
-type usageError struct{ msg string }
+type usageError struct {
+	command string // for the hint `trace_reader help COMMAND`; "" if unknown
+	msg     string
+}
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
 
-var commands = map[string]bool{"info": true, "dump": true, "filter": true, "convert": true, "recover": true, "export": true, "stats": true}
+// option is one row of the option table: its spellings, the value it
+// takes ("" for a switch), its help line and what it sets.
+type option struct {
+	names []string
+	arg   string
+	help  string
+	set   func(c *config, v string) error
+}
 
-// parseArgs parses `<command> [options] <file.ctrace>`; options and the file
-// may come in any order after the command, as in the original tool. Options
-// take their value as the next argument or after '=' (--limit=10).
+var (
+	optCycles = &option{[]string{"--cycles"}, "START-END", "Only events with START <= cycle <= END (START: from there on)",
+		func(c *config, v string) (err error) {
+			c.start, c.end, err = parseCycles(v)
+			c.hasCycles = true
+			return err
+		}}
+	optUnit = &option{[]string{"--unit"}, "NAME", "Only events of units whose name contains NAME (none: status 1)",
+		func(c *config, v string) error { c.unit, c.hasUnit = v, true; return nil }}
+	optLimit = &option{[]string{"--limit"}, "N", "Stop after N events (0 = no limit)",
+		func(c *config, v string) error {
+			n, err := strconv.ParseUint(v, 10, 63)
+			if err != nil {
+				return usagef("--limit %q: want a number of events (0 = no limit)", v)
+			}
+			c.limit = int(min(n, math.MaxInt))
+			return nil
+		}}
+	optOutput = &option{[]string{"-o", "--output"}, "FILE", "Write to FILE instead of standard output (not the input file)",
+		func(c *config, v string) error { c.output = v; return nil }}
+	optVerbose = &option{[]string{"-v", "--verbose"}, "", "More detail",
+		func(c *config, _ string) error { c.verbose = true; return nil }}
+	optHelp = &option{[]string{"-h", "--help"}, "", "Show this help",
+		func(c *config, _ string) error { c.help = true; return nil }}
+	optFormat = &option{[]string{"--format"}, "F", "perfetto (default) or chrome-json",
+		func(c *config, v string) error {
+			if v != export.FormatPerfetto && v != export.FormatChromeJSON {
+				return usagef("--format %q: want perfetto or chrome-json", v)
+			}
+			c.format = v
+			return nil
+		}}
+	optNsPerCycle = &option{[]string{"--ns-per-cycle"}, "X", "Nanoseconds per cycle on the timeline (default 1)",
+		func(c *config, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(f > 0) || f > 1e9 {
+				return usagef("--ns-per-cycle %q: want a number of nanoseconds in (0, 1e9]", v)
+			}
+			c.nsPerCycle = f
+			return nil
+		}}
+	optMaxFileSize = &option{[]string{"--max-file-size"}, "N", "Split into files of about N bytes, by cycle window (default 536870912; 0 = one file)",
+		func(c *config, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return usagef("--max-file-size %q: want bytes (0 = never split)", v)
+			}
+			c.maxFileBytes = n
+			return nil
+		}}
+	optJSON = &option{[]string{"--json"}, "", "JSON instead of tables",
+		func(c *config, _ string) error { c.json = true; return nil }}
+)
+
+// originalOptions are the options of the original tool, which accepted
+// every one of them with each of its commands (info ignores the filters):
+// its commands keep doing so, for scripts written against it.
+var originalOptions = []*option{optCycles, optUnit, optLimit, optOutput, optVerbose, optHelp}
+
+// command is one row of the command table.
+type command struct {
+	name     string
+	synopsis string // after `trace_reader NAME`
+	summary  string // what it does, for `trace_reader help NAME`
+	options  []*option
+	needsOut bool // -o is required
+}
+
+var commandTable = []*command{
+	{"info", "[options] <file.ctrace>", "Show trace file information (with -v: formats, units, per-unit counts).", originalOptions, false},
+	{"dump", "[options] <file.ctrace>", "Dump events as text, in cycle order (with -v: the event count on stderr).", originalOptions, false},
+	{"filter", "[options] <file.ctrace>", "Dump the events matching --cycles and --unit.", originalOptions, false},
+	{"convert", "[options] <file.ctrace>", "Convert the whole trace to text (--limit is ignored).", originalOptions, false},
+	{"recover", "<file.ctrace> -o OUT", "Write a complete file (schema, blocks, footer) from a footer-less or torn one.",
+		[]*option{optOutput, optHelp}, true},
+	{"export", "[options] <file.ctrace> -o OUT", "Write a file trace viewers open: perfetto (ui.perfetto.dev, trace_processor)\n" +
+		"or chrome-json (chrome://tracing). Units become nested tracks, spans slices,\n" +
+		"counters counter tracks, flow ids arrows. A split output is OUT, then\n" +
+		"OUT's name with .part2, .part3 ... before its extension.",
+		[]*option{optFormat, optCycles, optUnit, optNsPerCycle, optMaxFileSize, optOutput, optVerbose, optHelp}, true},
+	{"stats", "[options] <file.ctrace>", "Per unit and format: counts and rates; spans: durations and occupancy;\n" +
+		"flows: cycles from each unit to the next.",
+		[]*option{optCycles, optUnit, optJSON, optOutput, optHelp}, false},
+}
+
+func lookupCommand(name string) *command {
+	for _, c := range commandTable {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// parseArgs parses `<command> [options] <file.ctrace>`. As in the original
+// tool, options and the file may come in any order after the command
+// (`dump FILE --limit 10`); an option takes its value as the next argument
+// or after '=' (--limit=10); after "--" every argument is a file name.
+// `help [COMMAND]` is the same as `[COMMAND] --help`.
 func parseArgs(args []string) (*config, error) {
 	c := &config{format: export.FormatPerfetto, nsPerCycle: 1, maxFileBytes: export.DefaultMaxFileBytes}
 	if len(args) == 0 {
@@ -49,116 +155,104 @@ func parseArgs(args []string) (*config, error) {
 		c.help = true
 		return c, nil
 	}
-	c.command = args[0]
-	if !commands[c.command] {
-		return nil, usagef("unknown command %q", c.command)
+	if args[0] == "help" {
+		c.help = true
+		switch len(args) {
+		case 1:
+			return c, nil
+		case 2:
+			if lookupCommand(args[1]) == nil {
+				return nil, usagef("help: unknown command %q", args[1])
+			}
+			c.command = args[1]
+			return c, nil
+		}
+		return nil, usagef("help takes one command, not %q", args[1:])
 	}
-	rest := args[1:]
+	cmd := lookupCommand(args[0])
+	if cmd == nil {
+		return nil, usagef("unknown command %q", args[0])
+	}
+	c.command = cmd.name
+	if err := parseOptions(c, cmd, args[1:]); err != nil {
+		if u, ok := err.(*usageError); ok {
+			u.command = cmd.name
+			u.msg = cmd.name + ": " + u.msg
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+func parseOptions(c *config, cmd *command, rest []string) error {
+	files := false // after "--"
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
-		name, value, hasValue := a, "", false
-		if strings.HasPrefix(a, "--") {
-			if k, v, ok := strings.Cut(a, "="); ok {
-				name, value, hasValue = k, v, true
-			}
+		if !files && a == "--" {
+			files = true
+			continue
 		}
-		needValue := func() (string, error) {
-			if hasValue {
-				return value, nil
-			}
-			if i+1 >= len(rest) {
-				return "", usagef("option %s needs a value", name)
-			}
-			i++
-			return rest[i], nil
-		}
-		switch name {
-		case "-h", "--help":
-			c.help = true
-		case "-v", "--verbose":
-			c.verbose = true
-		case "--cycles":
-			v, err := needValue()
-			if err != nil {
-				return nil, err
-			}
-			if c.start, c.end, err = parseCycles(v); err != nil {
-				return nil, err
-			}
-			c.hasCycles = true
-		case "--unit":
-			v, err := needValue()
-			if err != nil {
-				return nil, err
-			}
-			c.unit, c.hasUnit = v, true
-		case "--limit":
-			v, err := needValue()
-			if err != nil {
-				return nil, err
-			}
-			n, err := strconv.ParseUint(v, 10, 63)
-			if err != nil {
-				return nil, usagef("--limit %q: want a number of events (0 = no limit)", v)
-			}
-			c.limit = int(min(n, math.MaxInt))
-		case "-o", "--output":
-			v, err := needValue()
-			if err != nil {
-				return nil, err
-			}
-			c.output = v
-		case "--format":
-			v, err := needValue()
-			if err != nil {
-				return nil, err
-			}
-			if v != export.FormatPerfetto && v != export.FormatChromeJSON {
-				return nil, usagef("--format %q: want perfetto or chrome-json", v)
-			}
-			c.format = v
-		case "--ns-per-cycle":
-			v, err := needValue()
-			if err != nil {
-				return nil, err
-			}
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || !(f > 0) || f > 1e9 {
-				return nil, usagef("--ns-per-cycle %q: want a number of nanoseconds in (0, 1e9]", v)
-			}
-			c.nsPerCycle = f
-		case "--max-file-size":
-			v, err := needValue()
-			if err != nil {
-				return nil, err
-			}
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 {
-				return nil, usagef("--max-file-size %q: want bytes (0 = never split)", v)
-			}
-			c.maxFileBytes = n
-		case "--json":
-			c.json = true
-		default:
-			if strings.HasPrefix(a, "-") && a != "-" {
-				return nil, usagef("unknown option %q", a)
-			}
+		if files || !strings.HasPrefix(a, "-") || a == "-" {
 			if c.file != "" {
-				return nil, usagef("more than one file: %q and %q", c.file, a)
+				return usagef("more than one file: %q and %q", c.file, a)
 			}
 			c.file = a
+			continue
+		}
+		name, value, hasValue := a, "", false
+		if strings.HasPrefix(a, "--") {
+			name, value, hasValue = strings.Cut(a, "=")
+		}
+		o := findOption(cmd.options, name)
+		if o == nil {
+			if findOption(allOptions(), name) != nil {
+				return usagef("option %s is not one of %s's", name, cmd.name)
+			}
+			return usagef("unknown option %q", a)
+		}
+		switch {
+		case o.arg == "" && hasValue:
+			return usagef("option %s takes no value", name)
+		case o.arg != "" && !hasValue:
+			if i+1 >= len(rest) {
+				return usagef("option %s needs a value (%s)", name, o.arg)
+			}
+			i++
+			value = rest[i]
+		}
+		if err := o.set(c, value); err != nil {
+			return err
 		}
 	}
 	if c.help {
-		return c, nil
+		return nil
 	}
 	if c.file == "" {
-		return nil, usagef("missing trace file")
+		return usagef("missing trace file")
 	}
-	if (c.command == "recover" || c.command == "export") && c.output == "" {
-		return nil, usagef("%s needs -o OUT", c.command)
+	if cmd.needsOut && c.output == "" {
+		return usagef("needs -o OUT")
 	}
-	return c, nil
+	return nil
+}
+
+func findOption(opts []*option, name string) *option {
+	for _, o := range opts {
+		for _, n := range o.names {
+			if n == name {
+				return o
+			}
+		}
+	}
+	return nil
+}
+
+func allOptions() []*option {
+	var all []*option
+	for _, c := range commandTable {
+		all = append(all, c.options...)
+	}
+	return all
 }
 
 // parseCycles parses START-END (inclusive) or START (from there on).

@@ -16,7 +16,10 @@ func dump(c *config, w io.Writer, stderr io.Writer) error {
 		return err
 	}
 	defer r.Close()
-	q := query(c, r)
+	q, err := query(c, r)
+	if err != nil {
+		return err
+	}
 	limit := c.limit
 	if c.command == "convert" {
 		limit = 0
@@ -31,13 +34,20 @@ func dump(c *config, w io.Writer, stderr io.Writer) error {
 	return nil
 }
 
-func query(c *config, r *mmapio.Reader) mmapio.Query {
+// query is the command line's filter. A --unit that no unit name contains
+// is an error (status 1, as grep's "no match"): an empty result would be
+// indistinguishable from a misspelled name.
+func query(c *config, r *mmapio.Reader) (mmapio.Query, error) {
 	var q mmapio.Query
 	if c.hasCycles {
 		q = q.WithCycles(c.start, c.end)
 	}
 	if c.hasUnit {
-		q = q.WithUnits(r.UnitsNamed(c.unit)...)
+		ids := r.UnitsNamed(c.unit)
+		if len(ids) == 0 {
+			return q, fmt.Errorf("%s: no unit name contains %q", c.file, c.unit)
+		}
+		q = q.WithUnits(ids...)
 	}
-	return q
+	return q, nil
 }

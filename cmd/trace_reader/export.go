@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/chronon-sim/chronon-go/analysis"
 	"github.com/chronon-sim/chronon-go/export"
@@ -11,12 +14,24 @@ import (
 
 // exportTrace runs `export --format F [--cycles A-B] [--unit NAME]
 // [--ns-per-cycle X] [--max-file-size BYTES] -o OUT FILE`.
+//
+// The files are written into a temporary directory beside OUT and renamed
+// into place once all are complete, so a failed or killed export leaves no
+// part of any file under its final name. An output that cannot be renamed
+// into place (a pipe, /dev/stdout) is written directly, in one piece.
 func exportTrace(c *config, stdout, stderr io.Writer) error {
+	if err := notInput(c.file, c.output); err != nil {
+		return err
+	}
 	r, err := mmapio.Open(c.file)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	q, err := query(c, r)
+	if err != nil {
+		return err
+	}
 	o := export.DefaultOptions()
 	o.Format = c.format
 	o.NsPerCycle = c.nsPerCycle
@@ -24,15 +39,37 @@ func exportTrace(c *config, stdout, stderr io.Writer) error {
 	first, last := cycleRange(r)
 	p := progressFor(c, stderr, first, last)
 	o.Progress = p.update
-	res, err := export.Export(r, query(c, r), c.output, o)
+
+	target, direct := placement(c.output)
+	path := c.output
+	var tmpDir string
+	if direct {
+		o.MaxFileBytes = 0 // a stream has no .part2
+	} else {
+		if _, tmpDir, err = createTemp(target, true); err != nil {
+			return fmt.Errorf("%s: cannot create: %w", c.output, pathErr(err))
+		}
+		defer func() { os.RemoveAll(tmpDir); forgetTemp(tmpDir) }() // empty after a success
+		path = filepath.Join(tmpDir, filepath.Base(target))
+	}
+	res, err := export.Export(r, q, path, o)
 	p.done()
+	if err == nil {
+		err = r.Err()
+	}
 	if err != nil {
+		if tmpDir != "" { // name the output, not where it was being written
+			err = &renamedError{strings.ReplaceAll(err.Error(), tmpDir, filepath.Dir(target)), err}
+		}
 		return err
 	}
-	if err := r.Err(); err != nil {
-		return err
+	files := res.Files
+	if !direct {
+		if files, err = placeParts(c, target, tmpDir, res.Files); err != nil {
+			return err
+		}
 	}
-	for _, f := range res.Files {
+	for _, f := range files {
 		fmt.Fprintln(stdout, f)
 	}
 	if c.verbose {
@@ -40,6 +77,39 @@ func exportTrace(c *config, stdout, stderr io.Writer) error {
 			res.Events, res.Instants, res.Spans, res.Counters, res.FlowEvents, res.UnmatchedEnds, res.UnterminatedSpans)
 	}
 	return nil
+}
+
+// renamedError is an error whose message names the final files.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }
+
+// placeParts renames the complete files of an export from tmpDir to
+// target's directory and returns their final names (the first as the user
+// gave it). None is renamed if any would replace the input.
+func placeParts(c *config, target, tmpDir string, parts []string) ([]string, error) {
+	finals := make([]string, len(parts))
+	for i, p := range parts {
+		finals[i] = filepath.Join(filepath.Dir(target), filepath.Base(p))
+		if err := notInput(c.file, finals[i]); err != nil {
+			return nil, err
+		}
+	}
+	shown := make([]string, len(parts))
+	for i, p := range parts {
+		if err := os.Rename(p, finals[i]); err != nil {
+			return nil, fmt.Errorf("%s: %w", finals[i], pathErr(err))
+		}
+		shown[i] = finals[i]
+		if filepath.Base(p) == filepath.Base(target) {
+			shown[i] = c.output
+		}
+	}
+	return shown, nil
 }
 
 // statsTrace runs `stats [--cycles A-B] [--unit NAME] [--json] FILE`.
@@ -51,7 +121,11 @@ func statsTrace(c *config, w, stderr io.Writer) error {
 	defer r.Close()
 	first, last := cycleRange(r)
 	p := progressFor(c, stderr, first, last)
-	rep, err := analysis.Stats(r, query(c, r), p.update)
+	q, err := query(c, r)
+	if err != nil {
+		return err
+	}
+	rep, err := analysis.Stats(r, q, p.update)
 	p.done()
 	if err != nil {
 		return err

@@ -16,47 +16,36 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
+	"time"
 )
-
-const usage = `Usage: trace_reader <command> [options] <file.ctrace>
-
-Commands:
-  info       Show trace file information (with -v: formats, units, per-unit counts)
-  dump       Dump events as text
-  filter     Dump events matching --cycles and --unit
-  convert    Convert the whole trace to text (--limit is ignored)
-  recover    Write a complete file (schema, blocks, footer) from a footer-less
-             or torn one: recover FILE -o OUT
-  export     Write a file trace viewers open: export --format perfetto FILE -o OUT
-             (ui.perfetto.dev, trace_processor) or --format chrome-json
-             (chrome://tracing); units become nested tracks, spans slices,
-             counters counter tracks, flow ids arrows
-  stats      Per unit and format: counts and rates; spans: durations and
-             occupancy; flows: cycles from each unit to the next (--json)
-
-Options:
-  --cycles START-END  Only events with START <= cycle <= END (START: from there on)
-  --unit NAME         Only events of units whose name contains NAME
-  --limit N           Stop after N events (0 = no limit)
-  -o, --output FILE   Write to FILE instead of standard output
-  -v, --verbose       More detail (dump: event count on stderr)
-  -h, --help          Show this help
-
-Export options:
-  --format F          perfetto (default) or chrome-json
-  --ns-per-cycle X    Nanoseconds per cycle on the timeline (default 1)
-  --max-file-size N   Split into files of about N bytes, by cycle window
-                      (default 536870912; 0 = one file)
-
-Stats options:
-  --json              JSON instead of tables
-`
 
 func main() {
 	// Writes to a closed pipe return EPIPE instead of killing the process,
 	// so `trace_reader dump f | head` ends quietly with status 0.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	// An interrupted command removes its temporary output (the final name
+	// never held a partial file), then dies of the signal as before.
+	interrupted := make(chan os.Signal, 1)
+	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-interrupted
+		removeTemps()
+		// Die of the signal, so that a shell sees what happened (bash
+		// stops a script whose child died of SIGINT); the signal arrives
+		// asynchronously, hence the wait. Where a process cannot signal
+		// itself, the shells' convention: 128 + the signal's number.
+		signal.Reset(sig)
+		if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(sig) == nil {
+			time.Sleep(time.Second)
+		}
+		code := 1
+		if s, ok := sig.(syscall.Signal); ok {
+			code = 128 + int(s)
+		}
+		os.Exit(code)
+	}()
 	if os.Getenv("GOGC") == "" {
 		// After its first blocks a dump allocates almost nothing (buffers
 		// are pooled), so the collector's default slack of 100% of the live
@@ -68,28 +57,42 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run executes a command line and returns the exit status.
+// run executes a command line and returns the exit status: 0 ok, 1 a bad
+// or unreadable file or an I/O error (one line on stderr naming the file),
+// 2 usage (one line, then where to find help).
 func run(args []string, stdout, stderr io.Writer) int {
 	c, err := parseArgs(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "trace_reader: %v\n\n%s", err, usage)
-		return 2
+		return usageFailure(stderr, err.(*usageError))
 	}
 	if c.help {
-		fmt.Fprint(stdout, usage)
+		writeHelp(stdout, c.command)
 		return 0
 	}
 	err = execute(c, stdout, stderr)
+	var u *usageError
 	switch {
 	case err == nil, isBrokenPipe(err):
 		return 0
-	case errors.As(err, new(*usageError)):
-		fmt.Fprintf(stderr, "trace_reader: %v\n\n%s", err, usage)
-		return 2
+	case errors.As(err, &u):
+		if u.command == "" {
+			u.command, u.msg = c.command, c.command+": "+u.msg
+		}
+		return usageFailure(stderr, u)
 	default:
-		fmt.Fprintf(stderr, "trace_reader: %v\n", err)
+		fmt.Fprintf(stderr, "trace_reader: %v\n", oneLine(err.Error()))
 		return 1
 	}
+}
+
+func usageFailure(stderr io.Writer, u *usageError) int {
+	fmt.Fprintf(stderr, "trace_reader: %s\n%s\n", oneLine(u.msg), usageHint(u.command))
+	return 2
+}
+
+// oneLine keeps an error on one line whatever it quotes.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(s)
 }
 
 func execute(c *config, stdout, stderr io.Writer) error {
@@ -108,20 +111,21 @@ func execute(c *config, stdout, stderr io.Writer) error {
 	return usagef("unknown command %q", c.command)
 }
 
-// withOutput runs f with the -o file, or stdout.
+// withOutput runs f with the -o file, or stdout. The file gets its final
+// name only when f succeeds.
 func withOutput(c *config, stdout io.Writer, f func(io.Writer) error) error {
 	if c.output == "" {
 		return f(stdout)
 	}
-	out, err := os.Create(c.output)
+	out, err := createOutput(c.file, c.output)
 	if err != nil {
 		return err
 	}
 	if err := f(out); err != nil {
-		out.Close()
+		out.abort()
 		return err
 	}
-	return out.Close()
+	return out.commit(false)
 }
 
 func isBrokenPipe(err error) bool {

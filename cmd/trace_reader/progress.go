@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // progress draws a progress bar on stderr while a long command (export,
@@ -23,17 +23,22 @@ type progress struct {
 }
 
 func newProgress(stderr io.Writer, start, end uint64) *progress {
-	f, ok := stderr.(*os.File)
-	if !ok || !isTerminal(f) || end <= start {
+	if !drawsOn(stderr) || end <= start {
 		return nil
 	}
 	return &progress{w: stderr, start: start, end: end}
 }
 
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+// drawsOn says whether w is a terminal; a variable so that tests can
+// watch a command draw its bar into a buffer.
+var drawsOn = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f)
 }
+
+// isTerminal uses x/term rather than a termios ioctl so that the tool
+// builds for every GOOS (macOS has no TCGETS, Windows no termios).
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // update is the callback the exporters and the analysis call.
 func (p *progress) update(events, cycle uint64) {

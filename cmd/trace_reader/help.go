@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+const usage = `Usage: trace_reader <command> [options] <file.ctrace>
+
+Commands:
+  info       Show trace file information (with -v: formats, units, per-unit counts)
+  dump       Dump events as text
+  filter     Dump events matching --cycles and --unit
+  convert    Convert the whole trace to text (--limit is ignored)
+  recover    Write a complete file (schema, blocks, footer) from a footer-less
+             or torn one: recover FILE -o OUT
+  export     Write a file trace viewers open: export --format perfetto FILE -o OUT
+             (ui.perfetto.dev, trace_processor) or --format chrome-json
+             (chrome://tracing); units become nested tracks, spans slices,
+             counters counter tracks, flow ids arrows
+  stats      Per unit and format: counts and rates; spans: durations and
+             occupancy; flows: cycles from each unit to the next (--json)
+  help CMD   Show the options of one command
+
+Options (info, dump, filter, convert):
+  --cycles START-END  Only events with START <= cycle <= END (START: from there on)
+  --unit NAME         Only events of units whose name contains NAME
+  --limit N           Stop after N events (0 = no limit)
+  -o, --output FILE   Write to FILE instead of standard output
+  -v, --verbose       More detail (dump: event count on stderr)
+  -h, --help          Show this help
+
+Options may come before or after the file. An output file is written under
+a temporary name and renamed into place when complete; it may not be the
+input file.
+
+Export options (and --cycles, --unit, -o, -v):
+  --format F          perfetto (default) or chrome-json
+  --ns-per-cycle X    Nanoseconds per cycle on the timeline (default 1)
+  --max-file-size N   Split into files of about N bytes, by cycle window
+                      (default 536870912; 0 = one file)
+
+Stats options (and --cycles, --unit, -o):
+  --json              JSON instead of tables
+
+Exit status: 0 ok; 1 the file is bad or unreadable, an I/O error, or no unit
+matches --unit (one line on stderr); 2 usage.
+`
+
+// writeHelp prints the whole usage, or one command's.
+func writeHelp(w io.Writer, name string) {
+	cmd := lookupCommand(name)
+	if cmd == nil {
+		fmt.Fprint(w, usage)
+		return
+	}
+	fmt.Fprintf(w, "Usage: trace_reader %s %s\n\n%s\n\nOptions:\n", cmd.name, cmd.synopsis, cmd.summary)
+	for _, o := range cmd.options {
+		left := strings.Join(o.names, ", ")
+		if o.arg != "" {
+			left += " " + o.arg
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", left, o.help)
+	}
+	fmt.Fprintf(w, "\nOptions may come before or after the file.\n")
+}
+
+// usageHint is the line after a usage error: where the full story is.
+func usageHint(command string) string {
+	if command == "" {
+		return "Run 'trace_reader help' for usage."
+	}
+	return "Run 'trace_reader help " + command + "' for usage."
+}
