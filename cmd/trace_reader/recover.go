@@ -19,7 +19,7 @@ func recoverFile(c *config, stdout io.Writer) error {
 	if same, _ := sameFile(c.file, c.output); same {
 		return usagef("recover: the output %q is the input file", c.output)
 	}
-	r, err := mmapio.Open(c.file)
+	r, err := mmapio.Open(c.file, mmapio.WithRepair()) // a rejected footer is rebuilt from the blocks
 	if err != nil {
 		return err
 	}
