@@ -52,8 +52,9 @@ func Probe(path string) (Status, error) {
 	return r.Status(), nil
 }
 
-func newReader(path string, data []byte, o options) (*Reader, error) {
+func newReader(path string, data []byte, o options) (_ *Reader, err error) {
 	r := &Reader{path: path, data: data, opts: o, schemaOff: -1, sch: &schema.Schema{}}
+	defer r.guardFault(&err, panicOnFault()) // the file may shrink while it is checked
 	cut, err := r.parseHeader()
 	if err != nil {
 		return nil, err
