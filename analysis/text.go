@@ -7,7 +7,14 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/chronon-sim/chronon-go/mmapio"
 )
+
+// esc escapes control characters in names and format strings from the file
+// (a forged line, a terminal escape sequence, a tab that breaks the
+// columns), as every text output of the reader does: mmapio.EscapeText.
+func esc(s string) string { return mmapio.EscapeText(s) }
 
 // WriteJSON writes the report as indented JSON, for scripts.
 func WriteJSON(w io.Writer, rep *Report) error {
@@ -29,7 +36,7 @@ func WriteText(w io.Writer, rep *Report) error {
 	}
 	section("Units", "unit\tevents\tfirst cycle\tlast cycle\tper 1k cycles\t")
 	for _, u := range rep.Units {
-		name := u.Name
+		name := esc(u.Name)
 		if name == "" {
 			name = fmt.Sprintf("[%d]", u.ID)
 		}
@@ -37,12 +44,12 @@ func WriteText(w io.Writer, rep *Report) error {
 	}
 	section("Formats", "id\tkind\tevents\tfirst cycle\tlast cycle\tper 1k cycles\t  format")
 	for _, f := range rep.Formats {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%.2f\t  %s\n", f.ID, f.Kind, f.Events, f.First, f.Last, f.PerKCycles, f.Format)
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%d\t%.2f\t  %s\n", f.ID, f.Kind, f.Events, f.First, f.Last, f.PerKCycles, esc(f.Format))
 	}
 	if len(rep.Spans) > 0 {
 		section("Spans (duration in cycles)", "unit\tspan\tcount\tmin\tmean\tp50\tp99\tmax\t")
 		for _, s := range rep.Spans {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Unit, s.Span, distCells(s.Dist))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", esc(s.Unit), esc(s.Span), distCells(s.Dist))
 			fmt.Fprintf(tw, "    histogram  %s\n", histText(s.Histogram)) // no tab: outside the columns
 		}
 	}
@@ -51,15 +58,15 @@ func WriteText(w io.Writer, rep *Report) error {
 		for _, o := range rep.Occupancy {
 			lane := "all"
 			if o.Lane != "" {
-				lane = o.Lane
+				lane = esc(o.Lane)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f%%\t\n", o.Unit, lane, o.Busy, 100*o.Occupancy)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f%%\t\n", esc(o.Unit), lane, o.Busy, 100*o.Occupancy)
 		}
 	}
 	if len(rep.Stages) > 0 {
 		section("Stages (cycles from one unit to the next along flows)", "from\tto\tcount\tmin\tmean\tp50\tp99\tmax\t")
 		for _, s := range rep.Stages {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.From, s.To, distCells(s.Dist))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", esc(s.From), esc(s.To), distCells(s.Dist))
 		}
 	}
 	tw.Flush()

@@ -258,7 +258,7 @@ func (r *Reader) buildTables() {
 	r.linePrefix = make([][]byte, len(r.unitNames))
 	for id, name := range r.unitNames {
 		if name != "" {
-			r.linePrefix[id] = []byte(" " + name + ": ")
+			r.linePrefix[id] = []byte(" " + EscapeText(name) + ": ") // the name is the file's: escape.go
 		}
 	}
 }
