@@ -9,7 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/chronon-sim/chronon-go/mmapio"
 )
+
+// esc escapes control characters in names and format strings from the file
+// (a forged line, a terminal escape sequence, a tab that breaks the
+// columns), as every text output of the reader does: mmapio.EscapeText.
+func esc(s string) string { return mmapio.EscapeText(s) }
 
 // WriteJSON writes the report as indented JSON, for scripts.
 func WriteJSON(w io.Writer, rep *Report) error {
@@ -29,7 +36,7 @@ func WriteText(w io.Writer, rep *Report) error {
 
 	t := newTable("Units", "<unit", "events", "first cycle", "last cycle", "per 1k cycles")
 	for _, u := range rep.Units {
-		name := u.Name
+		name := esc(u.Name)
 		if name == "" {
 			name = fmt.Sprintf("[%d]", u.ID)
 		}
@@ -39,14 +46,14 @@ func WriteText(w io.Writer, rep *Report) error {
 
 	t = newTable("Formats", "id", "<kind", "events", "first cycle", "last cycle", "per 1k cycles", "<format")
 	for _, f := range rep.Formats {
-		t.row(strconv.FormatUint(uint64(f.ID), 10), f.Kind, u64(f.Events), u64(f.First), u64(f.Last), f2(f.PerKCycles), f.Format)
+		t.row(strconv.FormatUint(uint64(f.ID), 10), f.Kind, u64(f.Events), u64(f.First), u64(f.Last), f2(f.PerKCycles), esc(f.Format))
 	}
 	t.write(bw)
 
 	if len(rep.Spans) > 0 {
 		t = newTable("Spans (duration in cycles)", append([]string{"<unit", "<span"}, distHeader...)...)
 		for _, s := range rep.Spans {
-			t.row(append([]string{s.Unit, s.Span}, distCells(s.Dist)...)...)
+			t.row(append([]string{esc(s.Unit), esc(s.Span)}, distCells(s.Dist)...)...)
 			t.trailer(strings.TrimRight("  histogram  "+histText(s.Histogram), " "))
 		}
 		t.write(bw)
@@ -56,16 +63,16 @@ func WriteText(w io.Writer, rep *Report) error {
 		for _, o := range rep.Occupancy {
 			lane := "all"
 			if o.Lane != "" {
-				lane = o.Lane
+				lane = esc(o.Lane)
 			}
-			t.row(o.Unit, lane, u64(o.Busy), strconv.FormatFloat(100*o.Occupancy, 'f', 2, 64)+"%")
+			t.row(esc(o.Unit), lane, u64(o.Busy), strconv.FormatFloat(100*o.Occupancy, 'f', 2, 64)+"%")
 		}
 		t.write(bw)
 	}
 	if len(rep.Stages) > 0 {
 		t = newTable("Stages (cycles from one unit to the next along flows)", append([]string{"<from", "<to"}, distHeader...)...)
 		for _, s := range rep.Stages {
-			t.row(append([]string{s.From, s.To}, distCells(s.Dist)...)...)
+			t.row(append([]string{esc(s.From), esc(s.To)}, distCells(s.Dist)...)...)
 		}
 		t.write(bw)
 	}

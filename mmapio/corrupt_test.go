@@ -139,7 +139,7 @@ func TestBlockErrors(t *testing.T) {
 		{"inline header disagrees", good, func(b []byte) []byte { le.PutUint64(b[blk.DataOffset+4:], blk.MinCycle+1); return b }, blk, int64(blk.DataOffset), "disagrees with the footer"},
 		{"event count", raw, func(b []byte) []byte {
 			le.PutUint32(b[rawBlk.DataOffset:], rawBlk.EventCount+1)
-			return rewriteFooter(t, b, func(f *schema.Footer) { f.Blocks[3].EventCount++ })
+			return rewriteFooter(t, b, func(f *schema.Footer) { f.Blocks[3].EventCount++; f.TotalEvents++ })
 		}, rawBlk, int64(rawBlk.DataOffset), "holds"},
 		{"cycle outside the range", raw, func(b []byte) []byte {
 			le.PutUint64(b[rawBlk.DataOffset+28+2:], rawBlk.MaxCycle+5)

@@ -256,7 +256,8 @@ func (r *Reader) eventErr(b *Block, p int, format string, args ...any) error {
 // the block's buffer goes straight back to the pool: a seek then holds a
 // few kilobytes per block instead of the whole block, and the next block
 // decodes into the same, already mapped, memory.
-func (r *Reader) decodeBlock(bi int32, sel *selector, bd *blockData) error {
+func (r *Reader) decodeBlock(bi int32, sel *selector, bd *blockData) (err error) {
+	defer r.guardFault(&err, panicOnFault())
 	b := r.blocks.at(bi)
 	if sel != nil && !sel.all {
 		b.Units, _ = r.blocks.units(bi, bd.units) // wholeBlock looks at them

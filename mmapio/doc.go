@@ -12,7 +12,22 @@
 // footer, a zstd frame must decode to exactly the declared size, the events
 // must fill the block, be as many as declared and lie in its cycle range.
 // No allocation is sized by a field of the file beyond a fixed limit
-// (schema.MaxBlockSize per block).
+// (schema.MaxBlockSize per block). The footer must agree with its blocks as
+// the conformance oracle requires: entries in file order (block_index is
+// the position), none overlapping another or listed twice, none before the
+// header's first block offset, the footer after the last block, and
+// total_events, min_cycle and max_cycle those of the entries. WithRepair
+// reads a file whose footer fails these checks as one without a footer
+// (below) instead of failing.
+//
+// Only regular files are read: a FIFO, directory or device is refused when
+// opened (without blocking: a FIFO is not waited on). A file that shrinks
+// while it is mapped makes reads of the lost pages fault; the reader turns
+// that into a *FaultError naming the file and byte (from Open, WriteDump,
+// an iteration's Err, WriteComplete; Blocks then returns nil and Err says
+// why) instead of SIGBUS. Code that reads event arguments itself (they
+// alias the mapping for uncompressed blocks) can do the same with
+// CatchFault.
 //
 // A file without a usable footer (the writer was killed, the file was cut
 // short, or written without an index) is recovered: the blocks are found by
@@ -54,7 +69,14 @@
 // (AppendLine prints one): "[%10d] unit: message", C's %g for floats, hex of
 // negative ints in 32-bit two's complement, 0x pointers, true/false,
 // NUL-terminated strings, "[unknown format]", no unit prefix when the unit
-// has no name.
+// has no name. Text from the file (unit names, format strings, string
+// arguments) prints with its control characters escaped, so one event is
+// one line and nothing reaches a terminal raw: bytes below 0x20 and DEL as
+// \n, \r, \t or \xHH, UTF-8 C1 controls (U+0080..U+009F) as \u0080..\u009f
+// (EscapeText, escape.go). Other bytes, invalid UTF-8 and backslashes
+// included, print as they are: a file without control characters prints
+// byte-identical to the original tool. Event.Message and Arg.String escape
+// the same way; RawArgs and Arg.Bytes are the file's bytes.
 //
 // # Lifetimes and memory
 //

@@ -69,7 +69,8 @@ func (r *Reader) renderSegment(seg *segment, limit int) {
 // blocks, merge a cycle range at a time and render its lines; this
 // goroutine only writes them out. A block that fails to decode ends the dump
 // with its error after the lines of the cycle ranges before it.
-func (r *Reader) WriteDump(w io.Writer, q Query, limit int) (int, error) {
+func (r *Reader) WriteDump(w io.Writer, q Query, limit int) (count int, err error) {
+	defer r.guardFault(&err, panicOnFault()) // lines are rendered from the mapping
 	sp, err := r.startQuery(q, true)
 	if sp == nil || err != nil {
 		return 0, err
@@ -78,7 +79,7 @@ func (r *Reader) WriteDump(w io.Writer, q Query, limit int) (int, error) {
 	// Segments' texts are written as they are (a large Write skips the
 	// buffer's copy); small ones, from sparse queries, are gathered.
 	bw := bufio.NewWriterSize(w, 256<<10)
-	count, err := r.writeSegments(bw, sp, limit)
+	count, err = r.writeSegments(bw, sp, limit)
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}

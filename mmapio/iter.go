@@ -59,7 +59,8 @@ func (it *Iterator) Next() bool {
 	return true
 }
 
-func (it *Iterator) nextSegment() bool {
+func (it *Iterator) nextSegment() (ok bool) {
+	defer it.guardFault(panicOnFault()) // the plan is read from the mapped footer
 	if it.done {
 		return false
 	}

@@ -24,6 +24,11 @@ type Format struct {
 	fixedSize int
 	lineFast  bool // every argument prints without floats: appendFastLine
 	maxLine   int  // longest line appendFastLine writes, without the unit prefix
+
+	// escLits: the format string holds control characters, which its
+	// literal text prints escaped (escape.go). ops and tail are escaped
+	// already; the general path escapes as it goes.
+	escLits bool
 }
 
 // fmtOp is the literal text before one placeholder and how to print its argument.
@@ -39,7 +44,7 @@ func newFormat(f schema.Format) *Format {
 	if len(names) == 0 {
 		names = schema.ArgNames(f.Format)
 	}
-	pf := &Format{Format: f, placeholders: schema.Placeholders(f.Format), argNames: names}
+	pf := &Format{Format: f, placeholders: schema.Placeholders(f.Format), argNames: names, escLits: needsEscape(f.Format)}
 	pf.compile()
 	return pf
 }
@@ -54,11 +59,11 @@ func (f *Format) compile() {
 		if t == schema.ArgString || t.Size() == 0 {
 			return
 		}
-		f.ops = append(f.ops, fmtOp{lit: f.Format.Format[prev:ph.Start], typ: t, hex: ph.Hex, off: off})
+		f.ops = append(f.ops, fmtOp{lit: f.litText(f.Format.Format[prev:ph.Start]), typ: t, hex: ph.Hex, off: off})
 		off += t.Size()
 		prev = ph.End
 	}
-	f.tail = f.Format.Format[prev:]
+	f.tail = f.litText(f.Format.Format[prev:])
 	f.fixedSize = off
 	f.fast = true
 	f.lineFast = true
@@ -70,6 +75,22 @@ func (f *Format) compile() {
 		}
 		f.maxLine += len(op.lit) + w
 	}
+}
+
+// litText is literal text of the format as it prints (escaped).
+func (f *Format) litText(s string) string {
+	if f.escLits {
+		return EscapeText(s)
+	}
+	return s
+}
+
+// appendLit appends literal text of the format as it prints (escaped).
+func (f *Format) appendLit(dst []byte, s string) []byte {
+	if f.escLits {
+		return appendEscaped(dst, s)
+	}
+	return append(dst, s...)
 }
 
 // ArgName returns the name of argument i: the one the writer recorded, or
@@ -139,24 +160,25 @@ func appendMessage(dst []byte, f *Format, argc uint8, args []byte) []byte {
 		if ap >= len(p) || ai >= len(types) {
 			break
 		}
-		dst = append(dst, text[prev:ph.Start]...)
+		dst = f.appendLit(dst, text[prev:ph.Start])
 		var n int
 		dst, n = appendArg(dst, types[ai], p[ap:], ph.Hex)
 		ap += n
 		prev = ph.End
 	}
-	return append(dst, text[prev:]...)
+	return f.appendLit(dst, text[prev:])
 }
 
 // appendArg prints the argument of type t at the start of b as C's printf
 // did in the original reader and returns how many bytes it consumed.
 func appendArg(dst []byte, t schema.ArgType, b []byte, hex bool) ([]byte, int) {
 	if t == schema.ArgString {
+		// The string is the file's: control characters print escaped.
 		nul := bytes.IndexByte(b, 0)
 		if nul < 0 {
-			return append(dst, b...), len(b)
+			return appendEscaped(dst, b), len(b)
 		}
-		return append(dst, b[:nul]...), nul + 1
+		return appendEscaped(dst, b[:nul]), nul + 1
 	}
 	size := t.Size()
 	if size == 0 || size > len(b) {

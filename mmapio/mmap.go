@@ -15,9 +15,12 @@ type mapping struct {
 }
 
 // openMapping maps path. The file descriptor is closed before returning: a
-// mapping outlives the descriptor it was made from.
+// mapping outlives the descriptor it was made from. The file is opened
+// without blocking and its type checked on the descriptor (no race with a
+// rename): opening a FIFO for reading would otherwise wait for a writer
+// forever, and a FIFO, directory or device cannot be mapped anyway.
 func openMapping(path string) (*mapping, error) {
-	f, err := os.Open(path)
+	f, err := openNoBlock(path)
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +30,7 @@ func openMapping(path string) (*mapping, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
+		return nil, fmt.Errorf("%s: not a regular file (%s): a trace is read through a mapping", path, fileKind(fi.Mode()))
 	}
 	size := fi.Size()
 	if size == 0 {
@@ -37,6 +40,23 @@ func openMapping(path string) (*mapping, error) {
 		return nil, fmt.Errorf("%s: %d bytes do not fit in the address space", path, size)
 	}
 	return mapFile(f, int(size))
+}
+
+// fileKind names a file type for the error refusing it.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	}
+	return "mode " + m.String()
 }
 
 func (m *mapping) close() error {

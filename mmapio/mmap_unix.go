@@ -8,6 +8,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// openNoBlock opens path for reading without waiting: O_NONBLOCK makes
+// the open of a FIFO return at once (openMapping then refuses it); it
+// changes nothing for a regular file, which is only mapped.
+func openNoBlock(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+}
+
 // mapFile maps size bytes of f read-only and shared, as Prometheus' fileutil
 // and bbolt do: pages come from the page cache, nothing is copied, and the
 // kernel may drop clean pages under memory pressure.

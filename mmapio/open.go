@@ -52,8 +52,9 @@ func Probe(path string) (Status, error) {
 	return r.Status(), nil
 }
 
-func newReader(path string, data []byte, o options) (*Reader, error) {
+func newReader(path string, data []byte, o options) (_ *Reader, err error) {
 	r := &Reader{path: path, data: data, opts: o, schemaOff: -1, sch: &schema.Schema{}}
+	defer r.guardFault(&err, panicOnFault()) // the file may shrink while it is checked
 	cut, err := r.parseHeader()
 	if err != nil {
 		return nil, err
@@ -66,10 +67,18 @@ func newReader(path string, data []byte, o options) (*Reader, error) {
 	r.buildTables()
 	var keys blockKeys
 	if hasFooter {
-		if err := r.loadFooter(&keys); err != nil {
+		err := r.loadFooter(&keys)
+		switch {
+		case err == nil:
+			r.status = Status{State: StateComplete, Blocks: r.blocks.len(), Events: keys.events}
+		case !o.repair:
 			return nil, err
+		default:
+			if err := r.repairFooter(err); err != nil {
+				return nil, err
+			}
+			keys = listKeys(r.blocks.list)
 		}
-		r.status = Status{State: StateComplete, Blocks: r.blocks.len(), Events: keys.events}
 	} else {
 		why := "no footer: the index flag is clear"
 		switch {
@@ -190,23 +199,15 @@ func (r *Reader) locateSchema() error {
 func (r *Reader) loadFooter(keys *blockKeys) error {
 	h := r.hdr
 	off := int64(h.FooterOffset)
-	size := uint64(len(r.data))
 	keys.unitSets = true
-	// An implausible entry is reported only once the whole footer has
+	// A finding about an entry is reported only once the whole footer has
 	// verified: a structural error anywhere in it comes first, as it did
 	// when the footer was decoded before its entries were checked.
-	var bad error
+	chk := newFooterCheck(h, len(r.data))
 	x, err := schema.DecodeFooterIndex(r.data[off:off+int64(h.FooterSize)], off, func(i, n int, e *schema.BlockIndex, hasUnits bool) error {
-		if bad != nil {
-			return nil
-		}
-		if why := e.Inline().Plausible(); why != "" {
-			bad = formatErr(r.path, "footer", off, "blocks[%d] (block at byte %d): %s", i, e.DataOffset, why)
-			return nil
-		}
-		if e.DataOffset < schema.HeaderSize || e.DataOffset > size || size-e.DataOffset < schema.BlockHeaderSize+uint64(e.CompressedSize) {
-			bad = formatErr(r.path, "footer", off, "blocks[%d]: block at byte %d with %d data bytes lies outside the %d-byte file", i, e.DataOffset, e.CompressedSize, size)
-			return nil
+		chk.entry(i, e)
+		if chk.bad != "" {
+			return nil // keys are no longer needed
 		}
 		if i == 0 {
 			// n is bounded by the footer's size (4 bytes per entry), and
@@ -219,8 +220,11 @@ func (r *Reader) loadFooter(keys *blockKeys) error {
 	if err != nil {
 		return withFile(err, r.path)
 	}
-	if bad != nil {
-		return bad
+	if i, why := chk.finish(&x.Footer, x.Len(), h.FooterOffset); why != "" {
+		if i < 0 {
+			return formatErr(r.path, "footer", off, "%s", why)
+		}
+		return formatErr(r.path, "footer", x.EntryOffset(i), "blocks[%d]%s", i, why)
 	}
 	r.blocks = blockTable{fx: x}
 	r.footer = &x.Footer

@@ -12,9 +12,10 @@ import (
 type Option func(*options) error
 
 type options struct {
-	decoders     int // goroutines decoding blocks ahead of the consumer
-	readAhead    int // bytes of uncompressed blocks decoded ahead of the consumer (0: by use)
-	segmentBytes int // tests: size of a merge segment (0: from readAhead)
+	decoders     int  // goroutines decoding blocks ahead of the consumer
+	readAhead    int  // bytes of uncompressed blocks decoded ahead of the consumer (0: by use)
+	segmentBytes int  // tests: size of a merge segment (0: from readAhead)
+	repair       bool // a rejected footer is replaced by the block walk (repair.go)
 }
 
 // Default read-ahead: iterating holds decoded blocks only; a dump also holds

@@ -71,7 +71,8 @@ func (f unitFilter) any(ids []uint16) bool {
 
 // startQuery plans q and starts its pipeline; nil, nil when no block can
 // hold a selected event, ErrClosed after Close.
-func (r *Reader) startQuery(q Query, dump bool) (*segPipe, error) {
+func (r *Reader) startQuery(q Query, dump bool) (_ *segPipe, err error) {
+	defer r.guardFault(&err, panicOnFault()) // the plan is read from the mapped footer
 	if !r.rlockMap() {
 		return nil, ErrClosed
 	}

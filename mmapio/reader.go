@@ -108,11 +108,15 @@ func (r *Reader) Status() Status { return r.status }
 // first call (64 bytes per block plus unit lists); iteration and queries do
 // not need it, they read the footer in place.
 // After Close it returns what was decoded before (nil if nothing was).
-func (r *Reader) Blocks() []Block {
+// If the file shrank under the mapping it returns nil and Err reports the
+// *FaultError.
+func (r *Reader) Blocks() (blocks []Block) {
 	if !r.rlockMap() {
 		return r.blocks.decoded()
 	}
 	defer r.mapMu.RUnlock()
+	var err error
+	defer r.guardFault(&err, panicOnFault()) // a fault: nil, and Err reports it
 	return r.blocks.blocks()
 }
 
@@ -254,7 +258,7 @@ func (r *Reader) buildTables() {
 	r.linePrefix = make([][]byte, len(r.unitNames))
 	for id, name := range r.unitNames {
 		if name != "" {
-			r.linePrefix[id] = []byte(" " + name + ": ")
+			r.linePrefix[id] = []byte(" " + EscapeText(name) + ": ") // the name is the file's: escape.go
 		}
 	}
 }

@@ -129,7 +129,8 @@ func (r *Reader) blockHeaderAt(off int64, index int) (Block, string) {
 }
 
 // verify decodes block b completely and returns the units its events belong to.
-func (r *Reader) verify(b *Block) ([]uint16, error) {
+func (r *Reader) verify(b *Block) (_ []uint16, err error) {
+	defer r.guardFault(&err, panicOnFault()) // runs on the walk's goroutines
 	data, buf, err := r.blockBytes(b)
 	if err != nil {
 		return nil, err

@@ -16,11 +16,12 @@ import (
 // package read as complete. Unit sets are recorded where known (the writer
 // recorded them, or recovery found them); created, when not zero, becomes
 // the footer's timestamp (a complete input keeps its own).
-func (r *Reader) WriteComplete(w io.Writer, created time.Time) (int64, error) {
+func (r *Reader) WriteComplete(w io.Writer, created time.Time) (n int64, err error) {
 	if !r.rlockMap() {
 		return 0, ErrClosed
 	}
 	defer r.mapMu.RUnlock() // the blocks are copied from the mapping
+	defer r.guardFault(&err, panicOnFault())
 	var sec []byte
 	flags := schema.FlagHasIndex
 	if r.schemaOff >= 0 {
@@ -61,7 +62,6 @@ func (r *Reader) WriteComplete(w io.Writer, created time.Time) (int64, error) {
 	h.FirstBlockOffset = first
 	h.FooterOffset, h.FooterSize = off, uint64(len(foot))
 
-	var n int64
 	write := func(b []byte) error {
 		m, err := w.Write(b)
 		n += int64(m)

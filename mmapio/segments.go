@@ -299,6 +299,7 @@ func (sp *segPipe) dropState(pi int32, st *blockState) {
 
 func (sp *segPipe) work() {
 	defer sp.wg.Done()
+	panicOnFault() // for this goroutine's life: decodeBlock and process recover faults (fault.go)
 	for {
 		select {
 		case seg := <-sp.jobs:
@@ -369,6 +370,7 @@ func (sp *segPipe) decoded(pi int32) *blockData {
 // before it in cycle order: the segment is cut at the bad block's first
 // cycle and carries the error.
 func (sp *segPipe) process(seg *segment) {
+	defer sp.guardSegment(seg)
 	cut := uint64(math.MaxUint64)
 	for _, pi := range seg.blocks {
 		if sp.stopped.Load() {

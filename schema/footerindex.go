@@ -20,7 +20,8 @@ type FooterIndex struct {
 	Footer
 
 	b     []byte
-	start int // first element of the blocks vector
+	base  int64 // absolute file offset of b[0]
+	start int   // first element of the blocks vector
 	n     int
 }
 
@@ -38,7 +39,7 @@ func DecodeFooterIndex(b []byte, base int64, visit BlockVisitor) (*FooterIndex, 
 	if err != nil {
 		return nil, err
 	}
-	return &FooterIndex{Footer: *f, b: b, start: start, n: n}, nil
+	return &FooterIndex{Footer: *f, b: b, base: base, start: start, n: n}, nil
 }
 
 // Len is the number of block entries.
@@ -51,6 +52,16 @@ func (x *FooterIndex) entry(i int) (fbuf, fbTable) {
 		return d, fbTable{}
 	}
 	return d, d.elemTable(x.start, i, "blocks")
+}
+
+// EntryOffset returns the absolute file offset of entry i's table (where an
+// error about the entry points), or of the footer when i is out of range.
+func (x *FooterIndex) EntryOffset(i int) int64 {
+	d, t := x.entry(i)
+	if d.err != nil || t.vtSize == 0 {
+		return x.base
+	}
+	return x.base + int64(t.pos)
 }
 
 // Block returns entry i, Units left nil (see BlockUnits). Index is what the

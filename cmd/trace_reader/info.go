@@ -31,7 +31,7 @@ func info(c *config, out io.Writer) error {
 	fmt.Fprintf(w, "======================\n")
 	fmt.Fprintf(w, "File: %s\n", c.file)
 	fmt.Fprintf(w, "Version: %d.%d\n", h.VersionMajor, h.VersionMinor)
-	fmt.Fprintf(w, "Simulation: %s\n", s.SimulationName)
+	fmt.Fprintf(w, "Simulation: %s\n", esc(s.SimulationName))
 	fmt.Fprintf(w, "\nStatistics:\n")
 	fmt.Fprintf(w, "  Total events: %d\n", st.total)
 	fmt.Fprintf(w, "  Cycle range: %d - %d\n", st.minCycle, st.maxCycle)
@@ -53,17 +53,17 @@ func info(c *config, out io.Writer) error {
 	if c.verbose {
 		fmt.Fprintf(w, "\nRegistered Formats:\n")
 		for _, f := range s.Formats {
-			fmt.Fprintf(w, "  [%d] %s", f.ID, f.Format)
+			fmt.Fprintf(w, "  [%d] %s", f.ID, esc(f.Format))
 			if f.File != "" {
-				fmt.Fprintf(w, " (%s:%d)", f.File, f.Line)
+				fmt.Fprintf(w, " (%s:%d)", esc(f.File), f.Line)
 			}
 			fmt.Fprintf(w, "\n")
 		}
 		fmt.Fprintf(w, "\nRegistered Units:\n")
 		for _, u := range s.Units {
-			fmt.Fprintf(w, "  [%d] %s", u.ID, u.Name)
+			fmt.Fprintf(w, "  [%d] %s", u.ID, esc(u.Name))
 			if u.TypeName != "" {
-				fmt.Fprintf(w, " (%s)", u.TypeName)
+				fmt.Fprintf(w, " (%s)", esc(u.TypeName))
 			}
 			fmt.Fprintf(w, "\n")
 		}
@@ -74,7 +74,7 @@ func info(c *config, out io.Writer) error {
 	fmt.Fprintf(w, "  Status: %s\n", r.Status())
 	fmt.Fprintf(w, "  Size: %d bytes\n", r.Size())
 	if s.Writer != "" {
-		fmt.Fprintf(w, "  Writer: %s\n", s.Writer)
+		fmt.Fprintf(w, "  Writer: %s\n", esc(s.Writer))
 	}
 	fmt.Fprintf(w, "\nBlock Layout:\n")
 	fmt.Fprintf(w, "  Blocks: %d (%d zstd, %d raw)\n", len(blocks), st.zstdBlocks, len(blocks)-st.zstdBlocks)
@@ -101,7 +101,7 @@ func info(c *config, out io.Writer) error {
 	if md := r.Metadata(); len(md) > 0 {
 		fmt.Fprintf(w, "\nMetadata:\n")
 		for _, kv := range md {
-			fmt.Fprintf(w, "  %s: %s\n", kv.Key, kv.Value)
+			fmt.Fprintf(w, "  %s: %s\n", esc(kv.Key), esc(kv.Value))
 		}
 	}
 	if c.verbose {
@@ -120,7 +120,7 @@ func unitCounts(w io.Writer, r *mmapio.Reader) error {
 	fmt.Fprintf(w, "\nUnit Statistics:\n")
 	if stats := r.UnitStats(); stats != nil {
 		for _, u := range stats {
-			fmt.Fprintf(w, "  [%d] %s: %d events, %d emitted, %d dropped\n", u.UnitID, r.UnitName(u.UnitID), u.Written, u.Emitted, u.Dropped)
+			fmt.Fprintf(w, "  [%d] %s: %d events, %d emitted, %d dropped\n", u.UnitID, esc(r.UnitName(u.UnitID)), u.Written, u.Emitted, u.Dropped)
 		}
 		return nil
 	}
@@ -138,7 +138,7 @@ func unitCounts(w io.Writer, r *mmapio.Reader) error {
 			continue
 		}
 		seen[u.ID] = true
-		fmt.Fprintf(w, "  [%d] %s: %d events\n", u.ID, r.UnitName(u.ID), counts[u.ID])
+		fmt.Fprintf(w, "  [%d] %s: %d events\n", u.ID, esc(r.UnitName(u.ID)), counts[u.ID])
 	}
 	for id := 0; id < 1<<16; id++ {
 		if n := counts[uint16(id)]; n > 0 && !seen[uint16(id)] {
@@ -198,6 +198,10 @@ func summarize(r *mmapio.Reader) summary {
 	}
 	return st
 }
+
+// esc escapes control characters in text from the file (a forged line, a
+// terminal escape sequence): mmapio.EscapeText.
+func esc(s string) string { return mmapio.EscapeText(s) }
 
 // ratio prints 100*compressed/uncompressed with two decimals, as the
 // original's printf("%.2f") of a double (0/0 is NaN there; x86 prints it

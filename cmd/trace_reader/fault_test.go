@@ -1,0 +1,54 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+)
+
+// A trace that shrinks while it is dumped used to kill the process with
+// SIGBUS (exit status 2, which is for usage errors). The dump now ends with
+// exit status 1 and one line naming the file.
+func TestDumpOfAShrinkingFile(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "trace_reader")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+	path := filepath.Join(dir, "shrinking.ctrace")
+	b, err := ctracetest.Build(ctracetest.W1Schema(8), ctracetest.W1Events(300000, 8, 2), ctracetest.Options{BlockSize: 16 << 10, PerUnit: true, Compress: true})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+
+	cmd := exec.Command(bin, "dump", path)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	// The first lines mean the file is mapped; the dump then waits for us
+	// to read on, far before its end (it holds ~18 MB of text).
+	_, err = io.ReadFull(stdout, make([]byte, 4096))
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(path, 0))
+	n, _ := io.Copy(io.Discard, stdout)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "the dump of %d more bytes succeeded", n)
+	require.Equal(t, 1, exit.ExitCode(), "stderr: %s", stderr.String())
+	msg := stderr.String()
+	require.Equal(t, 1, strings.Count(msg, "\n"), msg)
+	require.True(t, strings.HasPrefix(msg, "trace_reader: "+path+": reading byte "), msg)
+	require.Contains(t, msg, "the file shrank or its storage failed while it was read")
+}
