@@ -25,6 +25,9 @@ func info(c *config, out io.Writer) error {
 	h := r.Header()
 	s := r.Schema()
 	blocks := r.Blocks()
+	if err := r.Err(); err != nil { // Blocks faulted: the file shrank since Open
+		return err
+	}
 	st := summarize(r)
 
 	fmt.Fprintf(w, "Trace File Information\n")
