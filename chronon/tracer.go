@@ -25,6 +25,12 @@ type Tracer struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	// ctlMu serializes the control calls (Flush, Sync, Close): each seals
+	// the units' chunks from the caller's goroutine (sealAll), which two of
+	// them at once would race on, and Close's hand-off to the collector must
+	// not interleave with a barrier's.
+	ctlMu sync.Mutex
+
 	mu     sync.Mutex // serializes unit creation
 	units  atomic.Pointer[[]*Unit]
 	byID   map[uint16]*Unit
@@ -250,25 +256,32 @@ func (t *Tracer) sealAll() {
 // Flush writes every event emitted so far to the file (without fsync) and
 // returns the tracer's error, if any. It must not run concurrently with
 // emits (see the package doc): it seals the units' partly filled chunks.
-func (t *Tracer) Flush() error {
+// It may race Close or other Flush and Sync calls: they take turns, and once
+// Close has begun Flush returns ErrClosed.
+func (t *Tracer) Flush() error { return t.barrier(ctlFlush) }
+
+// Sync is Flush followed by fsync: the events are durable when it returns.
+func (t *Tracer) Sync() error { return t.barrier(ctlSync) }
+
+// barrier seals every unit's pending chunk and waits until the writer has
+// written every block sealed so far (and fsynced, for ctlSync).
+func (t *Tracer) barrier(kind ctlKind) error {
+	t.ctlMu.Lock()
+	defer t.ctlMu.Unlock()
 	if t.closed.Load() {
 		return ErrClosed
 	}
 	t.sealAll()
 	done := make(chan struct{})
-	t.ctl <- ctlMsg{kind: ctlFlush, done: done}
-	<-done
-	return t.Err()
-}
-
-// Sync is Flush followed by fsync: the events are durable when it returns.
-func (t *Tracer) Sync() error {
-	if err := t.Flush(); err != nil {
-		return err
+	// The collector only leaves on ctlClose, which ctlMu keeps from running
+	// meanwhile; writerOut is the belt to those braces, so a collector gone
+	// for any reason can never leave this send blocked.
+	select {
+	case t.ctl <- ctlMsg{kind: kind, done: done}:
+	case <-t.writerOut:
+		return ErrClosed
 	}
-	done := make(chan struct{})
-	t.ctl <- ctlMsg{kind: ctlSync, done: done}
-	<-done
+	<-done // the writer closes every barrier it received, even while exiting
 	return t.Err()
 }
 
@@ -276,9 +289,12 @@ func (t *Tracer) Sync() error {
 // units or formats were added after it was last written, the footer and the
 // final header, fsyncs and closes the file. It returns the first error the
 // tracer met. Emits after Close are dropped and counted. Close must not run
-// concurrently with emits; calling it again returns the same result.
+// concurrently with emits; calling it again, or concurrently, returns the
+// same result.
 func (t *Tracer) Close() error {
 	t.closeOnce.Do(func() {
+		t.ctlMu.Lock() // after any Flush or Sync in progress; later ones see closed
+		defer t.ctlMu.Unlock()
 		t.mu.Lock()
 		t.closed.Store(true)
 		t.mu.Unlock()
