@@ -93,7 +93,7 @@ func (t *Tracer) collect() {
 			t.sleeping.Store(false)
 		case <-tick:
 			t.sleeping.Store(false)
-			for _, u := range t.unitList() {
+			for _, u := range t.activeList() {
 				u.limp.Store(0) // the unit's next emit seals its chunk
 			}
 		case m := <-t.ctl:
@@ -110,9 +110,10 @@ func (t *Tracer) collect() {
 	}
 }
 
-// dispatch hands every newly sealed chunk to the workers, in unit order.
+// dispatch hands every newly sealed chunk to the workers, in the order the
+// units first emitted. Units that never emitted have no chunks to look at.
 func (t *Tracer) dispatch(seq uint64) uint64 {
-	for _, u := range t.unitList() {
+	for _, u := range t.activeList() {
 		r := u.ring
 		if t.cfg.discard { // emit benchmarks: measure the producer alone
 			for h := r.hdr.head.Load(); r.dispatched < h; r.dispatched++ {

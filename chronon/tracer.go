@@ -31,8 +31,9 @@ type Tracer struct {
 	// not interleave with a barrier's.
 	ctlMu sync.Mutex
 
-	mu     sync.Mutex // serializes unit creation
+	mu     sync.Mutex // serializes unit creation and activation
 	units  atomic.Pointer[[]*Unit]
+	active atomic.Pointer[[]*Unit] // units with ring memory: what the collector scans
 	byID   map[uint16]*Unit
 	byName map[string]*Unit
 	nextID uint16
@@ -167,7 +168,6 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 	u := &Unit{
 		srcWord:  uint64(id),
 		maxArgs:  min(schema.MaxArgsSize, int(blockSize)-schema.EventHeaderSize),
-		waitCh:   make(chan struct{}, 1),
 		t:        t,
 		id:       id,
 		name:     name,
@@ -186,10 +186,12 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 			h.policy = 1
 		}
 		h.handle = uint64(uintptr(unsafe.Pointer(h)))
+		u.waitCh = make(chan struct{}, 1)
 		registerForeign(u)
 		t.hasForeign.Store(true)
+		publish(&t.active, u) // a C producer fills the mapped ring without telling Go
 	} else {
-		u.ring = newRing(blockSize, ringSize/int(blockSize))
+		u.ring = newRing(blockSize, ringSize/int(blockSize)) // chunks come at the first emit (activate)
 		u.maskp, u.limp = &u.mask, &u.lim
 		u.mask = c.mask // before the unit is published
 	}
@@ -197,14 +199,35 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 	if name != "" {
 		t.byName[name] = u
 	}
-	var next []*Unit
-	if p := t.units.Load(); p != nil {
-		next = append(next, *p...)
-	}
-	next = append(next, u)
-	t.units.Store(&next)
+	publish(&t.units, u)
 	t.gen.Add(1)
 	return u, nil
+}
+
+// activate gives a Go unit its ring's chunks and puts it on the list the
+// collector scans; the producer calls it once, from its first acquire. A
+// simulator with tens of thousands of registered units, few of them busy,
+// then pays memory and collector time for the busy ones only.
+func (t *Tracer) activate(u *Unit) {
+	u.waitCh = make(chan struct{}, 1) // before waiting can be set: release reads it only then
+	u.ring.commit()
+	t.mu.Lock()
+	publish(&t.active, u)
+	t.mu.Unlock()
+}
+
+// publish appends u to a copy-on-write unit list; the caller holds t.mu.
+// Readers see a snapshot whose length never changes, so appending in place
+// into spare capacity (beyond every published length) is safe, and
+// registering n units costs O(n), not the O(n*n) of copying the list each
+// time.
+func publish(list *atomic.Pointer[[]*Unit], u *Unit) {
+	var cur []*Unit
+	if p := list.Load(); p != nil {
+		cur = *p
+	}
+	next := append(cur, u)
+	list.Store(&next)
 }
 
 // Unit returns the unit with the given name, or nil.
@@ -216,6 +239,16 @@ func (t *Tracer) Unit(name string) *Unit {
 
 func (t *Tracer) unitList() []*Unit {
 	if p := t.units.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// activeList returns the units whose rings have chunks: Go units that have
+// emitted, and every foreign unit. The others have nothing to seal or
+// dispatch.
+func (t *Tracer) activeList() []*Unit {
+	if p := t.active.Load(); p != nil {
 		return *p
 	}
 	return nil
@@ -248,7 +281,7 @@ func (t *Tracer) wakeCollector() {
 // sealAll publishes every unit's partly filled chunk on the producers'
 // behalf. The caller guarantees no emit is in flight (see the package doc).
 func (t *Tracer) sealAll() {
-	for _, u := range t.unitList() {
+	for _, u := range t.activeList() {
 		u.Flush()
 	}
 }
