@@ -151,6 +151,9 @@ func (t *Tracer) compressLoop(enc *blockEncoder) {
 // checks that a C producer's bytes are well formed.
 func (t *Tracer) encodeJob(enc *blockEncoder, j job) *result {
 	r := &result{seq: j.seq, unit: j.unit, usize: uint32(len(j.data))}
+	if len(j.data) == 0 {
+		return r // no events: writeResult releases the chunk and writes nothing
+	}
 	r.buf = enc.getBuf()
 	out := (*r.buf)[:schema.BlockHeaderSize] // the header is filled in below
 	if j.fixed && enc.rec != nil {
@@ -285,12 +288,18 @@ func (t *Tracer) writeResult(r *result) {
 		t.setErr(r.err)
 	}
 	u.sealed.Add(uint64(r.events))
-	if r.err == nil && t.fw.writeBlock(r) {
+	switch {
+	case r.err == nil && r.events == 0:
+		// An empty chunk: correct producers never seal one, but two
+		// goroutines misusing one unit (or a buggy C producer) can. A block
+		// of no events is one every reader refuses, so none is written; the
+		// chunk is still released in its turn.
+	case r.err == nil && t.fw.writeBlock(r):
 		u.written.Add(uint64(r.events))
 		t.nBlocks.Add(1)
 		t.rawBytes.Add(uint64(r.usize))
 		t.compBytes.Add(uint64(len(r.out) - schema.BlockHeaderSize))
-	} else {
+	default:
 		u.lost.Add(uint64(r.events))
 	}
 	u.release()
