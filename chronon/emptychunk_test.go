@@ -92,3 +92,45 @@ func TestEmptyForeignChunkWritesNoBlock(t *testing.T) {
 	require.Equal(t, uint64(1), events)
 	require.NoError(t, tr.Free())
 }
+
+// A chunk that does not parse (a buggy C producer, or two goroutines
+// writing one Go chunk) is an error Close returns, not a crash: the worker
+// used to put its pooled buffer back emptied (capacity 0), and the next
+// block encoded with it panicked on slice bounds.
+func TestMalformedChunkDoesNotCrashTheWriter(t *testing.T) {
+	path := t.TempDir() + "/malformed.ctrace"
+	tr, err := Create(path, WithAutoMetadata(false), WithBlockSize(4096), WithRingSize(8192), WithCompressionWorkers(1))
+	require.NoError(t, err)
+	u, ringAddr, err := tr.NewForeignUnit("c")
+	require.NoError(t, err)
+	h := (*ringHdr)(ringAddr)
+	r := u.ring
+	for seq := uint64(0); seq < 6; seq++ {
+		slot := seq & (r.nChunks - 1)
+		for h.headLocal-h.tail.Load() >= r.nChunks { // wait for room, as a C producer would
+			require.NoError(t, WaitForRoom(ringAddr))
+		}
+		chunk := r.data[slot*uint64(r.chunkSize):]
+		if seq%2 == 0 { // a torn event: args_size runs past the chunk's end
+			*(*uint16)(unsafe.Pointer(&chunk[0])) = 4000
+			r.lens[slot] = schema.EventHeaderSize
+		} else { // one well-formed event
+			*(*uint16)(unsafe.Pointer(&chunk[0])) = 12
+			*(*uint64)(unsafe.Pointer(&chunk[2])) = seq
+			*(*uint64)(unsafe.Pointer(&chunk[10])) = uint64(ioFmt.id) | uint64(uint32(ioFmt.category))<<32
+			*(*uint64)(unsafe.Pointer(&chunk[18])) = h.srcWord | ioFmt.argcWord
+			r.lens[slot] = schema.EventHeaderSize + 12
+		}
+		h.headLocal++
+		h.head.Store(h.headLocal)
+		err := tr.Flush() // one block at a time through the one worker
+		if seq == 0 {
+			require.ErrorContains(t, err, "runs past the chunk end")
+		}
+	}
+	require.ErrorContains(t, tr.Close(), "runs past the chunk end")
+	blocks, events := requireNoEmptyBlocks(t, path)
+	require.Equal(t, 3, blocks)
+	require.Equal(t, uint64(3), events)
+	require.NoError(t, tr.Free())
+}

@@ -304,7 +304,9 @@ func (t *Tracer) writeResult(r *result) {
 	}
 	u.release()
 	if r.buf != nil {
-		*r.buf = r.out[:0]
+		if r.out != nil { // out may have outgrown the buffer: keep the larger backing
+			*r.buf = r.out[:0]
+		} // else an error result: the buffer is as getBuf gave it, never emptied of capacity
 		putBuf(r.buf)
 	}
 }
