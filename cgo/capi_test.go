@@ -151,8 +151,10 @@ func TestCExample(t *testing.T) {
 	for _, c := range tr.schema.Categories {
 		cats = append(cats, fmt.Sprintf("%s=%d", c.Name, c.Mask))
 	}
-	if got := strings.Join(cats, " "); !strings.Contains(got, "pipe=") || !strings.Contains(got, "debug=") {
-		t.Errorf("categories: %s", got)
+	// Registered categories get their own bits, never CHRONON_CATEGORY_DEFAULT (1),
+	// which the example's uncategorized formats are in.
+	if got := strings.Join(cats, " "); got != "pipe=2 mem=4 debug=8" {
+		t.Errorf("categories: %s, want pipe=2 mem=4 debug=8", got)
 	}
 	for _, s := range tr.footer.UnitStats {
 		if s.Emitted != s.Written || s.Dropped != 0 {
@@ -430,8 +432,10 @@ func TestStaticInit(t *testing.T) {
 	}
 	tc.oracleCheck(t, out)
 	tr := readTrace(t, out)
-	if len(tr.schema.Formats) != 1 || tr.schema.Formats[0].Format != "early x={}" || tr.schema.Formats[0].Category != 1 ||
-		len(tr.schema.Categories) != 1 || tr.schema.Categories[0].Name != "early" {
+	// The first registered category gets bit 1: bit 0 is CHRONON_CATEGORY_DEFAULT,
+	// which masking "early" off must not take away from default formats.
+	if len(tr.schema.Formats) != 1 || tr.schema.Formats[0].Format != "early x={}" || tr.schema.Formats[0].Category != 2 ||
+		len(tr.schema.Categories) != 1 || tr.schema.Categories[0].Name != "early" || tr.schema.Categories[0].Mask != 2 {
 		t.Errorf("schema: formats %+v categories %+v", tr.schema.Formats, tr.schema.Categories)
 	}
 	if testing.Short() {

@@ -37,6 +37,8 @@
 // that owns the unit. Tracer.Flush and Tracer.Close seal the units' partly
 // filled chunks on their behalf, so they must run when no emit is in flight
 // (after the emitting goroutines have finished or reached a barrier that
-// happens-before the call); the race detector reports violations. Stats, Err,
-// category masks and registration are safe from any goroutine.
+// happens-before the call); the race detector reports violations. Flush,
+// Sync and Close may race one another: they take turns, and once Close has
+// begun the others return ErrClosed. Stats, Err, category masks and
+// registration are safe from any goroutine.
 package chronon

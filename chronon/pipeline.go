@@ -93,7 +93,7 @@ func (t *Tracer) collect() {
 			t.sleeping.Store(false)
 		case <-tick:
 			t.sleeping.Store(false)
-			for _, u := range t.unitList() {
+			for _, u := range t.activeList() {
 				u.limp.Store(0) // the unit's next emit seals its chunk
 			}
 		case m := <-t.ctl:
@@ -110,9 +110,10 @@ func (t *Tracer) collect() {
 	}
 }
 
-// dispatch hands every newly sealed chunk to the workers, in unit order.
+// dispatch hands every newly sealed chunk to the workers, in the order the
+// units first emitted. Units that never emitted have no chunks to look at.
 func (t *Tracer) dispatch(seq uint64) uint64 {
-	for _, u := range t.unitList() {
+	for _, u := range t.activeList() {
 		r := u.ring
 		if t.cfg.discard { // emit benchmarks: measure the producer alone
 			for h := r.hdr.head.Load(); r.dispatched < h; r.dispatched++ {
@@ -150,6 +151,9 @@ func (t *Tracer) compressLoop(enc *blockEncoder) {
 // checks that a C producer's bytes are well formed.
 func (t *Tracer) encodeJob(enc *blockEncoder, j job) *result {
 	r := &result{seq: j.seq, unit: j.unit, usize: uint32(len(j.data))}
+	if len(j.data) == 0 {
+		return r // no events: writeResult releases the chunk and writes nothing
+	}
 	r.buf = enc.getBuf()
 	out := (*r.buf)[:schema.BlockHeaderSize] // the header is filled in below
 	if j.fixed && enc.rec != nil {
@@ -284,17 +288,25 @@ func (t *Tracer) writeResult(r *result) {
 		t.setErr(r.err)
 	}
 	u.sealed.Add(uint64(r.events))
-	if r.err == nil && t.appendBlock(r) {
+	switch {
+	case r.err == nil && r.events == 0:
+		// An empty chunk: correct producers never seal one, but two
+		// goroutines misusing one unit (or a buggy C producer) can. A block
+		// of no events is one every reader refuses, so none is written; the
+		// chunk is still released in its turn.
+	case r.err == nil && t.appendBlock(r):
 		u.written.Add(uint64(r.events))
 		t.nBlocks.Add(1)
 		t.rawBytes.Add(uint64(r.usize))
 		t.compBytes.Add(uint64(len(r.out) - schema.BlockHeaderSize))
-	} else {
+	default:
 		u.lost.Add(uint64(r.events))
 	}
 	u.release()
 	if r.buf != nil {
-		*r.buf = r.out[:0]
+		if r.out != nil { // out may have outgrown the buffer: keep the larger backing
+			*r.buf = r.out[:0]
+		} // else an error result: the buffer is as getBuf gave it, never emptied of capacity
 		putBuf(r.buf)
 	}
 }

@@ -56,14 +56,17 @@ func formatsSnapshot() []*format {
 
 // RegisterCategory names the next free category bit and returns its mask.
 // Categories name the bits of a format's category mask in the file's schema;
-// masks may also be used without registering a name.
+// masks may also be used without registering a name. The bit of
+// CategoryDefault is never handed out: every format registered without
+// WithCategory is in it, so a registered category sharing it could not be
+// masked off without masking those formats too. 63 bits remain.
 func RegisterCategory(name, description string) (uint64, error) {
 	if name == "" {
 		return 0, errors.New("chronon: category name is empty")
 	}
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
-	var used uint64
+	used := CategoryDefault
 	for _, c := range registry.categories {
 		if c.Name == name {
 			return 0, fmt.Errorf("chronon: category %q already registered", name)
@@ -71,7 +74,7 @@ func RegisterCategory(name, description string) (uint64, error) {
 		used |= c.Mask
 	}
 	if used == ^uint64(0) {
-		return 0, errors.New("chronon: all 64 category bits are named")
+		return 0, errors.New("chronon: all 63 category bits (all but CategoryDefault's) are named")
 	}
 	mask := uint64(1) << bits.TrailingZeros64(^used)
 	registry.categories = append(registry.categories, schema.Category{Name: name, Description: description, Mask: mask})

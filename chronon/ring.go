@@ -23,10 +23,10 @@ import (
 //	            chunk head (when head < tail+nChunks) is the producer's
 type ring struct {
 	hdr       *ringHdr
-	mem       []byte   // the whole region
+	mem       []byte   // the control block and lens (and, for a mapped ring, the data)
 	lens      []uint32 // sealed length of each chunk slot, written before head is published
 	hasVar    []bool   // Go producers: the slot's chunk holds events with string arguments
-	data      []byte   // nChunks * chunkSize bytes (+ ringSlack)
+	data      []byte   // nChunks * chunkSize bytes (+ ringSlack); nil until commit (Go rings)
 	base      unsafe.Pointer
 	chunkSize uint32
 	nChunks   uint64
@@ -84,12 +84,36 @@ func ringSize(chunkSize uint32, nChunks int) (size, dataOff int) {
 	return dataOff + int(chunkSize)*nChunks + ringSlack, dataOff
 }
 
-// newRing makes a ring in Go memory.
+// newRing makes a ring in Go memory. Only the control block, the lens and
+// hasVar exist until the producer's first acquire calls commit: a unit that
+// never emits costs a few hundred bytes, not its ring (a simulator may
+// register tens of thousands of units and drive few of them).
 func newRing(chunkSize uint32, nChunks int) *ring {
-	size, _ := ringSize(chunkSize, nChunks)
-	words := make([]uint64, (size+7)/8) // 8-byte aligned for the atomics
-	mem := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), size)
-	return initRing(mem, chunkSize, nChunks)
+	_, dataOff := ringSize(chunkSize, nChunks)
+	words := make([]uint64, (dataOff+nChunks+7)/8) // 8-byte aligned for the atomics; hasVar after lens
+	mem := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), dataOff+nChunks)
+	h := (*ringHdr)(unsafe.Pointer(&mem[0]))
+	h.chunkSize = chunkSize
+	h.nChunks = uint32(nChunks)
+	h.dataOff = uint64(dataOff) // where a mapped ring's data would start; informative here
+	h.magic, h.version = ringMagic, ringVersion
+	return &ring{
+		hdr:       h,
+		mem:       mem[:dataOff],
+		lens:      unsafe.Slice((*uint32)(unsafe.Pointer(&mem[ringHdrSize])), nChunks),
+		hasVar:    unsafe.Slice((*bool)(unsafe.Pointer(&mem[dataOff])), nChunks),
+		chunkSize: chunkSize,
+		nChunks:   uint64(nChunks),
+	}
+}
+
+// commit allocates a Go ring's chunks (the producer's first acquire). The
+// consumer reads data only for chunks sealed after it, so the head store
+// publishes it.
+func (r *ring) commit() {
+	words := make([]uint64, (int(r.chunkSize)*int(r.nChunks)+ringSlack+7)/8)
+	r.data = unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), int(r.chunkSize)*int(r.nChunks)+ringSlack)
+	r.base = unsafe.Pointer(&r.data[0])
 }
 
 // initRing lays a ring out in mem, which is zeroed and 8-byte aligned.

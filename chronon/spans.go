@@ -2,6 +2,7 @@ package chronon
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -24,9 +25,28 @@ type Span struct {
 	complete *Format3[uint32, uint64, uint64]
 }
 
+// withCaller puts the source location of the caller skip frames above
+// withCaller's caller in front of opts (where a later WithSource overrides
+// it): the formats of a span or counter are registered from this file, so
+// the default location register takes would name this file, not the line
+// that registered the span or counter.
+func withCaller(skip int, opts []FormatOption) []FormatOption {
+	out := make([]FormatOption, 0, len(opts)+1)
+	if _, file, line, ok := runtime.Caller(skip + 1); ok {
+		out = append(out, WithSource(file, line))
+	}
+	return append(out, opts...)
+}
+
 // NewSpan registers the three formats of a span named name (its display
 // name in exporters). Options apply to all three (WithCategory, WithSource).
+// The schema records the caller's source location unless WithSource says
+// otherwise.
 func NewSpan(name string, opts ...FormatOption) (*Span, error) {
+	return newSpan(name, withCaller(1, opts))
+}
+
+func newSpan(name string, opts []FormatOption) (*Span, error) {
 	if name == "" {
 		return nil, fmt.Errorf("chronon: span name is empty")
 	}
@@ -49,7 +69,7 @@ func NewSpan(name string, opts ...FormatOption) (*Span, error) {
 
 // MustSpan is NewSpan for package-level variables; it panics on error.
 func MustSpan(name string, opts ...FormatOption) *Span {
-	s, err := NewSpan(name, opts...)
+	s, err := newSpan(name, withCaller(1, opts))
 	if err != nil {
 		panic(err)
 	}
@@ -81,11 +101,10 @@ type Counter struct {
 }
 
 // NewCounter registers a counter named name; samples print as "name=value".
+// The schema records the caller's source location unless WithSource says
+// otherwise.
 func NewCounter(name string, opts ...FormatOption) (*Counter, error) {
-	if name == "" {
-		return nil, fmt.Errorf("chronon: counter name is empty")
-	}
-	f, err := NewFormat1[int64](name+"={}", append(append([]FormatOption{WithName(name)}, opts...), WithKind(schema.KindCounter, schema.RoleValue))...)
+	f, err := counterFormat[int64](name, withCaller(1, opts))
 	if err != nil {
 		return nil, err
 	}
@@ -94,11 +113,20 @@ func NewCounter(name string, opts ...FormatOption) (*Counter, error) {
 
 // MustCounter is NewCounter for package-level variables; it panics on error.
 func MustCounter(name string, opts ...FormatOption) *Counter {
-	c, err := NewCounter(name, opts...)
+	f, err := counterFormat[int64](name, withCaller(1, opts))
 	if err != nil {
 		panic(err)
 	}
-	return c
+	return &Counter{f: f}
+}
+
+// counterFormat registers the format of a counter of T samples; opts carry
+// the user's source location (withCaller).
+func counterFormat[T int64 | float64](name string, opts []FormatOption) (*Format1[T], error) {
+	if name == "" {
+		return nil, fmt.Errorf("chronon: counter name is empty")
+	}
+	return NewFormat1[T](name+"={}", append(append([]FormatOption{WithName(name)}, opts...), WithKind(schema.KindCounter, schema.RoleValue))...)
 }
 
 // Sample records the counter's value at cycle on unit u.
@@ -111,14 +139,21 @@ type FloatCounter struct {
 
 // NewFloatCounter registers a counter of float64 samples.
 func NewFloatCounter(name string, opts ...FormatOption) (*FloatCounter, error) {
-	if name == "" {
-		return nil, fmt.Errorf("chronon: counter name is empty")
-	}
-	f, err := NewFormat1[float64](name+"={}", append(append([]FormatOption{WithName(name)}, opts...), WithKind(schema.KindCounter, schema.RoleValue))...)
+	f, err := counterFormat[float64](name, withCaller(1, opts))
 	if err != nil {
 		return nil, err
 	}
 	return &FloatCounter{f: f}, nil
+}
+
+// MustFloatCounter is NewFloatCounter for package-level variables; it
+// panics on error.
+func MustFloatCounter(name string, opts ...FormatOption) *FloatCounter {
+	f, err := counterFormat[float64](name, withCaller(1, opts))
+	if err != nil {
+		panic(err)
+	}
+	return &FloatCounter{f: f}
 }
 
 // Sample records the counter's value at cycle on unit u.

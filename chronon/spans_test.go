@@ -1,6 +1,9 @@
 package chronon_test
 
 import (
+	"errors"
+	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -60,4 +63,56 @@ func TestRoleValidation(t *testing.T) {
 	require.Error(t, err)
 	_, err = chronon.NewFormat1[float64]("c {}", chronon.WithKind(schema.KindCounter, schema.RoleValue))
 	require.NoError(t, err, "float counters are fine")
+}
+
+// Spans and counters record where the user registered them, not the
+// library's spans.go (every one of them used to say spans.go:38 or so).
+// A float counter's samples read back as the doubles emitted.
+func TestSpansAndCountersRecordTheCallersSource(t *testing.T) {
+	_, file, line, _ := runtime.Caller(0)
+	mspan := chronon.MustSpan("src.mspan")                                 // line+1
+	nspan, err := chronon.NewSpan("src.nspan")                             // line+2
+	mctr := chronon.MustCounter("src.mctr")                                // line+3
+	nctr, err2 := chronon.NewCounter("src.nctr")                           // line+4
+	mfc := chronon.MustFloatCounter("src.mfc")                             // line+5
+	nfc, err3 := chronon.NewFloatCounter("src.nfc")                        // line+6
+	own := chronon.MustCounter("src.own", chronon.WithSource("sim.go", 9)) // WithSource still wins
+	require.NoError(t, errors.Join(err, err2, err3))
+
+	tr, path := create(t)
+	u := units(t, tr, 1)[0]
+	mspan.Complete(u, 1, 2, 0, 0)
+	nspan.Complete(u, 2, 2, 0, 0)
+	mctr.Sample(u, 3, -3)
+	nctr.Sample(u, 4, 4)
+	mfc.Sample(u, 5, 2.5)
+	nfc.Sample(u, 6, -0.125)
+	own.Sample(u, 7, 7)
+	require.NoError(t, tr.Close())
+	got := readBack(t, path)
+
+	want := map[string]int{
+		"src.mspan begin lane={} flow={}": line + 1, "src.mspan end lane={} flow={}": line + 1,
+		"src.mspan lane={} flow={} dur={}": line + 1, "src.nspan lane={} flow={} dur={}": line + 2,
+		"src.mctr={}": line + 3, "src.nctr={}": line + 4, "src.mfc={}": line + 5, "src.nfc={}": line + 6,
+	}
+	byText := map[string]schema.Format{}
+	for _, f := range got.schema.Formats {
+		byText[f.Format] = f
+	}
+	for text, wantLine := range want {
+		f, ok := byText[text]
+		require.True(t, ok, text)
+		require.Equal(t, file, f.File, text)
+		require.Equal(t, uint32(wantLine), f.Line, text)
+	}
+	require.Equal(t, "sim.go", byText["src.own={}"].File)
+	require.Equal(t, uint32(9), byText["src.own={}"].Line)
+	require.Equal(t, []schema.ArgType{schema.ArgDouble}, byText["src.mfc={}"].ArgTypes)
+	require.Equal(t, schema.KindCounter, byText["src.mfc={}"].Kind)
+
+	require.Len(t, got.events, 7)
+	require.Equal(t, string(u64(math.Float64bits(2.5))), got.events[4].args)
+	require.Equal(t, string(u64(math.Float64bits(-0.125))), got.events[5].args)
+	require.Equal(t, byText["src.mfc={}"].ID, got.events[4].rec.FormatID)
 }

@@ -25,8 +25,15 @@ type Tracer struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	mu     sync.Mutex // serializes unit creation
+	// ctlMu serializes the control calls (Flush, Sync, Close): each seals
+	// the units' chunks from the caller's goroutine (sealAll), which two of
+	// them at once would race on, and Close's hand-off to the collector must
+	// not interleave with a barrier's.
+	ctlMu sync.Mutex
+
+	mu     sync.Mutex // serializes unit creation and activation
 	units  atomic.Pointer[[]*Unit]
+	active atomic.Pointer[[]*Unit] // units with ring memory: what the collector scans
 	byID   map[uint16]*Unit
 	byName map[string]*Unit
 	nextID uint16
@@ -163,7 +170,6 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 	u := &Unit{
 		srcWord:  uint64(id),
 		maxArgs:  min(schema.MaxArgsSize, int(blockSize)-schema.EventHeaderSize),
-		waitCh:   make(chan struct{}, 1),
 		t:        t,
 		id:       id,
 		name:     name,
@@ -182,10 +188,12 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 			h.policy = 1
 		}
 		h.handle = uint64(uintptr(unsafe.Pointer(h)))
+		u.waitCh = make(chan struct{}, 1)
 		registerForeign(u)
 		t.hasForeign.Store(true)
+		publish(&t.active, u) // a C producer fills the mapped ring without telling Go
 	} else {
-		u.ring = newRing(blockSize, ringSize/int(blockSize))
+		u.ring = newRing(blockSize, ringSize/int(blockSize)) // chunks come at the first emit (activate)
 		u.maskp, u.limp = &u.mask, &u.lim
 		u.mask = c.mask // before the unit is published
 	}
@@ -193,14 +201,35 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 	if name != "" {
 		t.byName[name] = u
 	}
-	var next []*Unit
-	if p := t.units.Load(); p != nil {
-		next = append(next, *p...)
-	}
-	next = append(next, u)
-	t.units.Store(&next)
+	publish(&t.units, u)
 	t.gen.Add(1)
 	return u, nil
+}
+
+// activate gives a Go unit its ring's chunks and puts it on the list the
+// collector scans; the producer calls it once, from its first acquire. A
+// simulator with tens of thousands of registered units, few of them busy,
+// then pays memory and collector time for the busy ones only.
+func (t *Tracer) activate(u *Unit) {
+	u.waitCh = make(chan struct{}, 1) // before waiting can be set: release reads it only then
+	u.ring.commit()
+	t.mu.Lock()
+	publish(&t.active, u)
+	t.mu.Unlock()
+}
+
+// publish appends u to a copy-on-write unit list; the caller holds t.mu.
+// Readers see a snapshot whose length never changes, so appending in place
+// into spare capacity (beyond every published length) is safe, and
+// registering n units costs O(n), not the O(n*n) of copying the list each
+// time.
+func publish(list *atomic.Pointer[[]*Unit], u *Unit) {
+	var cur []*Unit
+	if p := list.Load(); p != nil {
+		cur = *p
+	}
+	next := append(cur, u)
+	list.Store(&next)
 }
 
 // Unit returns the unit with the given name, or nil.
@@ -212,6 +241,16 @@ func (t *Tracer) Unit(name string) *Unit {
 
 func (t *Tracer) unitList() []*Unit {
 	if p := t.units.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// activeList returns the units whose rings have chunks: Go units that have
+// emitted, and every foreign unit. The others have nothing to seal or
+// dispatch.
+func (t *Tracer) activeList() []*Unit {
+	if p := t.active.Load(); p != nil {
 		return *p
 	}
 	return nil
@@ -244,7 +283,7 @@ func (t *Tracer) wakeCollector() {
 // sealAll publishes every unit's partly filled chunk on the producers'
 // behalf. The caller guarantees no emit is in flight (see the package doc).
 func (t *Tracer) sealAll() {
-	for _, u := range t.unitList() {
+	for _, u := range t.activeList() {
 		u.Flush()
 	}
 }
@@ -252,25 +291,32 @@ func (t *Tracer) sealAll() {
 // Flush writes every event emitted so far to the file (without fsync) and
 // returns the tracer's error, if any. It must not run concurrently with
 // emits (see the package doc): it seals the units' partly filled chunks.
-func (t *Tracer) Flush() error {
+// It may race Close or other Flush and Sync calls: they take turns, and once
+// Close has begun Flush returns ErrClosed.
+func (t *Tracer) Flush() error { return t.barrier(ctlFlush) }
+
+// Sync is Flush followed by fsync: the events are durable when it returns.
+func (t *Tracer) Sync() error { return t.barrier(ctlSync) }
+
+// barrier seals every unit's pending chunk and waits until the writer has
+// written every block sealed so far (and fsynced, for ctlSync).
+func (t *Tracer) barrier(kind ctlKind) error {
+	t.ctlMu.Lock()
+	defer t.ctlMu.Unlock()
 	if t.closed.Load() {
 		return ErrClosed
 	}
 	t.sealAll()
 	done := make(chan struct{})
-	t.ctl <- ctlMsg{kind: ctlFlush, done: done}
-	<-done
-	return t.Err()
-}
-
-// Sync is Flush followed by fsync: the events are durable when it returns.
-func (t *Tracer) Sync() error {
-	if err := t.Flush(); err != nil {
-		return err
+	// The collector only leaves on ctlClose, which ctlMu keeps from running
+	// meanwhile; writerOut is the belt to those braces, so a collector gone
+	// for any reason can never leave this send blocked.
+	select {
+	case t.ctl <- ctlMsg{kind: kind, done: done}:
+	case <-t.writerOut:
+		return ErrClosed
 	}
-	done := make(chan struct{})
-	t.ctl <- ctlMsg{kind: ctlSync, done: done}
-	<-done
+	<-done // the writer closes every barrier it received, even while exiting
 	return t.Err()
 }
 
@@ -278,9 +324,12 @@ func (t *Tracer) Sync() error {
 // units or formats were added after it was last written, the footer and the
 // final header, fsyncs and closes the file. It returns the first error the
 // tracer met. Emits after Close are dropped and counted. Close must not run
-// concurrently with emits; calling it again returns the same result.
+// concurrently with emits; calling it again, or concurrently, returns the
+// same result.
 func (t *Tracer) Close() error {
 	t.closeOnce.Do(func() {
+		t.ctlMu.Lock() // after any Flush or Sync in progress; later ones see closed
+		defer t.ctlMu.Unlock()
 		t.mu.Lock()
 		t.closed.Store(true)
 		t.mu.Unlock()

@@ -183,6 +183,9 @@ func (u *Unit) seal() {
 // when the ring is full, unless the policy is Drop.
 func (u *Unit) acquire() bool {
 	r := u.ring
+	if r.base == nil { // the unit's first chunk: its ring exists from now on
+		u.t.activate(u)
+	}
 	for u.head-r.hdr.tail.Load() >= r.nChunks {
 		if u.t.cfg.policy == Drop {
 			return false

@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
 	printf("Go runtime up during the constructor: %s\n", ready_in_constructor ? "yes" : "no");
 	printf("constructor: category %s mask=%llu, format %s id=%u\n", chronon_status_string(st_cat),
 	       (unsigned long long)cat, chronon_status_string(st_fmt), f.id);
-	bad |= st_cat != CHRONON_OK || st_fmt != CHRONON_OK || f.id != 1 || cat != 1;
+	bad |= st_cat != CHRONON_OK || st_fmt != CHRONON_OK || f.id != 1 || cat != 2; /* bit 0 is CHRONON_CATEGORY_DEFAULT's */
 	if ((st = chronon_open(&t, argv[1], NULL)) != CHRONON_OK ||
 	    (st = chronon_unit_create(t, "u", NULL, NULL, &u)) != CHRONON_OK) {
 		printf("main: %s: %s\n", chronon_status_string(st), chronon_last_error());

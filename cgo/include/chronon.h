@@ -392,7 +392,10 @@ chronon_status chronon_format_get(uint32_t id, chronon_format *out);
 
 /* chronon_category_register names the next free category bit and stores
  * its mask in *mask (names appear in the schema; masks work without names).
- *   CHRONON_OK, CHRONON_ERR_ARG (NULL/empty name, name taken, 64 bits used) */
+ * It never hands out CHRONON_CATEGORY_DEFAULT, the category of every format
+ * registered without one, so masking a registered category off leaves those
+ * formats enabled; 63 bits remain.
+ *   CHRONON_OK, CHRONON_ERR_ARG (NULL/empty name, name taken, 63 bits used) */
 chronon_status chronon_category_register(const char *name, const char *description, uint64_t *mask);
 
 /* ------------------------------------------------------------------------

@@ -14,8 +14,8 @@
  *
  * The table of formats (index: id) also serves chronon_format_get.
  * Categories work the same way: the bit is chosen here (the lowest one no
- * named category uses, as chronon.RegisterCategory does) and given to Go
- * with chronon.NameCategory. */
+ * named category uses, never CHRONON_CATEGORY_DEFAULT's, as
+ * chronon.RegisterCategory does) and given to Go with chronon.NameCategory. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -209,7 +209,7 @@ static chronon_status push_category(category *c) {
 }
 
 chronon_status chronon_category_register(const char *name, const char *description, uint64_t *mask) {
-	uint64_t used = 0, m;
+	uint64_t used = CHRONON_CATEGORY_DEFAULT, m; /* never handed out: see chronon.h */
 	chronon_status st = CHRONON_OK;
 	int i;
 	if (name == NULL || mask == NULL || name[0] == 0)
@@ -223,8 +223,9 @@ chronon_status chronon_category_register(const char *name, const char *descripti
 		}
 		used |= cats[i].mask;
 	}
-	if (n_cats == 64) {
-		st = chronon__fail(CHRONON_ERR_ARG, "chronon_category_register: all 64 category bits are named");
+	if (used == ~UINT64_C(0)) {
+		st = chronon__fail(CHRONON_ERR_ARG,
+		                   "chronon_category_register: all 63 category bits (all but CHRONON_CATEGORY_DEFAULT's) are named");
 		goto out;
 	}
 	m = ~used & (used + 1); /* the lowest free bit */
