@@ -276,7 +276,7 @@ func TestW1Multiset(t *testing.T) {
 // event is in the file, each unit's in order.
 //
 // Twice: with the default wait (in C first, then in Go), and with
-// CHRONON_C_WAIT_US=0, where every wait goes through chronon.WaitForRoom.
+// CHRONON_C_WAIT_US=0, where every wait goes through cabi.WaitForRoom.
 func TestThreadsNoLoss(t *testing.T) {
 	tc := setup(t)
 	const threads, n = 8, 1000000

@@ -66,7 +66,7 @@ func TestEmptyForeignChunkWritesNoBlock(t *testing.T) {
 	path := t.TempDir() + "/empty_foreign.ctrace"
 	tr, err := Create(path, WithAutoMetadata(false), WithBlockSize(4096), WithRingSize(8192))
 	require.NoError(t, err)
-	u, ringAddr, err := tr.NewForeignUnit("c")
+	u, ringAddr, err := tr.newForeignUnit("c")
 	require.NoError(t, err)
 	h := (*ringHdr)(ringAddr)
 	r := u.ring
@@ -90,7 +90,7 @@ func TestEmptyForeignChunkWritesNoBlock(t *testing.T) {
 	blocks, events := requireNoEmptyBlocks(t, path)
 	require.Equal(t, 1, blocks)
 	require.Equal(t, uint64(1), events)
-	require.NoError(t, tr.Free())
+	require.NoError(t, tr.free())
 }
 
 // A chunk that does not parse (a buggy C producer, or two goroutines
@@ -101,14 +101,14 @@ func TestMalformedChunkDoesNotCrashTheWriter(t *testing.T) {
 	path := t.TempDir() + "/malformed.ctrace"
 	tr, err := Create(path, WithAutoMetadata(false), WithBlockSize(4096), WithRingSize(8192), WithCompressionWorkers(1))
 	require.NoError(t, err)
-	u, ringAddr, err := tr.NewForeignUnit("c")
+	u, ringAddr, err := tr.newForeignUnit("c")
 	require.NoError(t, err)
 	h := (*ringHdr)(ringAddr)
 	r := u.ring
 	for seq := uint64(0); seq < 6; seq++ {
 		slot := seq & (r.nChunks - 1)
 		for h.headLocal-h.tail.Load() >= r.nChunks { // wait for room, as a C producer would
-			require.NoError(t, WaitForRoom(ringAddr))
+			require.NoError(t, waitForRoom(ringAddr))
 		}
 		chunk := r.data[slot*uint64(r.chunkSize):]
 		if seq%2 == 0 { // a torn event: args_size runs past the chunk's end
@@ -132,5 +132,5 @@ func TestMalformedChunkDoesNotCrashTheWriter(t *testing.T) {
 	blocks, events := requireNoEmptyBlocks(t, path)
 	require.Equal(t, 3, blocks)
 	require.Equal(t, uint64(3), events)
-	require.NoError(t, tr.Free())
+	require.NoError(t, tr.free())
 }

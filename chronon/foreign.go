@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/chronon-sim/chronon-go/internal/cabi"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -13,15 +14,29 @@ import (
 // that emits through cgo/chronon.h. Crossing from C into Go costs 100 to
 // 200 ns, twenty times an emit, so the C producer writes events straight
 // into the ring, which lives in memory mapped outside the Go heap, and
-// follows docs/ring.md; it calls into Go (WaitForRoom) only to wait for room
+// follows docs/ring.md; it calls into Go (waitForRoom) only to wait for room
 // under the Block policy. The Go side polls such rings (no wake-ups come
 // from C), seals their partly filled chunks on Flush and Close, and keeps the
 // memory mapped after Close so that a late emit finds "closed", not a hole.
 
-// NewForeignUnit creates a unit for a C producer and returns it with the
+// The C library reaches these through internal/cabi: they are not part of
+// the API a Go simulator sees.
+func init() {
+	cabi.NewForeignUnit = func(t any, name string, opts any) (any, unsafe.Pointer, error) {
+		u, ring, err := t.(*Tracer).newForeignUnit(name, opts.([]UnitOption)...)
+		if err != nil {
+			return nil, nil, err // a nil *Unit in an any would not be nil
+		}
+		return u, ring, nil
+	}
+	cabi.WaitForRoom = waitForRoom
+	cabi.Free = func(t any) error { return t.(*Tracer).free() }
+}
+
+// newForeignUnit creates a unit for a C producer and returns it with the
 // address of its ring (the control block of docs/ring.md). The memory stays
-// valid until Free.
-func (t *Tracer) NewForeignUnit(name string, opts ...UnitOption) (*Unit, unsafe.Pointer, error) {
+// valid until free.
+func (t *Tracer) newForeignUnit(name string, opts ...UnitOption) (*Unit, unsafe.Pointer, error) {
 	u, err := t.NewUnit(name, append(opts, func(c *unitConfig) error { c.foreign = true; return nil })...)
 	if err != nil {
 		return nil, nil, err
@@ -33,16 +48,13 @@ var foreignRings sync.Map // control block address -> *Unit
 
 func registerForeign(u *Unit) { foreignRings.Store(uintptr(unsafe.Pointer(u.ring.hdr)), u) }
 
-// ErrUnknownRing reports a ring address that no live foreign unit owns.
-var ErrUnknownRing = errors.New("chronon: not the ring of a foreign unit")
-
-// WaitForRoom is the C producer's slow-path wait (Block policy): it returns
+// waitForRoom is the C producer's slow-path wait (Block policy): it returns
 // nil once the ring at ringAddr has a free chunk, ErrClosed when the tracer
 // closed meanwhile.
-func WaitForRoom(ringAddr unsafe.Pointer) error {
+func waitForRoom(ringAddr unsafe.Pointer) error {
 	v, ok := foreignRings.Load(uintptr(ringAddr))
 	if !ok {
-		return ErrUnknownRing
+		return cabi.ErrUnknownRing
 	}
 	u := v.(*Unit)
 	h := u.ring.hdr
@@ -68,10 +80,10 @@ func (u *Unit) sealForeign() {
 	h.hasChunk, h.off = 0, 0
 }
 
-// Free releases the memory of the tracer's foreign rings. Call it after
+// free releases the memory of the tracer's foreign rings. It runs after
 // Close, once no C code will touch the units again; without foreign units
 // it does nothing.
-func (t *Tracer) Free() error {
+func (t *Tracer) free() error {
 	if !t.closed.Load() {
 		return errors.New("chronon: Free before Close")
 	}

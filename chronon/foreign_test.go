@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/chronon-sim/chronon-go/internal/cabi"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -61,7 +62,7 @@ func (p *cProducer) reserve() bool {
 		h.off, h.hasChunk = 0, 0
 	}
 	for h.headLocal-h.tail.Load() >= uint64(h.nChunks) {
-		if h.policy == 1 || WaitForRoom(unsafe.Pointer(h)) != nil {
+		if h.policy == 1 || waitForRoom(unsafe.Pointer(h)) != nil {
 			h.dropped.Add(1)
 			return false
 		}
@@ -81,7 +82,7 @@ func TestForeignUnitsRoundTrip(t *testing.T) {
 	const threads, n = 4, 50_000
 	var wg sync.WaitGroup
 	for i := 0; i < threads; i++ {
-		u, ring, err := tr.NewForeignUnit("c" + string(rune('0'+i)))
+		u, ring, err := tr.newForeignUnit("c" + string(rune('0'+i)))
 		require.NoError(t, err)
 		require.True(t, u.Enabled(CategoryDefault))
 		p := newCProducer(ring)
@@ -111,8 +112,8 @@ func TestForeignUnitsRoundTrip(t *testing.T) {
 	p := newCProducer(unsafe.Pointer(u.ring.hdr))
 	require.False(t, p.emit(f, 1, make([]byte, 9)))
 	require.Equal(t, uint64(1), tr.Stats().Units[0].Dropped)
-	require.NoError(t, tr.Free())
-	require.ErrorIs(t, WaitForRoom(unsafe.Pointer(new(ringHdr))), ErrUnknownRing)
+	require.NoError(t, tr.free())
+	require.ErrorIs(t, waitForRoom(unsafe.Pointer(new(ringHdr))), cabi.ErrUnknownRing)
 }
 
 func TestForeignUnitFlushAndPolling(t *testing.T) {
@@ -121,7 +122,7 @@ func TestForeignUnitFlushAndPolling(t *testing.T) {
 	path := t.TempDir() + "/poll.ctrace"
 	tr, err := Create(path, WithAutoMetadata(false), WithFlushInterval(10*time.Millisecond))
 	require.NoError(t, err)
-	_, ring, err := tr.NewForeignUnit("c")
+	_, ring, err := tr.newForeignUnit("c")
 	require.NoError(t, err)
 	p := newCProducer(ring)
 	// The periodic flush request reaches a C producer through lim; its
@@ -135,7 +136,7 @@ func TestForeignUnitFlushAndPolling(t *testing.T) {
 	require.NoError(t, tr.Flush())
 	require.NoError(t, tr.Close())
 	require.Equal(t, tr.Stats().Units[0].Emitted, tr.Stats().Units[0].Written)
-	require.NoError(t, tr.Free())
+	require.NoError(t, tr.free())
 }
 
 func TestDynamicFormatEmitEncoded(t *testing.T) {

@@ -112,7 +112,7 @@ func grow(dst []byte, n int) []byte {
 	return dst[:len(dst)+n]
 }
 
-// AppendCFloat appends v as C's printf("%g", v) prints it with glibc: six
+// appendCFloat appends v as C's printf("%g", v) prints it with glibc: six
 // significant digits, trailing zeros removed, an exponent of at least two
 // digits, and "inf", "-inf", "nan", "-nan" (the sign bit of a NaN is printed).
 //
@@ -120,7 +120,7 @@ func grow(dst []byte, n int) []byte {
 // and exponent notation as C (exponent < -4 or >= precision) and rounds the
 // exact binary value half-to-even as glibc does; only the special values are
 // spelled differently.
-func AppendCFloat(dst []byte, v float64) []byte {
+func appendCFloat(dst []byte, v float64) []byte {
 	switch {
 	case math.IsNaN(v):
 		if math.Signbit(v) {

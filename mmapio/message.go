@@ -207,9 +207,9 @@ func appendArg(dst []byte, t schema.ArgType, b []byte, hex bool) ([]byte, int) {
 	case schema.ArgUInt64:
 		return appendUnsigned(dst, le.Uint64(b), hex), 8
 	case schema.ArgFloat:
-		return AppendCFloat(dst, float64(math.Float32frombits(le.Uint32(b)))), 4
+		return appendCFloat(dst, float64(math.Float32frombits(le.Uint32(b)))), 4
 	case schema.ArgDouble:
-		return AppendCFloat(dst, math.Float64frombits(le.Uint64(b))), 8
+		return appendCFloat(dst, math.Float64frombits(le.Uint64(b))), 8
 	case schema.ArgPointer:
 		return appendHex(append(dst, '0', 'x'), le.Uint64(b)), 8
 	case schema.ArgBool:

@@ -19,7 +19,7 @@
  *   function of the library, to publish the chunk and take the next one.
  *   Only when a ring is full under the Block policy does that C function
  *   wait: first in C (sleeping and polling, a few ms at most), then, for a
- *   long wait, in Go (chronon.WaitForRoom, the only call the emit path
+ *   long wait, in Go (cabi.WaitForRoom, the only call the emit path
  *   makes into Go). The ring protocol is docs/ring.md; the control block
  *   below is its exact layout (the _Static_asserts check every offset,
  *   chronon/ring_layout_test.go checks the Go side).

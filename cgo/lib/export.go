@@ -27,6 +27,7 @@ import (
 	"unsafe"
 
 	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/cabi"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -117,7 +118,7 @@ func chronon__go_destroy(id C.uint64_t, eb *C.char, en C.size_t) (st C.int) {
 		st = e.close(eb, en, "chronon_destroy")
 	}
 	dropTracer(id)
-	if err := e.t.Free(); err != nil && st == C.CHRONON_OK {
+	if err := cabi.Free(e.t); err != nil && st == C.CHRONON_OK {
 		setErr(eb, en, "chronon_destroy: unmapping the rings: "+err.Error())
 		st = C.CHRONON_ERR_INTERNAL
 	}
@@ -175,14 +176,15 @@ func chronon__go_unit_create(id C.uint64_t, name, typeName *C.char, o *C.chronon
 	if err != nil {
 		return fail(eb, en, "chronon_unit_create", err)
 	}
-	u, ring, err := e.t.NewForeignUnit(C.GoString(name), opts...)
+	unit, ring, err := cabi.NewForeignUnit(e.t, C.GoString(name), opts)
 	if err != nil {
 		return fail(eb, en, "chronon_unit_create", err)
 	}
+	u := unit.(*chronon.Unit)
 	e.unitsMu.Lock()
 	e.units[ring] = u
 	e.unitsMu.Unlock()
-	// ring is mapped memory outside the Go heap (chronon.NewForeignUnit):
+	// ring is mapped memory outside the Go heap (cabi.NewForeignUnit):
 	// C may keep it.
 	*out = (*C.chronon_unit)(ring)
 	return C.CHRONON_OK
@@ -302,7 +304,7 @@ func chronon__go_wait_room(ring unsafe.Pointer) (st C.int) {
 			st = 1
 		}
 	}()
-	if chronon.WaitForRoom(ring) != nil {
+	if cabi.WaitForRoom(ring) != nil {
 		return 1
 	}
 	return 0

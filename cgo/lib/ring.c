@@ -4,7 +4,7 @@
  * event does not fit before lim: the chunk is full, the consumer asked for a
  * flush (lim = 0), the tracer closed (lim = 0, flags bit 0), or the unit has
  * no chunk yet. Everything here is C; the only call into Go is the wait for
- * room under the Block policy (chronon.WaitForRoom), after a short wait in C
+ * room under the Block policy (cabi.WaitForRoom), after a short wait in C
  * (wait_in_c). The steps and their memory orders are numbered as in
  * docs/ring.md. */
 #include <stdlib.h>
@@ -40,7 +40,7 @@ static inline int full(chronon_unit *u) {
 /* wait_in_c waits for room (Block policy) in C first: it sleeps and polls
  * tail, with the sleep doubling from 10 us to 200 us, for at most about
  * 5 ms; the consumer usually frees a chunk well within that. Why not go
- * straight to Go's chronon.WaitForRoom: on a thread created by C, the
+ * straight to Go's cabi.WaitForRoom: on a thread created by C, the
  * goroutine that waits is locked to the thread, so waking it hands a P from
  * the consumer to this thread, and returning to C leaves that P parked in
  * syscall state until the runtime's monitor takes it back: the consumer
