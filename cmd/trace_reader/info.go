@@ -108,12 +108,31 @@ func info(c *config, out io.Writer) error {
 		}
 	}
 	if c.verbose {
+		categories(w, s.Categories)
 		if err := unitCounts(w, r); err != nil {
 			w.Flush()
 			return err
 		}
 	}
 	return w.Flush()
+}
+
+// categories lists the schema's categories (name, mask, description): what
+// a unit's enable mask turns on and off. Formats registered without a
+// category are in CategoryDefault (mask 0x1).
+func categories(w io.Writer, cats []schema.Category) {
+	fmt.Fprintf(w, "\nCategories:\n")
+	if len(cats) == 0 {
+		fmt.Fprintf(w, "  (none registered)\n")
+		return
+	}
+	for _, c := range cats {
+		fmt.Fprintf(w, "  0x%x %s", c.Mask, esc(c.Name))
+		if c.Description != "" {
+			fmt.Fprintf(w, ": %s", esc(c.Description))
+		}
+		fmt.Fprintf(w, "\n")
+	}
 }
 
 // unitCounts prints per-unit counts: the writer's (emitted, written,
