@@ -36,4 +36,3 @@ func TestInfoVerboseListsCategories(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.NotContains(t, out, "Categories:", "only -v lists them")
 }
-
