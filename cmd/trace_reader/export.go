@@ -17,17 +17,17 @@ func exportTrace(c *config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer r.Close()
-	o := export.DefaultOptions()
-	o.Format = c.format
-	o.NsPerCycle = c.nsPerCycle
-	o.MaxFileBytes = c.maxFileBytes
 	first, last := cycleRange(r)
 	p := progressFor(c, stderr, first, last)
-	o.Progress = p.update
-	res, err := export.Export(r, query(c, r), c.output, o)
+	res, err := export.Export(r, query(c, r), c.output, export.WithFormat(c.format),
+		export.WithNsPerCycle(c.nsPerCycle), export.WithMaxFileBytes(c.maxFileBytes), export.WithProgress(p.cycles()))
 	p.done()
 	if err != nil {
 		return err
+	}
+	if res.TimeScale != 1 {
+		fmt.Fprintf(stderr, "trace_reader: --ns-per-cycle %g would put several cycles in one nanosecond (viewers keep whole ns): exported at %g ns per cycle, times are %gx the simulated time\n",
+			c.nsPerCycle, res.NsPerCycle, res.TimeScale)
 	}
 	if err := r.Err(); err != nil {
 		return err
@@ -51,7 +51,7 @@ func statsTrace(c *config, w, stderr io.Writer) error {
 	defer r.Close()
 	first, last := cycleRange(r)
 	p := progressFor(c, stderr, first, last)
-	rep, err := analysis.Stats(r, query(c, r), p.update)
+	rep, err := analysis.Stats(r, query(c, r), analysis.WithProgress(p.cycles()))
 	p.done()
 	if err != nil {
 		return err
@@ -73,4 +73,18 @@ func cycleRange(r *mmapio.Reader) (first, last uint64) {
 		first, last = min(first, b.MinCycle), max(last, b.MaxCycle)
 	}
 	return first, last
+}
+
+// cycles adapts the bar to the exporter's and the analysis' progress, which
+// report the cycles of the window done; the events so far are counted from
+// the calls, which come every 65536 events.
+func (p *progress) cycles() func(done, total uint64) {
+	var calls uint64
+	return func(done, total uint64) {
+		if p == nil {
+			return
+		}
+		calls++
+		p.update(calls<<16, p.start+done)
+	}
 }
