@@ -14,23 +14,22 @@ import (
 // There is one process (pid 1, named after the simulation); each track is a
 // thread (tid) named with its full dotted path; counters are "C" events.
 // Flows use the v2 form, bind_id with flow_in/flow_out on slices (see
-// flowCounts for which ends each event gets); events carrying a flow are
+// flowEnds for which ends each event gets); events carrying a flow are
 // written as zero-duration slices ("X") so the flow has something to bind
 // to.
 type chromeSink struct {
 	out    *splitFile
 	sim    string
 	b      []byte
-	events int    // events in the current file (for the separating comma)
-	gen    uint32 // file number, from 1
-	flows  *flowCounts
+	events int // events in the current file (for the separating comma)
+	flows  *flowEnds
 }
 
-func newChromeSink(path, sim string, flows *flowCounts) (*chromeSink, error) {
+func newChromeSink(path, sim string, flows *flowEnds) (*chromeSink, error) {
 	if sim == "" {
 		sim = "trace"
 	}
-	s := &chromeSink{sim: sim, gen: 1, flows: flows}
+	s := &chromeSink{sim: sim, flows: flows}
 	var err error
 	if s.out, err = newSplitFile(path); err != nil {
 		return nil, err
@@ -114,7 +113,7 @@ func (s *chromeSink) nameAndArgs(f *fmtInfo, v *argview.View, flow uint64) {
 	if flow != 0 && s.flows != nil {
 		// An event alone in its chain (in this file) gets no flow fields:
 		// it has no arrow.
-		switch in, out := s.flows.step(flow, s.gen); {
+		switch in, out := s.flows.step(flow); {
 		case in && out:
 			b = appendBindID(b, flow)
 			b = append(b, `,"flow_in":true,"flow_out":true`...)
@@ -204,7 +203,9 @@ func (s *chromeSink) split() error {
 	if err := s.out.next(); err != nil {
 		return err
 	}
-	s.gen++
+	if s.flows != nil {
+		s.flows.newFile()
+	}
 	return s.startFile()
 }
 

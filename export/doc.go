@@ -21,7 +21,7 @@
 //     with the same flow id (one instruction across pipeline stages). In
 //     Chrome JSON the first event of a chain says flow_out, the last
 //     flow_in, the others both; a counting pre-pass over the flow argument
-//     knows which is last (see flowCounts).
+//     knows which is last (see flowEnds).
 //   - One cycle is WithNsPerCycle nanoseconds (default 1). Both formats'
 //     viewers keep whole nanoseconds, so under 1 ns per cycle the export
 //     uses 1 and reports the scale in Result.TimeScale rather than merge
@@ -33,7 +33,7 @@
 //
 // Output is streamed: events are read in cycle order from mmapio and written
 // as they come, so memory does not grow with the events (the Chrome JSON
-// flow counts hold one entry per flow id). A large export is split by cycle
+// flow pre-pass keeps one entry per flow id, and a bit per flow event). A large export is split by cycle
 // window into files under the size limit (browsers fail on bigger ones);
 // each file is self-contained (descriptors and interned names re-emitted,
 // spans open across the cut closed and reopened, flows begun again). A cycle

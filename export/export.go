@@ -51,7 +51,7 @@ func Export(r *mmapio.Reader, q mmapio.Query, path string, opts ...Option) (Resu
 	var err error
 	switch o.format {
 	case FormatChromeJSON:
-		var flows *flowCounts
+		var flows *flowEnds
 		if flows, err = countFlows(r, q, d.fmts); err != nil {
 			return res, err
 		}

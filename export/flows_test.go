@@ -1,8 +1,11 @@
 package export
 
 import (
+	"cmp"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -91,4 +94,31 @@ func TestChromeJSONFlowsAcrossSplits(t *testing.T) {
 	}
 	require.LessOrEqual(t, total, 5*n)
 	require.Greater(t, total, 5*n-5*len(res.Files)*30, "few arrows lost at the cuts")
+}
+
+// flowIndex gives the same answers as one plain map whatever the ids:
+// counting up, random, and flows that come back after aging to old.
+func TestFlowIndexMatchesMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, gen := range []func(i uint64) uint64{
+		func(i uint64) uint64 { return i/6 + 1 },                   // sequence numbers, 6 events each
+		func(i uint64) uint64 { return rng.Uint64N(50_000) },       // random, many revisits after aging
+		func(i uint64) uint64 { return 1<<40 - i/3 },               // counting down
+		func(i uint64) uint64 { return (i % 20_000) * 0x9e3779b9 }, // a cycle longer than young
+	} {
+		x, ref := newFlowIndex(), map[uint64]uint64{}
+		for ord := uint64(0); ord < 200_000; ord++ {
+			id := gen(ord)
+			prev, ok := x.swap(id, ord)
+			wprev, wok := ref[id]
+			require.Equal(t, wok, ok, "id %d at %d", id, ord)
+			require.Equal(t, wprev, prev, "id %d at %d", id, ord)
+			ref[id] = ord
+		}
+		require.NotEmpty(t, x.runs, "the test reaches aging")
+		for _, r := range x.runs {
+			require.True(t, slices.IsSortedFunc(r, func(a, b idOrd) int { return cmp.Compare(a.id, b.id) }))
+		}
+		require.LessOrEqual(t, len(x.runs), 6, "runs merge like a binary counter")
+	}
 }
