@@ -37,3 +37,28 @@ func BenchmarkExportFlows(b *testing.B) {
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds()/1e6, "Mevents/s")
 }
+
+// BenchmarkExportWindowLookback exports the last 1000 cycles of a pipesim
+// trace: the cost is the lookback over the spans before the window.
+func BenchmarkExportWindowLookback(b *testing.B) {
+	trace := os.Getenv("CHRONON_PIPE_TRACE")
+	if trace == "" {
+		trace = pipesimTrace(b, 100_000)
+	}
+	r, err := mmapio.Open(trace)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var last uint64
+	for _, bl := range r.Blocks() {
+		last = max(last, bl.MaxCycle)
+	}
+	out := filepath.Join(b.TempDir(), "win.pftrace")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Export(r, mmapio.Query{}.WithCycles(last-1000, last), out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -41,7 +41,7 @@ type driver struct {
 	last      uint64 // cycle of the last event or end written
 	lastEvent uint64 // cycle of the last event
 	started   bool
-	muted     bool // reading the spans before the query's window: nothing is written
+	muted     bool // reading the spans before the query's window (lookback): nothing is written
 	hasSpans  bool // some format is a span
 	view      argview.View
 	res       *Result
@@ -135,9 +135,7 @@ func (d *driver) run(r *mmapio.Reader, q mmapio.Query, progress cyclewin.Reporte
 		ev := it.Event()
 		if d.muted {
 			if ev.Cycle < start {
-				if err := d.lookback(&ev); err != nil {
-					return err
-				}
+				d.lookback(&ev, start)
 				continue
 			}
 			if err := d.openWindow(start); err != nil {
@@ -164,16 +162,16 @@ func (d *driver) run(r *mmapio.Reader, q mmapio.Query, progress cyclewin.Reporte
 	return d.close()
 }
 
-// lookback keeps the span state of an event before the window without
-// writing anything: begins and ends of begin/end spans move the track's
-// stack, complete spans take their row and wait for their end.
-func (d *driver) lookback(ev *mmapio.Event) error {
-	if err := d.flushEnds(ev.Cycle); err != nil {
-		return err
-	}
+// lookback keeps the state of the spans that will still be open at the
+// window's first cycle a, from an event before it, without writing
+// anything: begins and ends of begin/end spans move the track's stack;
+// complete spans that end before a are skipped (most of them: this is the
+// cost of a lookback, a comparison per span), the others take their row
+// (they all overlap at a, so they nest as they come) and wait for their end.
+func (d *driver) lookback(ev *mmapio.Event, a uint64) {
 	f := d.format(ev.FormatID)
 	if f.kind < schema.KindSpanBegin || f.kind > schema.KindSpanComplete {
-		return nil
+		return
 	}
 	d.view.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
 	v := &d.view
@@ -192,21 +190,20 @@ func (d *driver) lookback(ev *mmapio.Event) error {
 		if v.Has(f.dur) {
 			dur = v.Uint(f.dur)
 		}
+		if c+dur < a {
+			return
+		}
 		t := d.completeRow(ev.UnitID, f, v, c+dur)
 		t.open = append(t.open, openSpan{f: f, end: c + dur, row: t})
 		d.pushes++
 		heap.Push(&d.ends, pendingEnd{cycle: c + dur, seq: d.pushes, row: t})
 	}
-	return nil
 }
 
-// openWindow ends the lookback at the window's first cycle a: spans that
-// ended before a are forgotten, those still open begin at a, clipped, as
-// at a file split (without their arguments, which are the begin's).
+// openWindow ends the lookback at the window's first cycle a: the spans
+// still open begin at a, clipped, as at a file split (without their
+// arguments, which are the begin's).
 func (d *driver) openWindow(a uint64) error {
-	if err := d.flushEnds(a - 1); err != nil {
-		return err
-	}
 	d.muted = false
 	d.started, d.last, d.lastEvent = true, a, a
 	ns := d.ns(a)
@@ -355,9 +352,6 @@ func (d *driver) flushEnds(cycle uint64) error {
 			return fmt.Errorf("export: internal error: span rows out of order on track %q", row.name)
 		}
 		row.open = row.open[:len(row.open)-1]
-		if d.muted {
-			continue
-		}
 		if err := d.ensure(row); err != nil {
 			return err
 		}
