@@ -10,7 +10,7 @@ FUZZTIME  ?= 10s
 DEMO_N    ?= 2000000
 REPS      ?= 5
 
-.PHONY: all build demo test test-go vet cross fuzz oracle deps deps-schema schema bench speed generate clean
+.PHONY: all build demo test test-go vet cross fuzz oracle perfetto-check deps deps-perfetto deps-schema schema bench speed generate clean
 
 all: build
 
@@ -28,6 +28,13 @@ deps: deps-c
 	@test -x "$$($(GO) env GOPATH)/bin/staticcheck" || { \
 		echo "installing staticcheck $(STATICCHECK_VERSION)"; \
 		$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); }
+
+# deps-perfetto: protoc and the Python protobuf runtime, for the official
+# Perfetto schema checks (make perfetto-check).
+deps-perfetto:
+	@command -v protoc >/dev/null && $(PYTHON) -c 'import google.protobuf' 2>/dev/null || { \
+		echo "installing protobuf-compiler and python3-protobuf (Perfetto schema checks)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq protobuf-compiler python3-protobuf >/dev/null; }
 
 deps-schema:
 	@command -v flatc >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq flatbuffers-compiler >/dev/null; }
@@ -83,6 +90,11 @@ cross:
 # oracle: files written by the Go writer, checked by the independent oracle.
 oracle: build deps
 	SHARED=$(SHARED) scripts/oracle.sh
+
+# perfetto-check: W1, pipesim and mixed-workload exports checked against the
+# official Perfetto schema by $(SHARED)/perfetto/check_pftrace.py.
+perfetto-check: build deps-perfetto
+	scripts/perfetto_check.sh $(SHARED)
 
 bench:
 	$(GO) test -run NONE -bench . -benchtime 1x ./bench

@@ -2,12 +2,14 @@ package analysis
 
 import (
 	"container/heap"
-	"github.com/chronon-sim/chronon-go/internal/argview"
+	"errors"
 	"math"
 	"math/bits"
 	"sort"
 	"strconv"
 
+	"github.com/chronon-sim/chronon-go/internal/argview"
+	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -95,22 +97,31 @@ type StageStats struct {
 }
 
 // Stats reads the events of r that q selects and summarizes them.
-// progress, when set, is called every 65536 events with the count so far
-// and the current cycle.
-func Stats(r *mmapio.Reader, q mmapio.Query, progress func(events, cycle uint64)) (*Report, error) {
+func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
+	var o options
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, errors.New("analysis: nil Option")
+		}
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	progress := cyclewin.NewReporter(r, q, o.progress)
 	s := newStater(r)
 	it := r.Iter(q)
 	defer it.Close()
 	for it.Next() {
 		ev := it.Event()
 		s.event(&ev)
-		if progress != nil && s.events&0xFFFF == 0 {
-			progress(s.events, ev.Cycle)
+		if progress.Active() && s.events&0xFFFF == 0 {
+			progress.Report(ev.Cycle)
 		}
 	}
 	if err := it.Err(); err != nil {
 		return nil, err
 	}
+	progress.Done()
 	return s.report(q), nil
 }
 

@@ -34,7 +34,7 @@ func dist(n uint64, vals ...uint64) Dist { // helper: exact distribution of equa
 func TestStatsReportsPipelineLatencies(t *testing.T) {
 	const n = 1000
 	r := openTrace(t, func(tr *chronon.Tracer) { require.NoError(t, pipesim.Run(tr, n)) })
-	rep, err := Stats(r, mmapio.Query{}, nil)
+	rep, err := Stats(r, mmapio.Query{})
 	require.NoError(t, err)
 	require.Len(t, rep.Stages, 4)
 	want := []struct {
@@ -111,7 +111,7 @@ func TestStatsBeginEndSpansAndWindow(t *testing.T) {
 		sp.End(u, 45, 0, 0) // lane 0: 40..45
 		sp.Begin(u, 90, 0, 0)
 	})
-	rep, err := Stats(r, mmapio.Query{}, nil)
+	rep, err := Stats(r, mmapio.Query{})
 	require.NoError(t, err)
 	require.Equal(t, uint64(1), rep.Notes["unmatched_span_ends"])
 	require.Equal(t, uint64(1), rep.Notes["spans_open_at_end"])
@@ -128,7 +128,7 @@ func TestStatsBeginEndSpansAndWindow(t *testing.T) {
 	require.Equal(t, uint64(10+5+1), occ["0"])
 	require.Equal(t, uint64(18), occ["1"])
 
-	rep, err = Stats(r, mmapio.Query{}.WithCycles(0, 25), nil)
+	rep, err = Stats(r, mmapio.Query{}.WithCycles(0, 25))
 	require.NoError(t, err)
 	require.Equal(t, Window{Start: 0, End: 25, Cycles: 26}, rep.Window)
 	require.Equal(t, uint64(3), rep.Events)
@@ -136,7 +136,7 @@ func TestStatsBeginEndSpansAndWindow(t *testing.T) {
 
 func TestStatsText(t *testing.T) {
 	r := openTrace(t, func(tr *chronon.Tracer) { require.NoError(t, pipesim.Run(tr, 100)) })
-	rep, err := Stats(r, mmapio.Query{}, nil)
+	rep, err := Stats(r, mmapio.Query{})
 	require.NoError(t, err)
 	var b strings.Builder
 	require.NoError(t, WriteText(&b, rep))

@@ -24,12 +24,10 @@ func BenchmarkExportW1(b *testing.B) {
 			}
 			defer r.Close()
 			out := filepath.Join(b.TempDir(), "w1.out")
-			o := DefaultOptions()
-			o.Format = format
 			b.ResetTimer()
 			var events uint64
 			for i := 0; i < b.N; i++ {
-				res, err := Export(r, mmapio.Query{}, out, o)
+				res, err := Export(r, mmapio.Query{}, out, WithFormat(format))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -13,21 +13,23 @@ import (
 // chrome://tracing, Perfetto's JSON importer and many other tools read.
 // There is one process (pid 1, named after the simulation); each track is a
 // thread (tid) named with its full dotted path; counters are "C" events.
-// Flows use the v2 form, bind_id with flow_in/flow_out on slices, which
-// needs no per-flow state; events carrying a flow are written as
-// zero-duration slices ("X") so the flow has something to bind to.
+// Flows use the v2 form, bind_id with flow_in/flow_out on slices (see
+// flowEnds for which ends each event gets); events carrying a flow are
+// written as zero-duration slices ("X") so the flow has something to bind
+// to.
 type chromeSink struct {
 	out    *splitFile
 	sim    string
 	b      []byte
 	events int // events in the current file (for the separating comma)
+	flows  *flowEnds
 }
 
-func newChromeSink(path, sim string) (*chromeSink, error) {
+func newChromeSink(path, sim string, flows *flowEnds) (*chromeSink, error) {
 	if sim == "" {
 		sim = "trace"
 	}
-	s := &chromeSink{sim: sim}
+	s := &chromeSink{sim: sim, flows: flows}
 	var err error
 	if s.out, err = newSplitFile(path); err != nil {
 		return nil, err
@@ -108,10 +110,20 @@ func (s *chromeSink) maybeFlush() error {
 func (s *chromeSink) nameAndArgs(f *fmtInfo, v *argview.View, flow uint64) {
 	b := append(s.b, `,"name":`...)
 	b = appendJSONString(b, f.name)
-	if flow != 0 {
-		b = append(b, `,"bind_id":"0x`...)
-		b = strconv.AppendUint(b, flow, 16)
-		b = append(b, `","flow_in":true,"flow_out":true`...)
+	if flow != 0 && s.flows != nil {
+		// An event alone in its chain (in this file) gets no flow fields:
+		// it has no arrow.
+		switch in, out := s.flows.step(flow); {
+		case in && out:
+			b = appendBindID(b, flow)
+			b = append(b, `,"flow_in":true,"flow_out":true`...)
+		case out:
+			b = appendBindID(b, flow)
+			b = append(b, `,"flow_out":true`...)
+		case in:
+			b = appendBindID(b, flow)
+			b = append(b, `,"flow_in":true`...)
+		}
 	}
 	if v != nil && len(f.plain) > 0 && v.Has(f.plain[0]) {
 		b = append(b, `,"args":{`...)
@@ -129,6 +141,12 @@ func (s *chromeSink) nameAndArgs(f *fmtInfo, v *argview.View, flow uint64) {
 		b = append(b, '}')
 	}
 	s.b = b
+}
+
+func appendBindID(b []byte, flow uint64) []byte {
+	b = append(b, `,"bind_id":"0x`...)
+	b = strconv.AppendUint(b, flow, 16)
+	return append(b, '"')
 }
 
 func (s *chromeSink) begin(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error {
@@ -184,6 +202,9 @@ func (s *chromeSink) split() error {
 	}
 	if err := s.out.next(); err != nil {
 		return err
+	}
+	if s.flows != nil {
+		s.flows.newFile()
 	}
 	return s.startFile()
 }

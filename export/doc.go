@@ -18,12 +18,26 @@
 //     without nesting on one lane go to extra rows, so every track nests.
 //   - Counter formats become counter tracks, one per unit and counter.
 //   - An argument with the flow role links the event to the other events
-//     with the same flow id (one instruction across pipeline stages).
-//   - One cycle is NsPerCycle nanoseconds.
+//     with the same flow id (one instruction across pipeline stages). In
+//     Chrome JSON the first event of a chain says flow_out, the last
+//     flow_in, the others both; a pre-pass over the flow argument knows
+//     which is last (see flowEnds).
+//   - One cycle is WithNsPerCycle nanoseconds (default 1). Both formats'
+//     viewers keep whole nanoseconds, so under 1 ns per cycle the export
+//     uses 1 and reports the scale in Result.TimeScale rather than merge
+//     cycles.
+//
+// Configuration is by functional options (WithFormat, WithNsPerCycle,
+// WithMaxFileBytes, WithProgress); no options give Perfetto at 1 ns per
+// cycle in files of at most DefaultMaxFileBytes.
 //
 // Output is streamed: events are read in cycle order from mmapio and written
-// as they come, so memory does not grow with the trace. A large export is
-// split by cycle window into files under MaxFileBytes (browsers fail on
-// bigger ones); each file is self-contained (descriptors and interned names
-// re-emitted, spans open across the cut closed and reopened).
+// as they come, so memory does not grow with the events (except in the
+// Chrome JSON flow pre-pass: 16 bytes per flow id and a bit per flow event).
+// A large export is split by cycle window into files under the size limit
+// (browsers fail on bigger ones); each file is self-contained (descriptors
+// and interned names re-emitted, spans open across the cut closed and
+// reopened, flows begun again). A cycle window is cut the same way: spans
+// open at its start begin there, which needs a read of the span events
+// before the window (lookback; skipped when the trace has no span format).
 package export

@@ -2,72 +2,68 @@ package export
 
 import (
 	"errors"
-	"fmt"
-
+	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
-
-// Formats the exporter writes.
-const (
-	FormatPerfetto   = "perfetto"
-	FormatChromeJSON = "chrome-json"
-)
-
-// DefaultMaxFileBytes keeps each output file small enough for browsers.
-const DefaultMaxFileBytes = 512 << 20
-
-// Options configure an export. The zero value is not valid; start from
-// DefaultOptions.
-type Options struct {
-	Format       string  // FormatPerfetto or FormatChromeJSON
-	NsPerCycle   float64 // nanoseconds per cycle (> 0)
-	MaxFileBytes int64   // split the output into files of about this size; 0: never
-	// Progress, when set, is called every 65536 events with the count so far
-	// and the current cycle.
-	Progress func(events, cycle uint64)
-}
-
-// DefaultOptions: Perfetto, one cycle per nanosecond, 512 MiB files.
-func DefaultOptions() Options {
-	return Options{Format: FormatPerfetto, NsPerCycle: 1, MaxFileBytes: DefaultMaxFileBytes}
-}
 
 // Result says what an export wrote.
 type Result struct {
 	Files             []string // the files written, in cycle order
-	Events            uint64   // events read
+	Events            uint64   // events read (in the query's window)
 	Instants          uint64
 	Spans             uint64 // slices begun
 	Counters          uint64 // counter samples
 	FlowEvents        uint64 // events carrying a flow id
-	UnmatchedEnds     uint64 // span ends with no open span (their begin was outside the window)
+	UnmatchedEnds     uint64 // span ends with no open span (their begin was not selected)
 	UnterminatedSpans uint64 // spans still open at the end, closed at the last timestamp
+	ClippedSpans      uint64 // spans begun before the window and open at its start, begun there
+
+	// NsPerCycle is the scale the timestamps use: the requested one, or 1
+	// when the requested one was under 1 ns (see WithNsPerCycle). TimeScale
+	// is NsPerCycle over the requested value: 1 when times are real, 4 when
+	// 0.25 ns per cycle was asked for and the output's times are 4x real.
+	NsPerCycle float64
+	TimeScale  float64
 }
 
-// Export writes the events of r that q selects to path in o's format.
-func Export(r *mmapio.Reader, q mmapio.Query, path string, o Options) (Result, error) {
-	var res Result
-	if !(o.NsPerCycle > 0) || o.NsPerCycle > 1e9 {
-		return res, fmt.Errorf("export: ns per cycle %v is not in (0, 1e9]", o.NsPerCycle)
+// Export writes the events of r that q selects to path (and, when split,
+// to path's name with .part2, .part3 ... before its extension).
+//
+// Spans begun before q's cycle window and still open at its start are
+// included, begun at the window's start (clipped), as at a file split:
+// finding them reads the span events before the window, which costs a read
+// of the trace up to the window when it has span formats.
+func Export(r *mmapio.Reader, q mmapio.Query, path string, opts ...Option) (Result, error) {
+	o := defaults()
+	for _, opt := range opts {
+		if opt == nil {
+			return Result{}, errors.New("export: nil Option")
+		}
+		if err := opt(&o); err != nil {
+			return Result{}, err
+		}
 	}
-	if o.MaxFileBytes < 0 {
-		return res, errors.New("export: negative file size limit")
+	res := Result{NsPerCycle: o.nsPerCycle, TimeScale: 1}
+	if o.nsPerCycle < 1 {
+		res.NsPerCycle, res.TimeScale = 1, 1/o.nsPerCycle
 	}
-	var s sink
+	d := newDriver(r, res.NsPerCycle, o.maxBytes, &res)
 	var err error
-	switch o.Format {
-	case FormatPerfetto:
-		s, err = newPerfettoSink(path)
+	switch o.format {
 	case FormatChromeJSON:
-		s, err = newChromeSink(path, r.Schema().SimulationName)
+		var flows *flowEnds
+		if flows, err = countFlows(r, q, d.fmts); err != nil {
+			return res, err
+		}
+		d.sink, err = newChromeSink(path, r.Schema().SimulationName, flows)
 	default:
-		return res, fmt.Errorf("export: unknown format %q (perfetto or chrome-json)", o.Format)
+		d.sink, err = newPerfettoSink(path)
 	}
 	if err != nil {
 		return res, err
 	}
-	d := newDriver(r, s, o, &res)
-	err = d.run(r, q, o.Progress)
+	s := d.sink
+	err = d.run(r, q, cyclewin.NewReporter(r, q, o.progress))
 	if err != nil {
 		s.finish()
 	}

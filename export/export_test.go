@@ -28,13 +28,13 @@ func pipesimTrace(t testing.TB, n uint64) string {
 	return path
 }
 
-func exportFile(t testing.TB, trace string, q mmapio.Query, o Options) (Result, string) {
+func exportFile(t testing.TB, trace string, q mmapio.Query, opts ...Option) (Result, string) {
 	t.Helper()
 	r, err := mmapio.Open(trace)
 	require.NoError(t, err)
 	defer r.Close()
 	out := filepath.Join(t.TempDir(), "out.trace")
-	res, err := Export(r, q, out, o)
+	res, err := Export(r, q, out, opts...)
 	require.NoError(t, err)
 	return res, out
 }
@@ -96,7 +96,7 @@ func checkPipeline(t *testing.T, tr *vTrace, n uint64) {
 
 func TestPipesimExportPerfetto(t *testing.T) {
 	const n = 300
-	res, out := exportFile(t, pipesimTrace(t, n), mmapio.Query{}, DefaultOptions())
+	res, out := exportFile(t, pipesimTrace(t, n), mmapio.Query{})
 	require.Equal(t, []string{out}, res.Files)
 	require.Equal(t, uint64(n*5), res.Spans)
 	require.Zero(t, res.UnmatchedEnds+res.UnterminatedSpans)
@@ -124,9 +124,7 @@ func TestPipesimExportPerfetto(t *testing.T) {
 
 func TestPipesimExportChromeJSON(t *testing.T) {
 	const n = 200
-	o := DefaultOptions()
-	o.Format = FormatChromeJSON
-	_, out := exportFile(t, pipesimTrace(t, n), mmapio.Query{}, o)
+	_, out := exportFile(t, pipesimTrace(t, n), mmapio.Query{}, WithFormat(FormatChromeJSON))
 	tr, err := validateChrome(out)
 	require.NoError(t, err)
 	checkPipeline(t, tr, n)
@@ -139,9 +137,7 @@ func TestPipesimExportGolden(t *testing.T) {
 		{FormatPerfetto, "pipesim.pftrace"},
 		{FormatChromeJSON, "pipesim.json"},
 	} {
-		o := DefaultOptions()
-		o.Format = c.format
-		_, out := exportFile(t, pipesimTrace(t, 64), mmapio.Query{}, o)
+		_, out := exportFile(t, pipesimTrace(t, 64), mmapio.Query{}, WithFormat(c.format))
 		got, err := os.ReadFile(out)
 		require.NoError(t, err)
 		golden := filepath.Join("testdata", c.file)
@@ -159,12 +155,10 @@ func TestPipesimExportGolden(t *testing.T) {
 // whole trace; spans open at a cut are closed and reopened.
 func TestExportSplitsIntoSelfContainedFiles(t *testing.T) {
 	trace := pipesimTrace(t, 3000)
-	whole, out := exportFile(t, trace, mmapio.Query{}, DefaultOptions())
+	whole, out := exportFile(t, trace, mmapio.Query{})
 	wtr, err := validatePerfetto(out)
 	require.NoError(t, err)
-	o := DefaultOptions()
-	o.MaxFileBytes = 64 << 10
-	res, _ := exportFile(t, trace, mmapio.Query{}, o)
+	res, _ := exportFile(t, trace, mmapio.Query{}, WithMaxFileBytes(64<<10))
 	require.Greater(t, len(res.Files), 3)
 	require.Equal(t, whole.Events, res.Events)
 	instants, begins := 0, 0
@@ -212,7 +206,7 @@ func TestOverlappingSpansGetRows(t *testing.T) {
 	sp.End(u, 46, 1, 0)   // unmatched
 	sp.Begin(u, 50, 2, 0) // never ended
 	require.NoError(t, tr.Close())
-	res, out := exportFile(t, path, mmapio.Query{}, DefaultOptions())
+	res, out := exportFile(t, path, mmapio.Query{})
 	require.Equal(t, uint64(1), res.UnmatchedEnds)
 	require.Equal(t, uint64(1), res.UnterminatedSpans)
 	v, err := validatePerfetto(out)
@@ -249,7 +243,7 @@ func TestExportWindowAndUnits(t *testing.T) {
 	units := r.UnitsNamed("core0.exec")
 	require.NoError(t, r.Close())
 	q := mmapio.Query{}.WithCycles(100, 199).WithUnits(units...)
-	res, out := exportFile(t, trace, q, DefaultOptions())
+	res, out := exportFile(t, trace, q)
 	v, err := validatePerfetto(out)
 	require.NoError(t, err)
 	require.NotZero(t, res.Events)
@@ -268,17 +262,22 @@ func TestExportOptions(t *testing.T) {
 	require.NoError(t, err)
 	defer r.Close()
 	dir := t.TempDir()
-	o := DefaultOptions()
-	o.NsPerCycle = 0
-	_, err = Export(r, mmapio.Query{}, dir+"/x", o)
-	require.ErrorContains(t, err, "ns per cycle")
-	o = DefaultOptions()
-	o.Format = "svg"
-	_, err = Export(r, mmapio.Query{}, dir+"/x", o)
-	require.ErrorContains(t, err, "unknown format")
-	o = DefaultOptions()
-	o.NsPerCycle = 2.5
-	_, out := exportFile(t, trace, mmapio.Query{}, o)
+	for _, c := range []struct {
+		opt  Option
+		want string
+	}{
+		{WithNsPerCycle(0), "ns per cycle"},
+		{WithNsPerCycle(math.NaN()), "ns per cycle"},
+		{WithNsPerCycle(2e9), "ns per cycle"},
+		{WithFormat("svg"), "unknown format"},
+		{WithMaxFileBytes(-1), "negative file size"},
+		{WithProgress(nil), "nil progress"},
+	} {
+		_, err = Export(r, mmapio.Query{}, dir+"/x", c.opt)
+		require.ErrorContains(t, err, c.want)
+		require.NoFileExists(t, dir+"/x", "options are checked before any file is made")
+	}
+	_, out := exportFile(t, trace, mmapio.Query{}, WithNsPerCycle(2.5))
 	v, err := validatePerfetto(out)
 	require.NoError(t, err)
 	var last uint64

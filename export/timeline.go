@@ -3,9 +3,10 @@ package export
 import (
 	"container/heap"
 	"fmt"
-	"github.com/chronon-sim/chronon-go/internal/argview"
 	"math"
 
+	"github.com/chronon-sim/chronon-go/internal/argview"
+	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -40,36 +41,62 @@ type driver struct {
 	last      uint64 // cycle of the last event or end written
 	lastEvent uint64 // cycle of the last event
 	started   bool
+	muted     bool // reading the spans before the query's window (lookback): nothing is written
+	hasSpans  bool // some format is a span
 	view      argview.View
 	res       *Result
 }
 
-func newDriver(r *mmapio.Reader, s sink, o Options, res *Result) *driver {
+// newDriver makes a driver for r; its sink is set before run.
+func newDriver(r *mmapio.Reader, nsPerCycle float64, maxBytes int64, res *Result) *driver {
 	d := &driver{
-		sink: s,
-		ts:   newTrackSet(r.Schema().SimulationName, r.Units()),
+		ts: newTrackSet(r.Schema().SimulationName, r.Units()),
 
-		unknown:  &fmtInfo{name: "[unknown format]", lane: -1, flow: -1, dur: -1, value: -1},
-		nsPer:    o.NsPerCycle,
+		unknown:  unknownFormat(),
+		nsPer:    nsPerCycle,
 		gen:      1,
-		maxBytes: o.MaxFileBytes,
+		maxBytes: maxBytes,
 		res:      res,
+		fmts:     formatTable(r),
 	}
-	if o.NsPerCycle == math.Trunc(o.NsPerCycle) && o.NsPerCycle < 1<<32 {
-		d.nsInt = uint64(o.NsPerCycle)
+	if nsPerCycle == math.Trunc(nsPerCycle) && nsPerCycle < 1<<32 {
+		d.nsInt = uint64(nsPerCycle)
 	}
+	for _, f := range d.fmts {
+		if f != nil && f.kind >= schema.KindSpanBegin && f.kind <= schema.KindSpanComplete {
+			d.hasSpans = true
+		}
+	}
+	return d
+}
+
+func unknownFormat() *fmtInfo {
+	return &fmtInfo{name: "[unknown format]", lane: -1, flow: -1, dur: -1, value: -1}
+}
+
+// formatTable indexes r's formats by id.
+func formatTable(r *mmapio.Reader) []*fmtInfo {
+	var fmts []*fmtInfo
 	for _, f := range r.Formats() {
 		if f.ID >= 1<<24 {
 			continue // no writer makes such ids; their events export as unknown
 		}
-		for int(f.ID) >= len(d.fmts) {
-			d.fmts = append(d.fmts, nil)
+		for int(f.ID) >= len(fmts) {
+			fmts = append(fmts, nil)
 		}
-		if d.fmts[f.ID] == nil { // the first entry with an id wins, as in the original reader
-			d.fmts[f.ID] = newFmtInfo(f)
+		if fmts[f.ID] == nil { // the first entry with an id wins, as in the original reader
+			fmts[f.ID] = newFmtInfo(f)
 		}
 	}
-	return d
+	return fmts
+}
+
+// format returns the fmtInfo of an event.
+func (d *driver) format(id uint32) *fmtInfo {
+	if int(id) < len(d.fmts) && d.fmts[id] != nil {
+		return d.fmts[id]
+	}
+	return d.unknown
 }
 
 func (d *driver) ns(cycle uint64) uint64 {
@@ -93,23 +120,108 @@ func (d *driver) ensure(t *track) error {
 	return d.sink.declare(t)
 }
 
-func (d *driver) run(r *mmapio.Reader, q mmapio.Query, progress func(events, cycle uint64)) error {
-	it := r.Iter(q)
+// run exports the events q selects. When q starts at a cycle A > 0 and the
+// trace has spans, it reads from cycle 0 with the writing muted up to A, so
+// that the spans open at A are known and begin there (lookback).
+func (d *driver) run(r *mmapio.Reader, q mmapio.Query, progress cyclewin.Reporter) error {
+	start, end, windowed := q.Cycles()
+	iq := q
+	if windowed && start > 0 && d.hasSpans {
+		iq, d.muted = q.WithCycles(0, end), true
+	}
+	it := r.Iter(iq)
 	defer it.Close()
 	for it.Next() {
 		ev := it.Event()
+		if d.muted {
+			if ev.Cycle < start {
+				d.lookback(&ev, start)
+				continue
+			}
+			if err := d.openWindow(start); err != nil {
+				return err
+			}
+		}
 		if err := d.event(&ev); err != nil {
 			return err
 		}
 		d.res.Events++
-		if progress != nil && d.res.Events&0xFFFF == 0 {
-			progress(d.res.Events, ev.Cycle)
+		if progress.Active() && d.res.Events&0xFFFF == 0 {
+			progress.Report(ev.Cycle)
 		}
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if d.muted { // nothing in the window: spans open across it still show
+		if err := d.openWindow(start); err != nil {
+			return err
+		}
+	}
+	progress.Done()
 	return d.close()
+}
+
+// lookback keeps the state of the spans that will still be open at the
+// window's first cycle a, from an event before it, without writing
+// anything: begins and ends of begin/end spans move the track's stack;
+// complete spans that end before a are skipped (most of them: this is the
+// cost of a lookback, a comparison per span), the others take their row
+// (they all overlap at a, so they nest as they come) and wait for their end.
+func (d *driver) lookback(ev *mmapio.Event, a uint64) {
+	f := d.format(ev.FormatID)
+	if f.kind < schema.KindSpanBegin || f.kind > schema.KindSpanComplete {
+		return
+	}
+	d.view.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
+	v := &d.view
+	c := ev.Cycle
+	switch f.kind {
+	case schema.KindSpanBegin:
+		t := d.explicitTrack(ev.UnitID, f, v)
+		t.open = append(t.open, openSpan{f: f, row: t})
+	case schema.KindSpanEnd:
+		t := d.explicitTrack(ev.UnitID, f, v)
+		if len(t.open) > 0 {
+			t.open = t.open[:len(t.open)-1]
+		}
+	case schema.KindSpanComplete:
+		dur := uint64(0)
+		if v.Has(f.dur) {
+			dur = v.Uint(f.dur)
+		}
+		if c+dur < a {
+			return
+		}
+		t := d.completeRow(ev.UnitID, f, v, c+dur)
+		t.open = append(t.open, openSpan{f: f, end: c + dur, row: t})
+		d.pushes++
+		heap.Push(&d.ends, pendingEnd{cycle: c + dur, seq: d.pushes, row: t})
+	}
+}
+
+// openWindow ends the lookback at the window's first cycle a: the spans
+// still open begin at a, clipped, as at a file split (without their
+// arguments, which are the begin's).
+func (d *driver) openWindow(a uint64) error {
+	d.muted = false
+	d.started, d.last, d.lastEvent = true, a, a
+	ns := d.ns(a)
+	for _, t := range d.ts.all {
+		if len(t.open) == 0 {
+			continue
+		}
+		if err := d.ensure(t); err != nil {
+			return err
+		}
+		for _, s := range t.open {
+			d.res.ClippedSpans++
+			if err := d.sink.begin(ns, t, s.f, nil, 0); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (d *driver) event(ev *mmapio.Event) error {
@@ -125,10 +237,7 @@ func (d *driver) event(ev *mmapio.Event) error {
 		return err
 	}
 	d.started, d.last, d.lastEvent = true, max(d.last, c), c
-	f := d.unknown
-	if int(ev.FormatID) < len(d.fmts) && d.fmts[ev.FormatID] != nil {
-		f = d.fmts[ev.FormatID]
-	}
+	f := d.format(ev.FormatID)
 	d.view.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
 	v := &d.view
 	flow := uint64(0)

@@ -19,7 +19,7 @@ import (
 // into place once all are complete, so a failed or killed export leaves no
 // part of any file under its final name. An output that cannot be renamed
 // into place (a pipe, /dev/stdout) is written directly, in one piece.
-func exportTrace(c *config, stdout, stderr io.Writer) error {
+func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 	if err := notInput(c.file, c.output); err != nil {
 		return err
 	}
@@ -28,23 +28,22 @@ func exportTrace(c *config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer r.Close()
+	// The exporter reads arguments of uncompressed blocks straight from the
+	// mapping: a file that shrinks meanwhile is an error, not SIGBUS.
+	defer r.CatchFault(&err, mmapio.PanicOnFault())
 	q, err := query(c, r)
 	if err != nil {
 		return err
 	}
-	o := export.DefaultOptions()
-	o.Format = c.format
-	o.NsPerCycle = c.nsPerCycle
-	o.MaxFileBytes = c.maxFileBytes
 	first, last := cycleRange(r)
 	p := progressFor(c, stderr, first, last)
-	o.Progress = p.update
+	maxFile := c.maxFileBytes
 
 	target, direct := placement(c.output)
 	path := c.output
 	var tmpDir string
 	if direct {
-		o.MaxFileBytes = 0 // a stream has no .part2
+		maxFile = 0 // a stream has no .part2
 	} else {
 		if _, tmpDir, err = createTemp(target, true); err != nil {
 			return fmt.Errorf("%s: cannot create: %w", c.output, pathErr(err))
@@ -52,7 +51,8 @@ func exportTrace(c *config, stdout, stderr io.Writer) error {
 		defer func() { os.RemoveAll(tmpDir); forgetTemp(tmpDir) }() // empty after a success
 		path = filepath.Join(tmpDir, filepath.Base(target))
 	}
-	res, err := export.Export(r, q, path, o)
+	res, err := export.Export(r, q, path, export.WithFormat(c.format),
+		export.WithNsPerCycle(c.nsPerCycle), export.WithMaxFileBytes(maxFile), export.WithProgress(p.cycles()))
 	p.done()
 	if err == nil {
 		err = r.Err()
@@ -62,6 +62,10 @@ func exportTrace(c *config, stdout, stderr io.Writer) error {
 			err = &renamedError{strings.ReplaceAll(err.Error(), tmpDir, filepath.Dir(target)), err}
 		}
 		return err
+	}
+	if res.TimeScale != 1 {
+		fmt.Fprintf(stderr, "trace_reader: --ns-per-cycle %g would put several cycles in one nanosecond (viewers keep whole ns): exported at %g ns per cycle, times are %gx the simulated time\n",
+			c.nsPerCycle, res.NsPerCycle, res.TimeScale)
 	}
 	files := res.Files
 	if !direct {
@@ -113,19 +117,22 @@ func placeParts(c *config, target, tmpDir string, parts []string) ([]string, err
 }
 
 // statsTrace runs `stats [--cycles A-B] [--unit NAME] [--json] FILE`.
-func statsTrace(c *config, w, stderr io.Writer) error {
+func statsTrace(c *config, w, stderr io.Writer) (err error) {
 	r, err := mmapio.Open(c.file)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	// analysis reads arguments of uncompressed blocks straight from the
+	// mapping: a file that shrinks meanwhile is an error, not SIGBUS.
+	defer r.CatchFault(&err, mmapio.PanicOnFault())
 	first, last := cycleRange(r)
 	p := progressFor(c, stderr, first, last)
 	q, err := query(c, r)
 	if err != nil {
 		return err
 	}
-	rep, err := analysis.Stats(r, q, p.update)
+	rep, err := analysis.Stats(r, q, analysis.WithProgress(p.cycles()))
 	p.done()
 	if err != nil {
 		return err
@@ -147,4 +154,18 @@ func cycleRange(r *mmapio.Reader) (first, last uint64) {
 		first, last = min(first, b.MinCycle), max(last, b.MaxCycle)
 	}
 	return first, last
+}
+
+// cycles adapts the bar to the exporter's and the analysis' progress, which
+// report the cycles of the window done; the events so far are counted from
+// the calls, which come every 65536 events.
+func (p *progress) cycles() func(done, total uint64) {
+	var calls uint64
+	return func(done, total uint64) {
+		if p == nil {
+			return
+		}
+		calls++
+		p.update(calls<<16, p.start+done)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,5 +51,42 @@ func TestDumpOfAShrinkingFile(t *testing.T) {
 	msg := stderr.String()
 	require.Equal(t, 1, strings.Count(msg, "\n"), msg)
 	require.True(t, strings.HasPrefix(msg, "trace_reader: "+path+": reading byte "), msg)
+	require.Contains(t, msg, "the file shrank or its storage failed while it was read")
+}
+
+// export and stats read the arguments of uncompressed blocks straight from
+// the mapping, outside mmapio's guards: a shrinking file must end them with
+// exit status 1 and one line too. The export writes into a FIFO we read
+// slowly, so the file is cut while it runs.
+func TestExportOfAShrinkingRawFile(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "trace_reader")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+	path := filepath.Join(dir, "raw.ctrace")
+	b, err := ctracetest.Build(ctracetest.W1Schema(8), ctracetest.W1Events(300000, 8, 2), ctracetest.Options{BlockSize: 16 << 10, PerUnit: true})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	fifo := filepath.Join(dir, "out.json")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+
+	cmd := exec.Command(bin, "export", "--format", "chrome-json", "-o", fifo, path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	out, err := os.Open(fifo)
+	require.NoError(t, err)
+	defer out.Close()
+	_, err = io.ReadFull(out, make([]byte, 4096))
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(path, 0))
+	n, _ := io.Copy(io.Discard, out)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "the export of %d more bytes succeeded", n)
+	require.Equal(t, 1, exit.ExitCode(), "stderr: %s", stderr.String())
+	msg := stderr.String()
+	require.Equal(t, 1, strings.Count(msg, "\n"), msg)
 	require.Contains(t, msg, "the file shrank or its storage failed while it was read")
 }

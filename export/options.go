@@ -1,0 +1,85 @@
+package export
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Formats the exporter writes.
+const (
+	FormatPerfetto   = "perfetto"
+	FormatChromeJSON = "chrome-json"
+)
+
+// DefaultMaxFileBytes keeps each output file small enough for browsers.
+const DefaultMaxFileBytes = 512 << 20
+
+// Option configures an export. Options validate their argument and Export
+// returns the first error, before it creates any file. No options: Perfetto,
+// one cycle per nanosecond, files of at most DefaultMaxFileBytes.
+type Option func(*options) error
+
+type options struct {
+	format     string
+	nsPerCycle float64
+	maxBytes   int64
+	progress   func(done, total uint64)
+}
+
+func defaults() options {
+	return options{format: FormatPerfetto, nsPerCycle: 1, maxBytes: DefaultMaxFileBytes}
+}
+
+// WithFormat selects the output format: FormatPerfetto (the default) or
+// FormatChromeJSON.
+func WithFormat(format string) Option {
+	return func(o *options) error {
+		if format != FormatPerfetto && format != FormatChromeJSON {
+			return fmt.Errorf("export: unknown format %q (%s or %s)", format, FormatPerfetto, FormatChromeJSON)
+		}
+		o.format = format
+		return nil
+	}
+}
+
+// WithNsPerCycle maps one cycle to ns nanoseconds (default 1), in (0, 1e9].
+// Below 1 (a clock over 1 GHz) several cycles would share a nanosecond,
+// and both formats' viewers keep whole nanoseconds (Perfetto's timestamps
+// are integers; its JSON importer rounds to ns): the export then uses 1 ns
+// per cycle, so that every cycle stays distinct, and says so in
+// Result.NsPerCycle and Result.TimeScale.
+func WithNsPerCycle(ns float64) Option {
+	return func(o *options) error {
+		if !(ns > 0) || ns > 1e9 {
+			return fmt.Errorf("export: ns per cycle %v is not in (0, 1e9]", ns)
+		}
+		o.nsPerCycle = ns
+		return nil
+	}
+}
+
+// WithMaxFileBytes splits the output into files of about n bytes, cut
+// between cycles (default DefaultMaxFileBytes; 0: never split).
+func WithMaxFileBytes(n int64) Option {
+	return func(o *options) error {
+		if n < 0 {
+			return errors.New("export: negative file size limit")
+		}
+		o.maxBytes = n
+		return nil
+	}
+}
+
+// WithProgress calls f every 65536 events from the exporting goroutine with
+// how far the export is, in cycles: done of the total cycles of the window
+// (the query's cycle range clipped to the file's, or the whole file). f must
+// be quick; it is called from the export loop.
+func WithProgress(f func(done, total uint64)) Option {
+	return func(o *options) error {
+		if f == nil {
+			return errors.New("export: nil progress function")
+		}
+		o.progress = f
+		return nil
+	}
+}
