@@ -398,20 +398,41 @@ func (d *driver) split(c uint64) error {
 // close ends complete spans at their times, closes the begin/end spans
 // still open at the last timestamp (counted), and finishes the output.
 func (d *driver) close() error {
-	if err := d.flushEnds(math.MaxUint64); err != nil {
+	// Spans begun and never ended (in the window) close at the last event
+	// exported, not at the far end of a complete span that may lie well
+	// past it on another track: their length is unknown, not that long.
+	// One nested inside a complete span still open then closes with it.
+	closeAt := d.last
+	if err := d.flushEnds(closeAt); err != nil {
 		return err
 	}
-	ns := d.ns(d.last)
 	for _, t := range d.ts.all {
-		for len(t.open) > 0 {
-			t.open = t.open[:len(t.open)-1]
-			d.res.UnterminatedSpans++
-			if err := d.sink.end(ns, t); err != nil {
-				return err
-			}
+		if err := d.closeBegun(t, closeAt); err != nil {
+			return err
+		}
+	}
+	for len(d.ends) > 0 {
+		e := d.ends[0]
+		if err := d.closeBegun(e.row, e.cycle); err != nil {
+			return err
+		}
+		if err := d.flushEnds(e.cycle); err != nil {
+			return err
 		}
 	}
 	return d.sink.finish()
+}
+
+// closeBegun ends, at cycle c, the begin/end spans on top of t's stack.
+func (d *driver) closeBegun(t *track, c uint64) error {
+	for n := len(t.open); n > 0 && t.open[n-1].end == 0; n = len(t.open) {
+		t.open = t.open[:n-1]
+		d.res.UnterminatedSpans++
+		if err := d.sink.end(d.ns(c), t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pendingEnd is the end of a complete span, waiting for its time.

@@ -130,3 +130,38 @@ func TestExportWindowMatchesClippedWhole(t *testing.T) {
 	}
 	require.NotZero(t, res.ClippedSpans)
 }
+
+// A span begun and never ended (within the window) closes at the last event
+// exported, not at the far end of a complete span on another track.
+func TestUnterminatedSpanClosesAtLastEvent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "open.ctrace")
+	tr, err := chronon.Create(path, chronon.WithFlushInterval(0), chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	exec, err := tr.NewUnit("core0.exec")
+	require.NoError(t, err)
+	l2, err := tr.NewUnit("core0.l2")
+	require.NoError(t, err)
+	busy := chronon.MustSpan("busy")
+	miss := chronon.MustSpan("miss")
+	miss.Complete(l2, 7, 30, 0, 0) // [7, 37]
+	busy.Begin(exec, 20, 1, 0)      // never ended in the window
+	busy.End(exec, 22, 1, 0)
+	require.NoError(t, tr.Close())
+
+	want := []vSlice{
+		{"core0.l2.lane 0", 7, 37},
+		{"core0.exec.lane 1", 20, 20},
+	}
+	for _, format := range []string{FormatPerfetto, FormatChromeJSON} {
+		res, out := exportFile(t, path, mmapio.Query{}.WithCycles(0, 20), WithFormat(format))
+		var v *vTrace
+		if format == FormatPerfetto {
+			v, err = validatePerfetto(out)
+		} else {
+			v, err = validateChrome(out)
+		}
+		require.NoError(t, err, format)
+		require.ElementsMatch(t, want, slicesOf(v), format)
+		require.Equal(t, uint64(1), res.UnterminatedSpans, format)
+	}
+}

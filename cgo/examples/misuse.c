@@ -132,6 +132,8 @@ int main(int argc, char **argv) {
 	o.block_size = 4096;
 	o.simulation_name = "misuse";
 	expect("open: valid", chronon_open(&t, path, &o), CHRONON_OK);
+	expect("open: a path another tracer is writing (locked)", chronon_open(&t2, path, &o), CHRONON_ERR_IO);
+	expect_true("open: the locked error names the lock", strstr(chronon_last_error(), "locked") != NULL);
 	expect("unit_create: name NULL", chronon_unit_create(t, NULL, NULL, NULL, &u), CHRONON_ERR_ARG);
 	expect("unit_create: out NULL", chronon_unit_create(t, "u", NULL, NULL, NULL), CHRONON_ERR_ARG);
 	uo.id = 7;

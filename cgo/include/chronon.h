@@ -302,7 +302,9 @@ typedef struct chronon_options {
  * background writer. opts may be NULL (all defaults).
  *   CHRONON_OK         *out is the tracer
  *   CHRONON_ERR_ARG    out or path is NULL, or an option is invalid
- *   CHRONON_ERR_IO     the file cannot be created
+ *   CHRONON_ERR_IO     the file cannot be created, or another tracer (of this
+ *                      process or another, Go or C) is writing it: the output
+ *                      is locked (flock) from open to close
  * On failure *out is {0}. Any thread. */
 chronon_status chronon_open(chronon_tracer *out, const char *path, const chronon_options *opts);
 

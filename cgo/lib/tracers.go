@@ -80,7 +80,7 @@ func statusOf(err error) C.int {
 		return se.st
 	case errors.Is(err, chronon.ErrClosed):
 		return C.CHRONON_CLOSED
-	case errors.As(err, &pe):
+	case errors.As(err, &pe), errors.Is(err, chronon.ErrOutputLocked):
 		return C.CHRONON_ERR_IO
 	}
 	return C.CHRONON_ERR_ARG

@@ -73,8 +73,10 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 	}
-	for _, f := range files {
-		fmt.Fprintln(stdout, f)
+	if !direct { // a stream (/dev/stdout, a pipe) must hold the export alone
+		for _, f := range files {
+			fmt.Fprintln(stdout, f)
+		}
 	}
 	if c.verbose {
 		fmt.Fprintf(stderr, "Exported %d events: %d instants, %d spans, %d counter samples, %d events with a flow; %d unmatched span ends, %d spans closed at the end\n",

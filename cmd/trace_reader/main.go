@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -31,6 +32,7 @@ func main() {
 	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		sig := <-interrupted
+		dying.Store(true)
 		removeTemps()
 		// Die of the signal, so that a shell sees what happened (bash
 		// stops a script whose child died of SIGINT); the signal arrives
@@ -54,8 +56,18 @@ func main() {
 		// mapping) at no measurable cost in time.
 		debug.SetGCPercent(25)
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	if dying.Load() {
+		// The command failed or ended because its temporaries were
+		// removed under it: the signal handler decides how the process
+		// ends (by the signal), not this exit status.
+		select {}
+	}
+	os.Exit(code)
 }
+
+// dying is set once an interrupt is being handled.
+var dying atomic.Bool
 
 // run executes a command line and returns the exit status: 0 ok, 1 a bad
 // or unreadable file or an I/O error (one line on stderr naming the file),

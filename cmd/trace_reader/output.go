@@ -145,18 +145,27 @@ func createTemp(target string, dir bool) (*os.File, string, error) {
 		name := filepath.Join(d, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
 		var f *os.File
 		var err error
+		// Created and remembered under the lock removeTemps takes: an
+		// interrupt in between would leave it behind.
+		temps.Lock()
 		if dir {
 			err = os.Mkdir(name, 0o700)
 		} else {
 			f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		}
+		if err == nil {
+			if temps.names == nil {
+				temps.names = map[string]bool{}
+			}
+			temps.names[name] = true
+		}
+		temps.Unlock()
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
 		if err != nil {
 			return nil, "", err
 		}
-		rememberTemp(name)
 		return f, name, nil
 	}
 	return nil, "", fmt.Errorf("%s: no free temporary name", target)
@@ -183,15 +192,6 @@ func pathErr(err error) error {
 var temps struct {
 	sync.Mutex
 	names map[string]bool
-}
-
-func rememberTemp(name string) {
-	temps.Lock()
-	defer temps.Unlock()
-	if temps.names == nil {
-		temps.names = map[string]bool{}
-	}
-	temps.names[name] = true
 }
 
 func forgetTemp(name string) {

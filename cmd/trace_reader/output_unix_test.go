@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -83,4 +84,13 @@ func TestInterruptedExportLeavesNothing(t *testing.T) {
 		require.True(t, ws.Signaled() && ws.Signal() == sig, "%v: %v", sig, ws)
 		require.Equal(t, []string{"w1.ctrace"}, names(t, dir), "%v", sig)
 	}
+}
+
+// An export to /dev/stdout is the export alone: the list of files written,
+// printed after a regular export, must not trail the stream.
+func TestExportToDevStdoutIsTheStreamAlone(t *testing.T) {
+	bin := toolBinary(t)
+	out, err := exec.Command(bin, "export", "--format", "chrome-json", "-o", "/dev/stdout", ref("mixed-small.ctrace")).Output()
+	require.NoError(t, err)
+	require.True(t, json.Valid(out), "not one JSON document; it ends with %q", out[max(0, len(out)-40):])
 }
