@@ -16,14 +16,19 @@ import (
 
 // Report is the result of Stats. Its JSON form is what `stats --json` prints.
 type Report struct {
-	Window    Window            `json:"window"`
-	Events    uint64            `json:"events"`
-	Units     []UnitStats       `json:"units"`
-	Formats   []FormatStats     `json:"formats"`
-	Spans     []SpanStats       `json:"spans"`
-	Occupancy []OccupancyStats  `json:"occupancy"`
-	Stages    []StageStats      `json:"stages"`
-	Notes     map[string]uint64 `json:"notes,omitempty"`
+	Window    Window           `json:"window"`
+	Events    uint64           `json:"events"`
+	Units     []UnitStats      `json:"units"`
+	Formats   []FormatStats    `json:"formats"`
+	Spans     []SpanStats      `json:"spans"`
+	Occupancy []OccupancyStats `json:"occupancy"`
+	Stages    []StageStats     `json:"stages"`
+	// Notes counts what the statistics could not use or do not cover:
+	// unmatched_span_ends (a span end with no begin in the window),
+	// spans_open_at_end (begun, not ended in the window), and
+	// events_dropped_by_the_writer_in_the_file (the writer's unit stats:
+	// the rates count only what the file holds).
+	Notes map[string]uint64 `json:"notes,omitempty"`
 }
 
 // Window is the cycle range the rates and occupancies are relative to: the
@@ -122,7 +127,20 @@ func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
 		return nil, err
 	}
 	progress.Done()
-	return s.report(q), nil
+	rep := s.report(q)
+	// Rates count what the file holds: say when the writer dropped events
+	// (Drop policy, I/O errors), so they are not read as the whole run's.
+	var dropped uint64
+	for _, u := range r.UnitStats() {
+		dropped += u.Dropped
+	}
+	if dropped > 0 {
+		if rep.Notes == nil {
+			rep.Notes = map[string]uint64{}
+		}
+		rep.Notes["events_dropped_by_the_writer_in_the_file"] = dropped
+	}
+	return rep, nil
 }
 
 type stater struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 	"github.com/chronon-sim/chronon-go/internal/pipesim"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
@@ -147,4 +148,28 @@ func TestStatsText(t *testing.T) {
 	var j strings.Builder
 	require.NoError(t, WriteJSON(&j, rep))
 	require.Contains(t, j.String(), `"from": "core0.fetch"`)
+}
+
+// Rates count what the file holds: a trace whose writer dropped events says
+// so in the notes.
+func TestStatsNoteWriterDrops(t *testing.T) {
+	b, err := ctracetest.Build(ctracetest.W1Schema(4), ctracetest.W1Events(2000, 4, 1),
+		ctracetest.Options{BlockSize: 8192, PerUnit: true, UnitStats: true, Dropped: map[uint16]uint64{2: 17, 3: 5}})
+	require.NoError(t, err)
+	r, err := mmapio.OpenBytes("drops.ctrace", b)
+	require.NoError(t, err)
+	defer r.Close()
+	rep, err := Stats(r, mmapio.Query{})
+	require.NoError(t, err)
+	require.Equal(t, uint64(22), rep.Notes["events_dropped_by_the_writer_in_the_file"])
+
+	b, err = ctracetest.Build(ctracetest.W1Schema(4), ctracetest.W1Events(2000, 4, 1),
+		ctracetest.Options{BlockSize: 8192, PerUnit: true, UnitStats: true})
+	require.NoError(t, err)
+	r2, err := mmapio.OpenBytes("nodrops.ctrace", b)
+	require.NoError(t, err)
+	defer r2.Close()
+	rep, err = Stats(r2, mmapio.Query{})
+	require.NoError(t, err)
+	require.NotContains(t, rep.Notes, "events_dropped_by_the_writer_in_the_file")
 }

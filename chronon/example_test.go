@@ -42,8 +42,9 @@ func Example() {
 	}
 	for cycle := uint64(0); cycle < 4; cycle++ {
 		exFetch.Emit(fetch, cycle, 0x400000+4*cycle, cycle%2 == 0) // no allocation, lock or syscall
-		exStage.Complete(retire, cycle, 2, 0, cycle)               // a 2-cycle slice on lane 0, flow = seq
-		exRetire.Emit(retire, cycle+2, cycle)                      // seq links the instruction's events
+		seq := cycle + 1                                           // flow ids start at 1: 0 means "no flow"
+		exStage.Complete(retire, cycle, 2, 0, seq)                 // a 2-cycle slice on lane 0, flow = seq
+		exRetire.Emit(retire, cycle+2, seq)                        // seq links the instruction's events
 		exROB.Sample(retire, cycle, int64(cycle))
 	}
 	if err := t.Close(); err != nil { // footer index, fsync, the first I/O error
@@ -69,7 +70,8 @@ func Example() {
 	// 1 core0.fetch: example fetch pc=0x400004 taken=false
 }
 
-// Drop never makes a producer wait; every event it loses is counted.
+// Drop never makes a producer wait; every event it loses is counted, and so
+// is every event emitted after Close.
 func ExampleWithPolicy() {
 	dir, err := os.MkdirTemp("", "chronon-example")
 	if err != nil {
@@ -88,9 +90,10 @@ func ExampleWithPolicy() {
 	if err := t.Close(); err != nil {
 		log.Fatal(err)
 	}
+	exFetch.Emit(u, 2, 0x1004, false) // after Close: dropped and counted, never a crash
 	for _, us := range t.Stats().Units {
 		fmt.Println(us.Name, "written:", us.Written, "dropped:", us.Dropped)
 	}
 	// Output:
-	// core0.fetch written: 1 dropped: 0
+	// core0.fetch written: 1 dropped: 1
 }

@@ -131,8 +131,12 @@ func Create(path string, opts ...Option) (*Tracer, error) {
 func (t *Tracer) Path() string { return t.path }
 
 // NewUnit creates a unit with the next free id (or WithUnitID's). name is
-// dotted by convention (core0.fetch); names must be unique in the tracer.
+// dotted by convention (core0.fetch); names must be unique in the tracer
+// and not empty (readers select and label units by name).
 func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
+	if name == "" {
+		return nil, errors.New("chronon: a unit needs a name (readers select and print units by name)")
+	}
 	c := unitConfig{mask: t.cfg.defaultMask}
 	for _, o := range opts {
 		if err := o(&c); err != nil {

@@ -83,3 +83,26 @@ func ExampleReader_WriteDump() {
 	// [        10] core0.l2: example access addr=0x800a hit=false
 	// [        10] core1.l2: example access addr=0x800a hit=false
 }
+
+// A format's text, argument names and types, from the file's schema.
+func ExampleFormat() {
+	path, cleanup := exampleTrace()
+	defer cleanup()
+
+	r, err := mmapio.Open(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer r.Close()
+	for _, f := range r.Formats() {
+		if f.Text() != "example access addr=0x{:x} hit={}" {
+			continue
+		}
+		for i, t := range f.ArgTypes {
+			fmt.Printf("%s: %v\n", f.ArgName(i), t)
+		}
+	}
+	// Output:
+	// addr: uint64
+	// hit: bool
+}

@@ -93,6 +93,10 @@ func (f *Format) appendLit(dst []byte, s string) []byte {
 	return append(dst, s...)
 }
 
+// Text returns the format string as registered (fetch pc=0x{:x} taken={}),
+// raw: control characters are not escaped (Event.Message escapes them).
+func (f *Format) Text() string { return f.Format.Format }
+
 // ArgName returns the name of argument i: the one the writer recorded, or
 // else the one derived from the text before its placeholder.
 func (f *Format) ArgName(i int) string {

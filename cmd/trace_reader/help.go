@@ -61,7 +61,7 @@ func writeHelp(w io.Writer, name string) {
 		if o.arg != "" {
 			left += " " + o.arg
 		}
-		fmt.Fprintf(w, "  %-22s %s\n", left, o.help)
+		fmt.Fprintf(w, "  %-22s %s\n", left, optionHelp(cmd, o))
 	}
 	fmt.Fprintf(w, "\nOptions may come before or after the file.\n")
 }
@@ -72,4 +72,19 @@ func usageHint(command string) string {
 		return "Run 'trace_reader help' for usage."
 	}
 	return "Run 'trace_reader help " + command + "' for usage."
+}
+
+// optionHelp is o's help line as cmd uses it: the original tool's commands
+// all accept its options, and some of them ignore a few; commands that
+// write files need -o.
+func optionHelp(cmd *command, o *option) string {
+	switch {
+	case o == optOutput && cmd.needsOut:
+		return "Write to FILE (required; not the input file)"
+	case cmd.name == "info" && (o == optCycles || o == optUnit || o == optLimit):
+		return "Accepted for the original tool's scripts, and ignored"
+	case cmd.name == "convert" && o == optLimit:
+		return "Accepted for the original tool's scripts, and ignored (convert writes every event)"
+	}
+	return o.help
 }

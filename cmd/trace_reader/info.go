@@ -79,6 +79,13 @@ func info(c *config, out io.Writer) error {
 	if s.Writer != "" {
 		fmt.Fprintf(w, "  Writer: %s\n", esc(s.Writer))
 	}
+	var emitted, dropped uint64
+	for _, u := range r.UnitStats() {
+		emitted, dropped = emitted+u.Emitted, dropped+u.Dropped
+	}
+	if dropped > 0 { // the counts above are what the file holds, not the run
+		fmt.Fprintf(w, "  Dropped by the writer: %d of %d events emitted (per unit: info -v)\n", dropped, emitted)
+	}
 	fmt.Fprintf(w, "\nBlock Layout:\n")
 	fmt.Fprintf(w, "  Blocks: %d (%d zstd, %d raw)\n", len(blocks), st.zstdBlocks, len(blocks)-st.zstdBlocks)
 	if len(blocks) > 0 {

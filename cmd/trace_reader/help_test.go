@@ -1,0 +1,34 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// help CMD describes what the command does with each option: info ignores
+// the original's filters, convert ignores --limit, export and recover need -o.
+func TestHelpSaysWhatEachCommandDoesWithAnOption(t *testing.T) {
+	line := func(cmd, opt string) string {
+		code, out, _ := runTool("help", cmd)
+		require.Equal(t, 0, code)
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), opt) {
+				return l
+			}
+		}
+		t.Fatalf("help %s lists no %s:\n%s", cmd, opt, out)
+		return ""
+	}
+	for _, opt := range []string{"--cycles", "--unit", "--limit"} {
+		require.Contains(t, line("info", opt), "ignored")
+		require.NotContains(t, line("dump", opt), "ignored")
+	}
+	require.Contains(t, line("convert", "--limit"), "ignored")
+	for _, cmd := range []string{"export", "recover"} {
+		l := line(cmd, "-o")
+		require.Contains(t, l, "required")
+		require.NotContains(t, l, "standard output")
+	}
+}
