@@ -144,7 +144,7 @@ func TestUnterminatedSpanClosesAtLastEvent(t *testing.T) {
 	busy := chronon.MustSpan("busy")
 	miss := chronon.MustSpan("miss")
 	miss.Complete(l2, 7, 30, 0, 0) // [7, 37]
-	busy.Begin(exec, 20, 1, 0)      // never ended in the window
+	busy.Begin(exec, 20, 1, 0)     // never ended in the window
 	busy.End(exec, 22, 1, 0)
 	require.NoError(t, tr.Close())
 
