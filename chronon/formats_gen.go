@@ -43,8 +43,8 @@ func MustFormat0(text string, opts ...FormatOption) *Format0 {
 // Emit records an event at cycle on unit u when u enables the format's
 // category. Call it only from the goroutine that owns u.
 //
-// Emit is kept small enough to be inlined (for up to maxInlineArity
-// arguments), so a disabled event costs a load, an AND and a branch.
+// Emit is kept small enough to be inlined at the call site (formats of up to
+// 6 arguments), so a disabled event costs a load, an AND and a branch.
 func (f *Format0) Emit(u *Unit, cycle uint64) {
 	if atomic.LoadUint64(&u.mask)&f.cat != 0 {
 		f.emit(u, cycle)
@@ -94,8 +94,8 @@ func MustFormat1[A0 Arg](text string, opts ...FormatOption) *Format1[A0] {
 // Emit records an event at cycle on unit u when u enables the format's
 // category. Call it only from the goroutine that owns u.
 //
-// Emit is kept small enough to be inlined (for up to maxInlineArity
-// arguments), so a disabled event costs a load, an AND and a branch.
+// Emit is kept small enough to be inlined at the call site (formats of up to
+// 6 arguments), so a disabled event costs a load, an AND and a branch.
 func (f *Format1[A0]) Emit(u *Unit, cycle uint64, a0 A0) {
 	if atomic.LoadUint64(&u.mask)&f.cat != 0 {
 		f.emit(u, cycle, a0)
@@ -170,8 +170,8 @@ func MustFormat2[A0, A1 Arg](text string, opts ...FormatOption) *Format2[A0, A1]
 // Emit records an event at cycle on unit u when u enables the format's
 // category. Call it only from the goroutine that owns u.
 //
-// Emit is kept small enough to be inlined (for up to maxInlineArity
-// arguments), so a disabled event costs a load, an AND and a branch.
+// Emit is kept small enough to be inlined at the call site (formats of up to
+// 6 arguments), so a disabled event costs a load, an AND and a branch.
 func (f *Format2[A0, A1]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
 	if atomic.LoadUint64(&u.mask)&f.cat != 0 {
 		f.emit(u, cycle, a0, a1)
@@ -250,8 +250,8 @@ func MustFormat3[A0, A1, A2 Arg](text string, opts ...FormatOption) *Format3[A0,
 // Emit records an event at cycle on unit u when u enables the format's
 // category. Call it only from the goroutine that owns u.
 //
-// Emit is kept small enough to be inlined (for up to maxInlineArity
-// arguments), so a disabled event costs a load, an AND and a branch.
+// Emit is kept small enough to be inlined at the call site (formats of up to
+// 6 arguments), so a disabled event costs a load, an AND and a branch.
 func (f *Format3[A0, A1, A2]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
 	if atomic.LoadUint64(&u.mask)&f.cat != 0 {
 		f.emit(u, cycle, a0, a1, a2)
@@ -334,8 +334,8 @@ func MustFormat4[A0, A1, A2, A3 Arg](text string, opts ...FormatOption) *Format4
 // Emit records an event at cycle on unit u when u enables the format's
 // category. Call it only from the goroutine that owns u.
 //
-// Emit is kept small enough to be inlined (for up to maxInlineArity
-// arguments), so a disabled event costs a load, an AND and a branch.
+// Emit is kept small enough to be inlined at the call site (formats of up to
+// 6 arguments), so a disabled event costs a load, an AND and a branch.
 func (f *Format4[A0, A1, A2, A3]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
 	if atomic.LoadUint64(&u.mask)&f.cat != 0 {
 		f.emit(u, cycle, a0, a1, a2, a3)
@@ -422,8 +422,8 @@ func MustFormat5[A0, A1, A2, A3, A4 Arg](text string, opts ...FormatOption) *For
 // Emit records an event at cycle on unit u when u enables the format's
 // category. Call it only from the goroutine that owns u.
 //
-// Emit is kept small enough to be inlined (for up to maxInlineArity
-// arguments), so a disabled event costs a load, an AND and a branch.
+// Emit is kept small enough to be inlined at the call site (formats of up to
+// 6 arguments), so a disabled event costs a load, an AND and a branch.
 func (f *Format5[A0, A1, A2, A3, A4]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
 	if atomic.LoadUint64(&u.mask)&f.cat != 0 {
 		f.emit(u, cycle, a0, a1, a2, a3, a4)
@@ -514,8 +514,8 @@ func MustFormat6[A0, A1, A2, A3, A4, A5 Arg](text string, opts ...FormatOption) 
 // Emit records an event at cycle on unit u when u enables the format's
 // category. Call it only from the goroutine that owns u.
 //
-// Emit is kept small enough to be inlined (for up to maxInlineArity
-// arguments), so a disabled event costs a load, an AND and a branch.
+// Emit is kept small enough to be inlined at the call site (formats of up to
+// 6 arguments), so a disabled event costs a load, an AND and a branch.
 func (f *Format6[A0, A1, A2, A3, A4, A5]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
 	if atomic.LoadUint64(&u.mask)&f.cat != 0 {
 		f.emit(u, cycle, a0, a1, a2, a3, a4, a5)
@@ -610,8 +610,8 @@ func MustFormat7[A0, A1, A2, A3, A4, A5, A6 Arg](text string, opts ...FormatOpti
 // Emit records an event at cycle on unit u when u enables the format's
 // category. Call it only from the goroutine that owns u.
 //
-// Emit is kept small enough to be inlined (for up to maxInlineArity
-// arguments), so a disabled event costs a load, an AND and a branch.
+// Emit is kept small enough to be inlined at the call site (formats of up to
+// 6 arguments), so a disabled event costs a load, an AND and a branch.
 func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
 	if atomic.LoadUint64(&u.mask)&f.cat != 0 {
 		f.emit(u, cycle, a0, a1, a2, a3, a4, a5, a6)
@@ -710,8 +710,8 @@ func MustFormat8[A0, A1, A2, A3, A4, A5, A6, A7 Arg](text string, opts ...Format
 // Emit records an event at cycle on unit u when u enables the format's
 // category. Call it only from the goroutine that owns u.
 //
-// Emit is kept small enough to be inlined (for up to maxInlineArity
-// arguments), so a disabled event costs a load, an AND and a branch.
+// Emit is kept small enough to be inlined at the call site (formats of up to
+// 6 arguments), so a disabled event costs a load, an AND and a branch.
 func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {
 	if atomic.LoadUint64(&u.mask)&f.cat != 0 {
 		f.emit(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)

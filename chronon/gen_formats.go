@@ -101,8 +101,8 @@ func Must%[1]s%[3]s(text string, opts ...FormatOption) *%[1]s%[4]s {
 // Emit records an event at cycle on unit u when u enables the format's
 // category. Call it only from the goroutine that owns u.
 //
-// Emit is kept small enough to be inlined (for up to maxInlineArity
-// arguments), so a disabled event costs a load, an AND and a branch.
+// Emit is kept small enough to be inlined at the call site (formats of up to
+// 6 arguments), so a disabled event costs a load, an AND and a branch.
 func (f *%[1]s%[4]s) Emit(u *Unit, cycle uint64%[8]s%[6]s) {
 	if atomic.LoadUint64(&u.mask)&f.cat != 0 {
 		f.emit(u, cycle%[8]s%[7]s)

@@ -60,7 +60,7 @@ type Tracer struct {
 // Create opens path for writing (emptying or replacing an existing file)
 // and starts the background goroutines. It holds an exclusive lock on the
 // file until Close: a second tracer on the same path, in this process or
-// another, fails with ErrOutputLocked (unix; see output.go). The header goes to disk now; the schema goes with the first
+// another, fails with ErrOutputLocked (on Unix systems). The header goes to disk now; the schema goes with the first
 // block, so formats registered until then are in it.
 func Create(path string, opts ...Option) (*Tracer, error) {
 	cfg := defaultConfig()

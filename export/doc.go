@@ -3,7 +3,7 @@
 // (ui.perfetto.dev, trace_processor) and the Trace Event Format JSON that
 // chrome://tracing and many other tools read.
 //
-// The mapping (the same for both formats, driven by timeline.go):
+// The mapping (the same for both formats):
 //
 //   - One track per unit, nested by the dotted unit path (core0 ->
 //     core0.fetch) under a root track named after the simulation, so that
@@ -21,7 +21,7 @@
 //     with the same flow id (one instruction across pipeline stages). In
 //     Chrome JSON the first event of a chain says flow_out, the last
 //     flow_in, the others both; a pre-pass over the flow argument knows
-//     which is last (see flowEnds).
+//     which is last.
 //   - One cycle is WithNsPerCycle nanoseconds (default 1). Both formats'
 //     viewers keep whole nanoseconds, so under 1 ns per cycle the export
 //     uses 1 and reports the scale in Result.TimeScale rather than merge
