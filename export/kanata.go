@@ -103,12 +103,12 @@ type kanataExport struct {
 
 // exportKanata writes the Kanata log of the events q selects to path.
 func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, res *Result) error {
-	fmts, err := kanataFormats(r)
+	fmts := kanataFormats(r)
+	le, err := scanLastEvents(r, q, fmts)
 	if err != nil {
 		return err
 	}
-	le, err := scanLastEvents(r, q, fmts)
-	if err != nil {
+	if err := needFlowsAndSpans(r.Path(), le); err != nil {
 		return err
 	}
 	kw, err := newKanataWriter(path)

@@ -38,12 +38,10 @@ func isStall(f *mmapio.Format, cats []schema.Category) bool {
 
 func containsFold(s, word string) bool { return strings.Contains(strings.ToLower(s), word) }
 
-// kanataFormats indexes r's formats by id for the Kanata export, and says
-// why the trace cannot be exported when it has no flows or no spans.
-func kanataFormats(r *mmapio.Reader) ([]*kFmt, error) {
+// kanataFormats indexes r's formats by id for the Kanata export.
+func kanataFormats(r *mmapio.Reader) []*kFmt {
 	var fmts []*kFmt
 	cats := r.Categories()
-	flows, spans := false, false
 	for _, f := range r.Formats() {
 		if f.ID >= 1<<24 {
 			continue // no writer makes such ids (as formatTable)
@@ -66,28 +64,36 @@ func kanataFormats(r *mmapio.Reader) ([]*kFmt, error) {
 		if k.kind > schema.KindFlush || (k.kind == schema.KindSpanComplete && k.dur < 0) {
 			k.kind = schema.KindInstant
 		}
-		isSpan := k.kind >= schema.KindSpanBegin && k.kind <= schema.KindSpanComplete
-		if isSpan && isStall(f, cats) {
+		if k.isSpan() && isStall(f, cats) {
 			k.lane = 1
 		}
-		flows = flows || k.flow >= 0
-		spans = spans || isSpan
 		fmts[f.ID] = k
 	}
-	if !flows || !spans {
-		var missing string
-		switch {
-		case !flows && !spans:
-			missing = "neither flows nor spans"
-		case !flows:
-			missing = "no flows"
-		default:
-			missing = "no spans"
-		}
-		return nil, fmt.Errorf("%s: cannot export to kanata: the trace has %s (Kanata shows one row per instruction: "+
-			"it needs flows, a format argument with the flow role naming the instruction, and spans, its stages)", r.Path(), missing)
+	return fmts
+}
+
+func (k *kFmt) isSpan() bool {
+	return k.kind >= schema.KindSpanBegin && k.kind <= schema.KindSpanComplete
+}
+
+// needFlowsAndSpans says why the selected events cannot be exported to
+// Kanata when none carries a flow id or none of those is a span: the
+// registered formats do not tell (a schema lists every format the
+// simulator registered, used or not), the events do.
+func needFlowsAndSpans(path string, le *lastEvents) error {
+	var missing string
+	switch {
+	case le.n == 0 && le.spans == 0:
+		missing = "neither flows nor spans"
+	case le.n == 0:
+		missing = "spans but no flows (no event has a non-zero flow id)"
+	case le.flowSpans == 0:
+		missing = "flows but no spans on them"
+	default:
+		return nil
 	}
-	return fmts, nil
+	return fmt.Errorf("%s: cannot export to kanata: the events selected have %s; Kanata shows one row per instruction "+
+		"and needs flows (an argument with the flow role naming the instruction) and spans on them (its stages)", path, missing)
 }
 
 // unitStage is the stage name of a span format without a name: the last

@@ -14,8 +14,10 @@ import (
 // same order) marks, per flow event, whether a later event has its flow id:
 // one bit per flow event, as for Chrome JSON's flow ends (flows.go).
 type lastEvents struct {
-	next []uint64 // bit i: flow event i has a successor in its flow
-	n    uint64
+	next      []uint64 // bit i: flow event i has a successor in its flow
+	n         uint64   // flow events
+	flowSpans uint64   // ... that are spans
+	spans     uint64   // span events, with a flow or not
 }
 
 // flowEventID returns the flow id of an event of format f in view v, or 0
@@ -35,10 +37,16 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt) (*lastEvents
 	defer it.Close()
 	for it.Next() {
 		ev := it.Event()
-		if int(ev.FormatID) >= len(fmts) || fmts[ev.FormatID] == nil || fmts[ev.FormatID].flow < 0 {
+		if int(ev.FormatID) >= len(fmts) || fmts[ev.FormatID] == nil {
 			continue
 		}
 		f := fmts[ev.FormatID]
+		if f.isSpan() {
+			le.spans++
+		}
+		if f.flow < 0 {
+			continue
+		}
 		v.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
 		id := flowEventID(f, &v)
 		if id == 0 {
@@ -46,6 +54,9 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt) (*lastEvents
 		}
 		ord := le.n
 		le.n++
+		if f.isSpan() {
+			le.flowSpans++
+		}
 		if ord>>6 >= uint64(len(le.next)) {
 			le.next = append(le.next, 0)
 		}
