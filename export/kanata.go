@@ -58,6 +58,7 @@ type kInst struct {
 type kOpen struct {
 	name   string
 	serial uint64 // unique per stage begun, so a stale pending end is recognized
+	begun  bool   // by a span begin: a span end closes it
 }
 
 // kEnd is the pending end of a complete span.
@@ -198,6 +199,7 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 		if err != nil {
 			return err
 		}
+		in.open[f.lane].begun = f.kind == schema.KindSpanBegin
 		x.res.Spans++
 		if f.kind == schema.KindSpanComplete {
 			var dur uint64
@@ -208,11 +210,10 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 			heap.Push(&x.ends, kEnd{cycle: satAdd(c, dur), seq: x.seq, inst: in, serial: serial, lane: f.lane})
 		}
 	case schema.KindSpanEnd:
-		name := f.name
-		if name == "" {
-			name = x.unitStage(ev.UnitID)
-		}
-		if in.open[f.lane].serial == 0 || in.open[f.lane].name != name {
+		// A span end closes the innermost open span on its lane: here the
+		// lane's open stage, if a span begin opened it (a complete span's
+		// stage ends by itself; one a later stage ended is gone).
+		if !in.open[f.lane].begun {
 			x.res.UnmatchedEnds++
 		} else if err := x.end(in, f.lane); err != nil {
 			return err
