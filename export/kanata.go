@@ -1,7 +1,6 @@
 package export
 
 import (
-	"container/heap"
 	"slices"
 	"strconv"
 
@@ -69,19 +68,51 @@ type kEnd struct {
 	lane       uint8
 }
 
+// kEndHeap is a min-heap of pending ends by (cycle, seq), written out
+// rather than through container/heap, whose interface boxes each push (an
+// allocation per stage).
 type kEndHeap []kEnd
 
-func (h kEndHeap) Len() int { return len(h) }
-func (h kEndHeap) Less(i, j int) bool {
+func (h kEndHeap) less(i, j int) bool {
 	return h[i].cycle < h[j].cycle || (h[i].cycle == h[j].cycle && h[i].seq < h[j].seq)
 }
-func (h kEndHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *kEndHeap) Push(x any)   { *h = append(*h, x.(kEnd)) }
-func (h *kEndHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h *kEndHeap) push(e kEnd) {
+	*h = append(*h, e)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !a.less(i, p) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *kEndHeap) pop() kEnd {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a[n] = kEnd{} // drop the pointer
+	a = a[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && a.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < n && a.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
 }
 
 type kanataExport struct {
@@ -207,7 +238,7 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 				dur = x.view.Uint(f.dur)
 			}
 			x.seq++
-			heap.Push(&x.ends, kEnd{cycle: satAdd(c, dur), seq: x.seq, inst: in, serial: serial, lane: f.lane})
+			x.ends.push(kEnd{cycle: satAdd(c, dur), seq: x.seq, inst: in, serial: serial, lane: f.lane})
 		}
 	case schema.KindSpanEnd:
 		// A span end closes the innermost open span on its lane: here the
@@ -268,7 +299,7 @@ func (x *kanataExport) end(in *kInst, lane uint8) error {
 // instructions whose last stage that was.
 func (x *kanataExport) flushEnds(c uint64) error {
 	for len(x.ends) > 0 && x.ends[0].cycle <= c {
-		e := heap.Pop(&x.ends).(kEnd)
+		e := x.ends.pop()
 		in := e.inst
 		if in.done || in.open[e.lane].serial != e.serial {
 			continue // ended already (a later stage on its lane, a flush)
