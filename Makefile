@@ -59,6 +59,8 @@ demo: build
 	$(BIN)/trace_reader info -v $(BIN)/demo/w1.ctrace
 	$(BIN)/trace_reader dump --limit 10 $(BIN)/demo/w1.ctrace
 	$(BIN)/trace_reader filter --unit core1.l2 --cycles 500000-500200 $(BIN)/demo/w1.ctrace
+	@echo "== pipeline view: pipesim with stalls and squashes, exported for Konata (one row per instruction)"
+	$(BIN)/pipesim -n 20000 -hazards -o $(BIN)/demo/hazards.ctrace && $(BIN)/trace_reader export --format kanata -o $(BIN)/demo/pipe.kanata $(BIN)/demo/hazards.ctrace
 
 # test: vet, staticcheck, every unit/property/golden test under the race
 # detector, and a short run of every fuzz target (longer runs: make fuzz

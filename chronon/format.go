@@ -76,7 +76,7 @@ func WithName(name string) FormatOption {
 // nil means all plain. See schema.EventKind and schema.ArgRole.
 func WithKind(kind schema.EventKind, roles ...schema.ArgRole) FormatOption {
 	return func(f *format) error {
-		if kind > schema.KindCounter {
+		if kind > schema.KindFlush {
 			return fmt.Errorf("unknown event kind %d", kind)
 		}
 		for _, r := range roles {
@@ -180,6 +180,8 @@ func checkKind(kind schema.EventKind, roles []schema.ArgRole) error {
 		return errors.New("only complete spans have a duration argument")
 	case kind != schema.KindCounter && count(schema.RoleValue) != 0:
 		return errors.New("only counters have a value argument")
+	case kind == schema.KindFlush && count(schema.RoleFlow) != 1:
+		return errors.New("a flush needs one argument with role flow (the instruction squashed)")
 	}
 	return nil
 }

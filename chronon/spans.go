@@ -159,6 +159,21 @@ func MustFloatCounter(name string, opts ...FormatOption) *FloatCounter {
 // Sample records the counter's value at cycle on unit u.
 func (c *FloatCounter) Sample(u *Unit, cycle uint64, v float64) { c.f.Emit(u, cycle, v) }
 
+// WithFlush makes the format's events flushes: argument i (0-based) is the
+// flow id of an instruction squashed at the event's cycle (a wrong-path
+// instruction thrown away). Exporters that show instructions (the Kanata
+// export) end the flow there as flushed rather than retired; the others
+// show the event as an instant on the flow (schema.KindFlush).
+func WithFlush(i int) FormatOption {
+	return func(f *format) error {
+		if err := WithFlow(i)(f); err != nil {
+			return err
+		}
+		f.info.Kind = schema.KindFlush
+		return nil
+	}
+}
+
 // WithFlow marks argument i (0-based) of an instant format as the flow id
 // linking the event to an instruction's other events across units.
 func WithFlow(i int) FormatOption {

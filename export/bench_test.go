@@ -40,3 +40,30 @@ func BenchmarkExportW1(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExportKanata exports a 20,000-instruction pipesim trace (100k
+// spans) to Kanata, and to Perfetto beside it for comparison; the target is
+// >= 5 M events/s, as the Perfetto export.
+func BenchmarkExportKanata(b *testing.B) {
+	trace := pipesimTrace(b, 20_000)
+	for _, format := range []string{FormatKanata, FormatPerfetto} {
+		b.Run(format, func(b *testing.B) {
+			r, err := mmapio.Open(trace)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			out := filepath.Join(b.TempDir(), "pipe.out")
+			b.ResetTimer()
+			var events uint64
+			for i := 0; i < b.N; i++ {
+				res, err := Export(r, mmapio.Query{}, out, WithFormat(format))
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += res.Events
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+		})
+	}
+}

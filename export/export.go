@@ -18,6 +18,9 @@ type Result struct {
 	UnterminatedSpans uint64 // spans still open at the end, closed at the last timestamp
 	ClippedSpans      uint64 // spans begun before the window and open at its start, begun there
 
+	// Kanata only: instructions (flows) written, and how each ended.
+	Instructions, Retired, Flushed uint64
+
 	// NsPerCycle is the scale the timestamps use: the requested one, or 1
 	// when the requested one was under 1 ns (see WithNsPerCycle). TimeScale
 	// is NsPerCycle over the requested value: 1 when times are real, 4 when
@@ -46,6 +49,10 @@ func Export(r *mmapio.Reader, q mmapio.Query, path string, opts ...Option) (Resu
 	res := Result{NsPerCycle: o.nsPerCycle, TimeScale: 1}
 	if o.nsPerCycle < 1 {
 		res.NsPerCycle, res.TimeScale = 1, 1/o.nsPerCycle
+	}
+	if o.format == FormatKanata {
+		err := exportKanata(r, q, path, o, &res)
+		return res, err
 	}
 	d := newDriver(r, res.NsPerCycle, o.maxBytes, &res)
 	var err error

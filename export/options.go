@@ -9,6 +9,7 @@ import (
 const (
 	FormatPerfetto   = "perfetto"
 	FormatChromeJSON = "chrome-json"
+	FormatKanata     = "kanata" // Konata's pipeline log (kanata.go); one file, not split
 )
 
 // DefaultMaxFileBytes keeps each output file small enough for browsers.
@@ -30,12 +31,12 @@ func defaults() options {
 	return options{format: FormatPerfetto, nsPerCycle: 1, maxBytes: DefaultMaxFileBytes}
 }
 
-// WithFormat selects the output format: FormatPerfetto (the default) or
-// FormatChromeJSON.
+// WithFormat selects the output format: FormatPerfetto (the default),
+// FormatChromeJSON or FormatKanata.
 func WithFormat(format string) Option {
 	return func(o *options) error {
-		if format != FormatPerfetto && format != FormatChromeJSON {
-			return fmt.Errorf("export: unknown format %q (%s or %s)", format, FormatPerfetto, FormatChromeJSON)
+		if format != FormatPerfetto && format != FormatChromeJSON && format != FormatKanata {
+			return fmt.Errorf("export: unknown format %q (%s, %s or %s)", format, FormatPerfetto, FormatChromeJSON, FormatKanata)
 		}
 		o.format = format
 		return nil

@@ -52,9 +52,13 @@ const (
 	KindSpanEnd      EventKind = 2
 	KindSpanComplete EventKind = 3
 	KindCounter      EventKind = 4
+	// KindFlush marks the instruction its flow argument names as squashed
+	// (flushed from the pipeline) at the event's cycle: the Kanata export
+	// ends it with a flush. Readers that predate it treat it as an instant.
+	KindFlush EventKind = 5
 )
 
-var kindNames = [...]string{"instant", "span-begin", "span-end", "span-complete", "counter"}
+var kindNames = [...]string{"instant", "span-begin", "span-end", "span-complete", "counter", "flush"}
 
 func (k EventKind) String() string {
 	if int(k) < len(kindNames) {

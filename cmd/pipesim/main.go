@@ -2,9 +2,11 @@
 // and writes its trace: spans per stage, one flow per instruction, a ROB
 // occupancy counter. `trace_reader stats` on the result reports the stage
 // latencies the simulator defines, and `trace_reader export` shows the
-// instructions flowing through the pipeline in Perfetto.
+// instructions flowing through the pipeline in Perfetto. With -hazards it
+// adds fetch labels, stalls and squashes (pipesim.RunHazards), what the
+// Kanata export shows in Konata.
 //
-//	pipesim [-n INSTRUCTIONS] -o FILE
+//	pipesim [-n INSTRUCTIONS] [-hazards] -o FILE
 package main
 
 import (
@@ -19,14 +21,19 @@ import (
 func main() {
 	n := flag.Uint64("n", 1000, "instructions to simulate")
 	out := flag.String("o", "", "output .ctrace file")
+	hazards := flag.Bool("hazards", false, "add fetch labels, stalls and squashes (wrong-path instructions)")
 	flag.Parse()
 	if *out == "" || flag.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "usage: pipesim [-n INSTRUCTIONS] -o FILE")
+		fmt.Fprintln(os.Stderr, "usage: pipesim [-n INSTRUCTIONS] [-hazards] -o FILE")
 		os.Exit(2)
 	}
 	t, err := chronon.Create(*out, chronon.WithSimulationName("pipesim"), chronon.WithFlushInterval(0))
 	if err == nil {
-		err = pipesim.Run(t, *n)
+		if *hazards {
+			err = pipesim.RunHazards(t, *n)
+		} else {
+			err = pipesim.Run(t, *n)
+		}
 		if cerr := t.Close(); err == nil {
 			err = cerr
 		}

@@ -71,10 +71,10 @@ var (
 		func(c *config, _ string) error { c.verbose = true; return nil }}
 	optHelp = &option{[]string{"-h", "--help"}, "", "Show this help",
 		func(c *config, _ string) error { c.help = true; return nil }}
-	optFormat = &option{[]string{"--format"}, "F", "perfetto (default) or chrome-json",
+	optFormat = &option{[]string{"--format"}, "F", "perfetto (default), chrome-json or kanata",
 		func(c *config, v string) error {
-			if v != export.FormatPerfetto && v != export.FormatChromeJSON {
-				return usagef("--format %q: want perfetto or chrome-json", v)
+			if v != export.FormatPerfetto && v != export.FormatChromeJSON && v != export.FormatKanata {
+				return usagef("--format %q: want perfetto, chrome-json or kanata", v)
 			}
 			c.format = v
 			return nil
@@ -125,7 +125,8 @@ var commandTable = []*command{
 	{"export", "[options] <file.ctrace> -o OUT", "Write a file trace viewers open: perfetto (ui.perfetto.dev, trace_processor)\n" +
 		"or chrome-json (chrome://tracing). Units become nested tracks, spans slices,\n" +
 		"counters counter tracks, flow ids arrows. A split output is OUT, then\n" +
-		"OUT's name with .part2, .part3 ... before its extension.",
+		"OUT's name with .part2, .part3 ... before its extension. kanata: Konata's\n" +
+		"pipeline log, one row per flow (instruction), its spans the stages.",
 		[]*option{optFormat, optCycles, optUnit, optNsPerCycle, optMaxFileSize, optOutput, optVerbose, optHelp}, true},
 	{"stats", "[options] <file.ctrace>", "Per unit and format: counts and rates; spans: durations and occupancy;\n" +
 		"flows: cycles from each unit to the next.",

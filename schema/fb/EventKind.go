@@ -14,6 +14,7 @@ const (
 	EventKindSpanEnd      EventKind = 2
 	EventKindSpanComplete EventKind = 3
 	EventKindCounter      EventKind = 4
+	EventKindFlush        EventKind = 5
 )
 
 var EnumNamesEventKind = map[EventKind]string{
@@ -22,6 +23,7 @@ var EnumNamesEventKind = map[EventKind]string{
 	EventKindSpanEnd:      "SpanEnd",
 	EventKindSpanComplete: "SpanComplete",
 	EventKindCounter:      "Counter",
+	EventKindFlush:        "Flush",
 }
 
 var EnumValuesEventKind = map[string]EventKind{
@@ -30,6 +32,7 @@ var EnumValuesEventKind = map[string]EventKind{
 	"SpanEnd":      EventKindSpanEnd,
 	"SpanComplete": EventKindSpanComplete,
 	"Counter":      EventKindCounter,
+	"Flush":        EventKindFlush,
 }
 
 func (v EventKind) String() string {

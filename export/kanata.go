@@ -1,0 +1,474 @@
+package export
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/chronon-sim/chronon-go/internal/argview"
+	"github.com/chronon-sim/chronon-go/internal/cyclewin"
+	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// The Kanata export (FormatKanata) writes the log Konata reads: one row per
+// instruction with its pipeline stages. The mapping:
+//
+//   - An instruction is a flow id: the events whose flow argument has that
+//     id (0 is no flow). Its I id is assigned in order of first appearance;
+//     the I line's simulator id is the flow id, its thread 0.
+//   - A stage is a span on the instruction's flow (complete, or begin/end),
+//     named after the span's format name, or when it has none the last
+//     element of its unit's path. Lane 0 holds stages, lane 1 stalls: a
+//     span whose name or category name contains "stall" (isStall). Stages
+//     of one instruction on one lane do not overlap in Konata (an S closes
+//     the lane's open stage), so a stage that begins while another is open
+//     on its lane ends that one first.
+//   - Labels: the text of the instruction's first event is its L type 0
+//     label (the left pane: say a fetch with pc and opcode); the text of
+//     each later event, "cycle unit: message", is appended to the type 1
+//     label (mouse-over), separated by \n. Text is escaped as in dump: no
+//     tab or newline reaches the log (a newline is \n, which Konata shows as
+//     a newline).
+//   - R: an instruction retires (R id rid 0, rid counting retirements) at
+//     the end of its last stage, or when its last event is not a stage, at
+//     that event; an event of a flush format (schema.KindFlush) ends its
+//     instruction as flushed (R id rid 1) at its cycle, closing its open
+//     stages; later events of a flushed flow are ignored. Instructions
+//     still open at the end of the window are closed (stages ended, retired)
+//     at its last cycle.
+//   - Events without a flow (counters, plain instants) are not shown.
+//
+// Output is one streaming pass in cycle order after a pre-pass over the
+// flow argument (lastEvents) that tells which event is an instruction's
+// last. Memory holds the instructions in flight and their pending stage
+// ends; the file is not split.
+
+// kInst is an instruction in flight.
+type kInst struct {
+	id      uint64 // I id in the log
+	flow    uint64
+	open    [2]kOpen
+	last    bool // its flow's last event has been read
+	done    bool // R written: a flushed instruction whose flow has events to come
+	details bool // a type 1 label was written
+}
+
+// kOpen is the open stage of an instruction on a lane.
+type kOpen struct {
+	name   string
+	serial uint64 // unique per stage begun, so a stale pending end is recognized
+	begun  bool   // by a span begin: a span end closes it
+}
+
+// kEnd is the pending end of a complete span.
+type kEnd struct {
+	cycle, seq uint64
+	inst       *kInst
+	serial     uint64
+	lane       uint8
+}
+
+// kEndHeap is a min-heap of pending ends by (cycle, seq), written out
+// rather than through container/heap, whose interface boxes each push (an
+// allocation per stage).
+type kEndHeap []kEnd
+
+func (h kEndHeap) less(i, j int) bool {
+	return h[i].cycle < h[j].cycle || (h[i].cycle == h[j].cycle && h[i].seq < h[j].seq)
+}
+
+func (h *kEndHeap) push(e kEnd) {
+	*h = append(*h, e)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !a.less(i, p) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *kEndHeap) pop() kEnd {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a[n] = kEnd{} // drop the pointer
+	a = a[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && a.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < n && a.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
+}
+
+type kanataExport struct {
+	r      *mmapio.Reader
+	fmts   []*kFmt
+	kw     *kanataWriter
+	insts  map[uint64]*kInst
+	free   []*kInst
+	ends   kEndHeap
+	seq    uint64
+	serial uint64
+	nextID uint64   // next I id
+	rid    uint64   // next retire id
+	units  []string // escaped unit names by id
+	stages []string // stage names of unnamed spans by unit id
+	view   argview.View
+	text   []byte
+	res    *Result
+}
+
+// exportKanata writes the Kanata log of the events q selects to path.
+func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, res *Result) error {
+	fmts := kanataFormats(r)
+	le, err := scanLastEvents(r, q, fmts)
+	if err != nil {
+		return err
+	}
+	if err := needFlowsAndSpans(r.Path(), le); err != nil {
+		return err
+	}
+	kw, err := newKanataWriter(path)
+	if err != nil {
+		return err
+	}
+	res.Files = []string{path}
+	x := &kanataExport{r: r, fmts: fmts, kw: kw, insts: map[uint64]*kInst{}, res: res, text: make([]byte, 0, 256)}
+	err = x.run(q, le, cyclewin.NewReporter(r, q, o.progress))
+	if cerr := kw.close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (x *kanataExport) run(q mmapio.Query, le *lastEvents, progress cyclewin.Reporter) error {
+	var ord uint64 // flow events so far, in the pre-pass's order
+	var lastCycle uint64
+	it := x.r.Iter(q)
+	defer it.Close()
+	for it.Next() {
+		ev := it.Event()
+		x.res.Events++
+		if progress.Active() && x.res.Events&0xFFFF == 0 {
+			progress.Report(ev.Cycle)
+		}
+		lastCycle = ev.Cycle
+		if int(ev.FormatID) >= len(x.fmts) || x.fmts[ev.FormatID] == nil || x.fmts[ev.FormatID].flow < 0 {
+			continue
+		}
+		f := x.fmts[ev.FormatID]
+		x.view.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
+		flow := flowEventID(f, &x.view)
+		if flow == 0 {
+			continue
+		}
+		more := le.more(ord)
+		ord++
+		if err := x.event(&ev, f, flow, more); err != nil {
+			return err
+		}
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	progress.Done()
+	return x.finish(q, lastCycle)
+}
+
+// event handles one event of an instruction; more says whether its flow
+// has later events.
+func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) error {
+	c := ev.Cycle
+	if err := x.flushEnds(c); err != nil {
+		return err
+	}
+	x.res.FlowEvents++
+	in := x.insts[flow]
+	if in != nil && in.done { // flushed already
+		if !more {
+			delete(x.insts, flow)
+			x.recycle(in)
+		}
+		return nil
+	}
+	if err := x.kw.step(c); err != nil {
+		return err
+	}
+	if in == nil {
+		in = x.newInst(flow)
+		if err := x.kw.cmd('I', in.id, flow, 0); err != nil {
+			return err
+		}
+		if err := x.kw.label(in.id, 0, ev.AppendMessage(x.text[:0])); err != nil {
+			return err
+		}
+	} else if err := x.detail(in, ev); err != nil {
+		return err
+	}
+	switch f.kind {
+	case schema.KindSpanBegin, schema.KindSpanComplete:
+		name := f.name
+		if name == "" {
+			name = x.unitStage(ev.UnitID)
+		}
+		serial, err := x.begin(in, f.lane, name)
+		if err != nil {
+			return err
+		}
+		in.open[f.lane].begun = f.kind == schema.KindSpanBegin
+		x.res.Spans++
+		if f.kind == schema.KindSpanComplete {
+			var dur uint64
+			if x.view.Has(f.dur) {
+				dur = x.view.Uint(f.dur)
+			}
+			x.seq++
+			x.ends.push(kEnd{cycle: satAdd(c, dur), seq: x.seq, inst: in, serial: serial, lane: f.lane})
+		}
+	case schema.KindSpanEnd:
+		// A span end closes the innermost open span on its lane: here the
+		// lane's open stage, if a span begin opened it (a complete span's
+		// stage ends by itself; one a later stage ended is gone).
+		if !in.open[f.lane].begun {
+			x.res.UnmatchedEnds++
+		} else if err := x.end(in, f.lane); err != nil {
+			return err
+		}
+	case schema.KindFlush:
+		return x.retire(in, true, more)
+	default:
+		x.res.Instants++
+	}
+	if !more {
+		in.last = true
+		return x.maybeRetire(in)
+	}
+	return nil
+}
+
+// detail appends the event's text to the instruction's type 1 label.
+func (x *kanataExport) detail(in *kInst, ev *mmapio.Event) error {
+	t := x.text[:0]
+	if in.details {
+		t = append(t, `\n`...)
+	}
+	in.details = true
+	t = strconv.AppendUint(t, ev.Cycle, 10)
+	t = append(t, ' ')
+	t = append(t, x.unitName(ev.UnitID)...)
+	t = append(t, ':', ' ')
+	t = ev.AppendMessage(t)
+	x.text = t
+	return x.kw.label(in.id, 1, t)
+}
+
+// begin starts a stage on a lane, ending the lane's open stage first.
+func (x *kanataExport) begin(in *kInst, lane uint8, name string) (uint64, error) {
+	if in.open[lane].serial != 0 {
+		if err := x.end(in, lane); err != nil {
+			return 0, err
+		}
+	}
+	x.serial++
+	in.open[lane] = kOpen{name: name, serial: x.serial}
+	return x.serial, x.kw.stage('S', in.id, lane, name)
+}
+
+func (x *kanataExport) end(in *kInst, lane uint8) error {
+	name := in.open[lane].name
+	in.open[lane] = kOpen{}
+	return x.kw.stage('E', in.id, lane, name)
+}
+
+// flushEnds writes the pending stage ends up to cycle c, and retires the
+// instructions whose last stage that was.
+func (x *kanataExport) flushEnds(c uint64) error {
+	for len(x.ends) > 0 && x.ends[0].cycle <= c {
+		e := x.ends.pop()
+		in := e.inst
+		if in.done || in.open[e.lane].serial != e.serial {
+			continue // ended already (a later stage on its lane, a flush)
+		}
+		if err := x.kw.step(e.cycle); err != nil {
+			return err
+		}
+		if err := x.end(in, e.lane); err != nil {
+			return err
+		}
+		if in.last {
+			if err := x.maybeRetire(in); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// maybeRetire retires an instruction whose last event was read once no
+// stage of it is open.
+func (x *kanataExport) maybeRetire(in *kInst) error {
+	if !in.last || in.open[0].serial != 0 || in.open[1].serial != 0 {
+		return nil
+	}
+	return x.retire(in, false, false)
+}
+
+// retire writes R for an instruction, ending its open stages first.
+// A flushed instruction whose flow has more events stays in the table, done,
+// so that they are recognized and ignored.
+func (x *kanataExport) retire(in *kInst, flushed, more bool) error {
+	for lane := range in.open {
+		if in.open[lane].serial != 0 {
+			if err := x.end(in, uint8(lane)); err != nil {
+				return err
+			}
+		}
+	}
+	in.done = true
+	rid, typ := x.rid, uint64(0)
+	if flushed {
+		typ = 1
+		x.res.Flushed++
+	} else {
+		x.rid++
+		x.res.Retired++
+	}
+	if err := x.kw.cmd('R', in.id, rid, typ); err != nil {
+		return err
+	}
+	if more {
+		return nil
+	}
+	delete(x.insts, in.flow)
+	// Pending ends may still point at it: their serial no longer matches.
+	x.recycle(in)
+	return nil
+}
+
+// finish writes the ends still pending within the window and closes the
+// instructions still open at its last cycle, in I order.
+func (x *kanataExport) finish(q mmapio.Query, lastCycle uint64) error {
+	limit := ^uint64(0)
+	_, end, windowed := q.Cycles()
+	if windowed {
+		limit = end
+	}
+	if err := x.flushEnds(limit); err != nil {
+		return err
+	}
+	if len(x.insts) == 0 {
+		return nil
+	}
+	closeAt := max(x.kw.cycle, lastCycle)
+	if len(x.ends) > 0 { // ends past the window: the stages are open at its end
+		closeAt = max(closeAt, limit)
+	}
+	open := make([]*kInst, 0, len(x.insts))
+	for _, in := range x.insts {
+		if !in.done {
+			open = append(open, in)
+		}
+	}
+	slices.SortFunc(open, func(a, b *kInst) int { return int64cmp(a.id, b.id) })
+	if len(open) > 0 {
+		if err := x.kw.step(closeAt); err != nil {
+			return err
+		}
+	}
+	for _, in := range open {
+		for lane := range in.open {
+			if in.open[lane].serial != 0 {
+				x.res.UnterminatedSpans++
+			}
+		}
+		in.last = true
+		if err := x.retire(in, false, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func int64cmp(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (x *kanataExport) newInst(flow uint64) *kInst {
+	var in *kInst
+	if n := len(x.free); n > 0 {
+		in, x.free = x.free[n-1], x.free[:n-1]
+		*in = kInst{}
+	} else {
+		in = &kInst{}
+	}
+	in.id, in.flow = x.nextID, flow
+	x.nextID++
+	x.insts[flow] = in
+	x.res.Instructions++
+	return in
+}
+
+func (x *kanataExport) recycle(in *kInst) { x.free = append(x.free, in) }
+
+// unitName is the escaped name of a unit, cached.
+func (x *kanataExport) unitName(id uint16) string {
+	x.cacheUnits()
+	if int(id) < len(x.units) && x.units[id] != "" {
+		return x.units[id]
+	}
+	return mmapio.EscapeText(x.r.UnitName(id))
+}
+
+// unitStage is the stage name of an unnamed span on a unit, cached.
+func (x *kanataExport) unitStage(id uint16) string {
+	for int(id) >= len(x.stages) {
+		x.stages = append(x.stages, "")
+	}
+	if x.stages[id] == "" {
+		x.stages[id] = unitStage(x.unitName(id))
+	}
+	return x.stages[id]
+}
+
+func (x *kanataExport) cacheUnits() {
+	if x.units != nil {
+		return
+	}
+	x.units = make([]string, 0, 16)
+	for _, u := range x.r.Units() {
+		for int(u.ID) >= len(x.units) {
+			x.units = append(x.units, "")
+		}
+		if x.units[u.ID] == "" {
+			x.units[u.ID] = mmapio.EscapeText(u.Name)
+		}
+	}
+}
+
+func satAdd(a, b uint64) uint64 {
+	if a+b < a {
+		return ^uint64(0)
+	}
+	return a + b
+}

@@ -1,0 +1,109 @@
+package export
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// kFmt is what the Kanata export needs to know about a format.
+type kFmt struct {
+	kind  schema.EventKind // as recorded (KindFlush kept), a complete span without a duration an instant
+	types []schema.ArgType
+	flow  int    // index of the flow argument, or -1: the event belongs to no instruction
+	dur   int    // index of the duration argument (complete spans)
+	name  string // stage name (escaped); "" when the unit's last path element names it
+	lane  uint8  // Kanata lane: 0 stage, 1 stall
+}
+
+// stallWord marks a stall: a span whose name, or the name of one of its
+// categories, contains it (ASCII case-insensitively) goes to lane 1, which
+// Konata overlays on the stages of lane 0.
+const stallWord = "stall"
+
+// isStall applies the stall rule to a span format.
+func isStall(f *mmapio.Format, cats []schema.Category) bool {
+	if containsFold(f.Name, stallWord) || (f.Name == "" && containsFold(f.Format.Format, stallWord)) {
+		return true
+	}
+	for _, c := range cats {
+		if f.Category&c.Mask != 0 && containsFold(c.Name, stallWord) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsFold(s, word string) bool { return strings.Contains(strings.ToLower(s), word) }
+
+// kanataFormats indexes r's formats by id for the Kanata export.
+func kanataFormats(r *mmapio.Reader) []*kFmt {
+	var fmts []*kFmt
+	cats := r.Categories()
+	for _, f := range r.Formats() {
+		if f.ID >= 1<<24 {
+			continue // no writer makes such ids (as formatTable)
+		}
+		for int(f.ID) >= len(fmts) {
+			fmts = append(fmts, nil)
+		}
+		if fmts[f.ID] != nil {
+			continue // the first entry with an id wins, as in the original reader
+		}
+		k := &kFmt{kind: f.Kind, types: f.ArgTypes, flow: -1, dur: -1, name: mmapio.EscapeText(f.Name)}
+		for i := range f.ArgTypes {
+			switch f.Role(i) {
+			case schema.RoleFlow:
+				k.flow = i
+			case schema.RoleDuration:
+				k.dur = i
+			}
+		}
+		if k.kind > schema.KindFlush || (k.kind == schema.KindSpanComplete && k.dur < 0) {
+			k.kind = schema.KindInstant
+		}
+		if k.isSpan() && isStall(f, cats) {
+			k.lane = 1
+		}
+		fmts[f.ID] = k
+	}
+	return fmts
+}
+
+func (k *kFmt) isSpan() bool {
+	return k.kind >= schema.KindSpanBegin && k.kind <= schema.KindSpanComplete
+}
+
+// needFlowsAndSpans says why the selected events cannot be exported to
+// Kanata when none carries a flow id or none of those is a span: the
+// registered formats do not tell (a schema lists every format the
+// simulator registered, used or not), the events do.
+func needFlowsAndSpans(path string, le *lastEvents) error {
+	var missing string
+	switch {
+	case le.n == 0 && le.spans == 0:
+		missing = "neither flows nor spans"
+	case le.n == 0:
+		missing = "spans but no flows (no event has a non-zero flow id)"
+	case le.flowSpans == 0:
+		missing = "flows but no spans on them"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%s: cannot export to kanata: the events selected have %s; Kanata shows one row per instruction "+
+		"and needs flows (an argument with the flow role naming the instruction) and spans on them (its stages)", path, missing)
+}
+
+// unitStage is the stage name of a span format without a name: the last
+// element of its unit's dotted path ("core0.decode" -> "decode").
+func unitStage(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	if name == "" {
+		name = "stage"
+	}
+	return mmapio.EscapeText(name)
+}

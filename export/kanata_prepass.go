@@ -1,0 +1,74 @@
+package export
+
+import (
+	"github.com/chronon-sim/chronon-go/internal/argview"
+	"github.com/chronon-sim/chronon-go/mmapio"
+)
+
+// lastEvents knows, for each event of an instruction (an event with a
+// non-zero flow id), whether it is the last of its flow in the export's
+// selection: the Kanata export retires an instruction at the end of its
+// last stage, and a Kanata log cannot go back to a cycle once it has
+// stepped past it, so whether more is to come must be known when the event
+// is written. A pre-pass over the flow argument (the same query, so the
+// same order) marks, per flow event, whether a later event has its flow id:
+// one bit per flow event, as for Chrome JSON's flow ends (flows.go).
+type lastEvents struct {
+	next      []uint64 // bit i: flow event i has a successor in its flow
+	n         uint64   // flow events
+	flowSpans uint64   // ... that are spans
+	spans     uint64   // span events, with a flow or not
+}
+
+// flowEventID returns the flow id of an event of format f in view v, or 0
+// when the event belongs to no instruction.
+func flowEventID(f *kFmt, v *argview.View) uint64 {
+	if f == nil || !v.Has(f.flow) {
+		return 0
+	}
+	return v.Uint(f.flow)
+}
+
+func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt) (*lastEvents, error) {
+	le := &lastEvents{}
+	latest := newFlowIndex()
+	var v argview.View
+	it := r.Iter(q)
+	defer it.Close()
+	for it.Next() {
+		ev := it.Event()
+		if int(ev.FormatID) >= len(fmts) || fmts[ev.FormatID] == nil {
+			continue
+		}
+		f := fmts[ev.FormatID]
+		if f.isSpan() {
+			le.spans++
+		}
+		if f.flow < 0 {
+			continue
+		}
+		v.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
+		id := flowEventID(f, &v)
+		if id == 0 {
+			continue
+		}
+		ord := le.n
+		le.n++
+		if f.isSpan() {
+			le.flowSpans++
+		}
+		if ord>>6 >= uint64(len(le.next)) {
+			le.next = append(le.next, 0)
+		}
+		if prev, ok := latest.swap(id, ord); ok {
+			le.next[prev>>6] |= 1 << (prev & 63)
+		}
+	}
+	return le, it.Err()
+}
+
+// more says whether flow event ord (counted in the same order as the
+// pre-pass) has a successor in its flow.
+func (le *lastEvents) more(ord uint64) bool {
+	return ord < le.n && le.next[ord>>6]>>(ord&63)&1 != 0
+}
