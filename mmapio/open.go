@@ -200,7 +200,7 @@ func (r *Reader) loadFooter(keys *blockKeys) error {
 		if bad != nil {
 			return nil
 		}
-		if why := e.Inline().Plausible(); why != "" {
+		if why := plausible(e.Inline()); why != "" {
 			bad = formatErr(r.path, "footer", off, "blocks[%d] (block at byte %d): %s", i, e.DataOffset, why)
 			return nil
 		}

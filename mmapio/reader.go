@@ -299,6 +299,12 @@ func (r *Reader) buildIndex(keys *blockKeys) {
 			r.rank[i] = uint32(rk)
 		}
 	}
+	if keys.empty != nil {
+		// Empty blocks hold no event and their cycle range means nothing:
+		// no query plans them (Blocks still lists them).
+		r.byMin = slices.DeleteFunc(r.byMin, func(i int32) bool { return keys.empty[i] })
+		n = len(r.byMin)
+	}
 	minLess := func(a, b int32) int {
 		if c := cmp.Compare(mins[a], mins[b]); c != 0 {
 			return c

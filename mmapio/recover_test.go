@@ -96,7 +96,7 @@ func TestRecoverTornTail(t *testing.T) {
 	}{
 		"half a block":  {b[:int64(last.DataOffset)+40], len(lay.Blocks) - 1, int64(last.DataOffset), "past the end of the file"},
 		"half a header": {b[:int64(last.DataOffset)+10], len(lay.Blocks) - 1, int64(last.DataOffset), "inside a block header"},
-		"zeros after":   {append(bytes.Clone(b), make([]byte, 4096)...), len(lay.Blocks), end, "size is zero"},
+		"zeros after":   {append(bytes.Clone(b), make([]byte, 4096)...), len(lay.Blocks), end, "zero bytes"},
 		"garbage after": {append(bytes.Clone(b), bytes.Repeat([]byte{0xff}, 100)...), len(lay.Blocks), end, "no block header"},
 		"bad last block": {func() []byte {
 			c := bytes.Clone(b)
