@@ -22,7 +22,8 @@ type blockData struct {
 	buf   *[]byte // pooled buffer data lives in; nil for a raw block
 	recs  []rec
 	err   error
-	units []uint16 // scratch for the block's unit list (read from the footer)
+	units []uint16    // scratch for the block's unit list (read from the footer)
+	win   *windowData // a window's copy of the block (window.go), else nil
 }
 
 // rec is an event's record decoded once, on a worker, while the block is hot

@@ -44,6 +44,7 @@ type Reader struct {
 	rank    []uint32 // rank of each block by file offset (the merge's tie order); nil: the index
 
 	decodes atomic.Int64 // blocks decoded for queries (tests check seeks decode only what they need)
+	memPeak atomic.Int64 // most bytes an iteration reserved for decoded data (tests check the budget)
 
 	linesRendered, bytesRendered atomic.Int64 // dump lines so far: their average sizes text buffers
 
