@@ -158,6 +158,8 @@ func (r *Reader) startSegments(plan []int32, sel *selector, dump bool) (*segPipe
 		segBytes: max(readAhead/ahead, 64<<10), ahead: ahead, budget: budget,
 		textCap: int(min(segmentTextCap, max(64<<10, budget/16))),
 		jobs:    make(chan *segment, ahead+1), decodes: make(chan int32, 256), stopc: make(chan struct{})}
+	// A small budget takes smaller segments, so that several fit in it.
+	sp.segBytes = max(64<<10, min(sp.segBytes, int(budget/16)))
 	if r.opts.segmentBytes > 0 {
 		sp.segBytes = r.opts.segmentBytes
 	}
