@@ -163,3 +163,18 @@ func plausible(h schema.BlockHeader) string {
 
 // empty reports whether b is an empty block (see plausible).
 func empty(b *Block) bool { return b.EventCount == 0 && b.UncompressedSize == 0 }
+
+// verifiers is how many of cands recovery may verify at once within the
+// memory budget: each holds a decoded buffer of up to its block's size.
+func (r *Reader) verifiers(cands []Block) int {
+	var most int64
+	for i := range cands {
+		if b := &cands[i]; !isRaw(b) && b.UncompressedSize > 0 {
+			most = max(most, int64(1)<<bufClass(int(b.UncompressedSize)))
+		}
+	}
+	if most == 0 {
+		return len(cands)
+	}
+	return int(max(1, min(int64(len(cands)), r.opts.memBudget/most)))
+}

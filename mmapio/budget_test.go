@@ -170,3 +170,16 @@ func TestZstdBound(t *testing.T) {
 	_, err = zstdBound([]byte{1, 2, 3, 4, 5})
 	require.Error(t, err)
 }
+
+// Recovery verifies blocks in parallel, but no more at once than the memory
+// budget holds.
+func TestRecoveryVerifiersWithinBudget(t *testing.T) {
+	r := &Reader{opts: options{memBudget: 256 << 20}}
+	big := Block{UncompressedSize: schema.MaxBlockSize, CompressedSize: 100}
+	cands := []Block{big, big, big, big, big, big, big, big}
+	require.Equal(t, 4, r.verifiers(cands))
+	r.opts.memBudget = MinMemoryBudget
+	require.Equal(t, 1, r.verifiers(cands))
+	raw := Block{UncompressedSize: 4096, CompressedSize: 4096}
+	require.Equal(t, 3, r.verifiers([]Block{raw, raw, raw}))
+}

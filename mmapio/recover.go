@@ -160,7 +160,7 @@ func (r *Reader) walk(start int64) ([]Block, int64, string) {
 	// Verify every candidate; the first that fails ends the walk.
 	errs := make([]error, len(cands))
 	var wg sync.WaitGroup
-	workers := min(r.opts.decoders, len(cands))
+	workers := min(r.opts.decoders, len(cands), r.verifiers(cands))
 	var next atomic.Int64
 	for range workers {
 		wg.Add(1)
