@@ -3,6 +3,7 @@ package mmapio
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"runtime"
 	"sync"
 	"testing"
@@ -182,4 +183,48 @@ func TestRecoveryVerifiersWithinBudget(t *testing.T) {
 	require.Equal(t, 1, r.verifiers(cands))
 	raw := Block{UncompressedSize: 4096, CompressedSize: 4096}
 	require.Equal(t, 3, r.verifiers([]Block{raw, raw, raw}))
+}
+
+// Issue 6: 40 overlapping blocks whose zstd frames really decode to the
+// declared 64 MiB each (RLE blocks of zeros, a few KiB per frame). Holding
+// them all took 40 x (64 MiB + records); within the budget the iteration
+// decodes one at a time and stops at the first, whose zero bytes end in a
+// truncated event.
+func TestOverlappingBigBlocksStayInBudget(t *testing.T) {
+	const usize = schema.MaxBlockSize
+	frame := binary.LittleEndian.AppendUint32(nil, 0xFD2FB528)
+	frame = append(frame, 0x80, 7<<3) // 4-byte content size, 128 KiB window
+	frame = binary.LittleEndian.AppendUint32(frame, usize)
+	for i := range usize / (128 << 10) {
+		bh := uint32(128<<10)<<3 | 1<<1
+		if i == usize/(128<<10)-1 {
+			bh |= 1
+		}
+		frame = append(frame, byte(bh), byte(bh>>8), byte(bh>>16), 0)
+	}
+	h := schema.NewHeader(schema.FlagCompressed | schema.FlagHasIndex)
+	h.FirstBlockOffset = schema.HeaderSize
+	out := make([]byte, schema.HeaderSize)
+	f := &schema.Footer{}
+	for i := range 40 {
+		bh := schema.BlockHeader{EventCount: usize / schema.EventHeaderSize, UncompressedSize: usize, CompressedSize: uint32(len(frame))}
+		f.Blocks = append(f.Blocks, schema.BlockIndex{Index: uint32(i), EventCount: bh.EventCount,
+			UncompressedSize: bh.UncompressedSize, CompressedSize: bh.CompressedSize, DataOffset: uint64(len(out))})
+		f.TotalEvents += uint64(bh.EventCount)
+		out = schema.AppendBlockHeader(out, bh)
+		out = append(out, frame...)
+	}
+	foot := schema.BuildFooter(flatbuffers.NewBuilder(0), f)
+	h.FooterOffset, h.FooterSize = uint64(len(out)), uint64(len(foot))
+	out = append(out, foot...)
+	copy(out, schema.AppendHeader(nil, h))
+	require.Less(t, len(out), 200<<10)
+
+	r, err := OpenBytes("bad.ctrace", out)
+	require.NoError(t, err)
+	defer r.Close()
+	_, err = r.WriteDump(io.Discard, Query{}, 0)
+	requireFormatError(t, err, "block 0", int64(f.Blocks[0].DataOffset)+schema.BlockHeaderSize, "truncated event")
+	require.LessOrEqual(t, r.memPeak.Load(), int64(DefaultMemoryBudget))
+	require.Equal(t, int64(1), r.decodes.Load())
 }

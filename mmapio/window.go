@@ -173,8 +173,13 @@ func (sp *segPipe) window() *segment {
 			keptCost = sp.cutWindow(kept, &cut, keep/2)
 		}
 	}
+	// A block whose first possible key is not before the cut has nothing
+	// for this window.
+	before := func(pi int32) bool {
+		return wkey{sp.eMin(int(pi)), sp.r.rankOf(sp.plan[pi]), 0}.compare(cut) < 0 && !sp.stopped.Load()
+	}
 	for _, pi := range w.active {
-		if sp.eMin(int(pi)) <= cut.cycle && !sp.stopped.Load() {
+		if before(pi) {
 			take(pi)
 		}
 	}
@@ -182,7 +187,9 @@ func (sp *segPipe) window() *segment {
 		pi := int32(w.next)
 		w.next++
 		w.active = append(w.active, pi)
-		take(pi)
+		if before(pi) {
+			take(pi)
+		}
 	}
 	// Drop what lies at or past the final cut (blocks decoded before it
 	// was lowered kept more).
