@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // The merge runs in parallel, one cycle range at a time.
@@ -238,13 +236,8 @@ func (sp *segPipe) build() *segment {
 		seg.last = true
 	}
 	sp.builtAny = true
-	var events int64
-	for _, pi := range seg.blocks {
-		events += int64(sp.r.blocks.uncompressedSize(sp.plan[pi])) / schema.EventHeaderSize
-	}
-	seg.cost = events * mergeBytesPerEvent
 	if sp.dump {
-		seg.cost += textReserve(sp.textCap)
+		seg.cost = textReserve(sp.textCap)
 	}
 	sp.mu.Lock()
 	for _, pi := range seg.blocks {
@@ -275,12 +268,18 @@ func textReserve(limit int) int64 { return 2 * (int64(limit) + maxLineSlack) }
 
 // blockCost is the most memory decoding block bi takes: its buffer (a
 // compressed block; a raw one is read in the mapping), a record per event
-// (at most one per 26 bytes) and, for a filtering query, the selected
-// arguments copied out of the buffer.
-func (sp *segPipe) blockCost(bi int32) int64 {
+// (as many as the header declares: a block holding more is an error) and,
+// for a filtering query, the selected arguments copied out of the buffer.
+// It also covers the block's events in the merge buffers of the segments
+// in flight: every event is in one segment, so those buffers hold at most
+// the events of the blocks in flight.
+func (sp *segPipe) blockCost(bi int32) int64 { return sp.decodeCost(bi, mergeBytesPerEvent) }
+
+// decodeCost is blockCost with perEvent more bytes per event than a record.
+func (sp *segPipe) decodeCost(bi int32, perEvent int64) int64 {
 	b := sp.r.blocks.at(bi)
 	u := int64(b.UncompressedSize)
-	c := u / schema.EventHeaderSize * int64(unsafe.Sizeof(rec{}))
+	c := int64(b.EventCount) * (int64(unsafe.Sizeof(rec{})) + perEvent)
 	if !isRaw(&b) && u > 0 {
 		c += 1 << bufClass(int(u))
 		if !sp.sel.all {

@@ -139,7 +139,7 @@ func (sp *segPipe) window() *segment {
 	// take decodes plan entry pi and keeps its events between low and cut.
 	take := func(pi int32) {
 		bi := sp.plan[pi]
-		t := sp.blockCost(bi)
+		t := sp.decodeCost(bi, 0) // the kept events' merge is in their cost
 		keep := (sp.budget - t - w.text) / 3
 		if keep < windowBytesPerEvent+maxArgsBytes {
 			b := blocks.at(bi)
