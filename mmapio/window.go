@@ -24,10 +24,11 @@ import (
 // event follows the last one emitted, so windows are contiguous even
 // inside one cycle.
 //
-// Memory: one block decoding (blockCost) + the dump text + the kept events
-// (at most keep bytes: a third of the rest of the budget; the cut brings
-// them back to half of that) + one block's share of new events (at most
-// keep) + the copy the cut makes of one block's share (at most keep). The time: each window decodes every
+// Memory: one block decoding (decodeCost) + the dump text + the kept events
+// (at most keep bytes: a third of the rest of the budget, for the block
+// being decoded; the cut brings them back to half of that) + the block's
+// share of new events (at most keep) + the copy a cut makes of one block's
+// share (at most keep, while no block is decoding). The time: each window decodes every
 // block overlapping it, so a block is decoded once per window it overlaps.
 
 // wkey is an event's place in the merge order.
@@ -140,12 +141,17 @@ func (sp *segPipe) window() *segment {
 	take := func(pi int32) {
 		bi := sp.plan[pi]
 		t := sp.decodeCost(bi, 0) // the kept events' merge is in their cost
+		// Beside the decode and the text: the kept events, this block's
+		// share and the copy a cut makes of one block's share, a third each.
 		keep := (sp.budget - t - w.text) / 3
 		if keep < windowBytesPerEvent+maxArgsBytes {
 			b := blocks.at(bi)
 			sp.failAt(&cut, &errCut, &werr, sp.eMin(int(pi)), formatErr(sp.r.path, blockSection(int(bi)), headerOff(&b),
 				"decoding the block takes up to %d bytes, too many for the memory budget of %d bytes (WithMemoryBudget)", t, sp.budget))
 			return
+		}
+		if keptCost > keep { // kept under a smaller block's decode: make room
+			keptCost = sp.cutWindow(kept, &cut, keep/2)
 		}
 		sp.mu.Lock()
 		sp.reserve(t)
