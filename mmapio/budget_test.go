@@ -228,3 +228,27 @@ func TestOverlappingBigBlocksStayInBudget(t *testing.T) {
 	require.LessOrEqual(t, r.memPeak.Load(), int64(DefaultMemoryBudget))
 	require.Equal(t, int64(1), r.decodes.Load())
 }
+
+// Windows cut inside a cycle when one cycle holds more events than a
+// window (ties ordered by block offset, then position), and blocks whose
+// events are not in cycle order read the same as with no budget.
+func TestMemoryBudgetWindowsInsideCycles(t *testing.T) {
+	evs := ctracetest.W1Events(120_000, 8, 7)
+	for i := range evs {
+		evs[i].Cycle = uint64(i / 40_000) // three cycles of 40,000 events
+		if i%3 == 0 {
+			evs[i].Cycle = uint64(2 - i/40_000) // out of order inside blocks
+		}
+	}
+	b, err := ctracetest.Build(ctracetest.W1Schema(8), evs, ctracetest.Options{BlockSize: 128 << 10, PerUnit: true, Compress: true})
+	require.NoError(t, err)
+	full := openBytesT(t, b, WithMemoryBudget(MaxMemoryBudget))
+	small := openBytesT(t, b, WithMemoryBudget(MinMemoryBudget))
+	for _, q := range []Query{{}, Query{}.WithUnits(2, 5), Query{}.WithCycles(1, 1)} {
+		want := eventText(t, full, q)
+		require.NotEmpty(t, want)
+		require.Equal(t, string(want), string(eventText(t, small, q)))
+		require.LessOrEqual(t, small.memPeak.Load(), int64(MinMemoryBudget))
+	}
+	require.Greater(t, small.decodes.Load(), 3*int64(small.NumBlocks()))
+}
