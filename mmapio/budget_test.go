@@ -20,7 +20,7 @@ import (
 // 256 KiB zstd block, so the blocks at the merge point (all 16 units' and
 // the next ones) take ~9 MiB decoded.
 var overlapTrace = sync.OnceValues(func() ([]byte, error) {
-	return ctracetest.Build(ctracetest.W1Schema(16), ctracetest.W1Events(250_000, 16, 3),
+	return ctracetest.Build(ctracetest.W1Schema(16), ctracetest.W1Events(160_000, 16, 3),
 		ctracetest.Options{BlockSize: 256 << 10, PerUnit: true, Compress: true})
 })
 
@@ -251,4 +251,37 @@ func TestMemoryBudgetWindowsInsideCycles(t *testing.T) {
 		require.LessOrEqual(t, small.memPeak.Load(), int64(MinMemoryBudget))
 	}
 	require.Greater(t, small.decodes.Load(), 3*int64(small.NumBlocks()))
+}
+
+// Closing the Reader ends a windowed iteration cleanly, also while a
+// window is being gathered on the consumer's goroutine.
+func TestCloseDuringWindows(t *testing.T) {
+	b, err := overlapTrace()
+	require.NoError(t, err)
+	r := openBytesT(t, b, WithMemoryBudget(4<<20))
+	it := r.Iter(Query{})
+	require.True(t, it.Next())
+	require.NotNil(t, it.sp.win, "the iteration is windowed")
+	require.NoError(t, r.Close())
+	require.False(t, it.Next())
+	require.ErrorIs(t, it.Err(), ErrClosed)
+
+	for range 3 {
+		r := openBytesT(t, b, WithMemoryBudget(MinMemoryBudget))
+		it := r.Iter(Query{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			r.Close()
+		}()
+		for it.Next() {
+		}
+		<-done
+		if it.Err() != nil {
+			require.ErrorIs(t, it.Err(), ErrClosed)
+		}
+		var buf bytes.Buffer
+		_, err := r.WriteDump(&buf, Query{}, 0)
+		require.ErrorIs(t, err, ErrClosed)
+	}
 }
