@@ -17,8 +17,8 @@ import (
 )
 
 // overlapTrace is a file whose blocks all overlap: 16 units, one unit per
-// 256 KiB zstd block, so the blocks at the merge point (all 16 units' and
-// the next ones) take ~9 MiB decoded.
+// 256 KiB zstd block, so the blocks at the merge point (all 16 units') take
+// ~12 MiB decoded with their records.
 var overlapTrace = sync.OnceValues(func() ([]byte, error) {
 	return ctracetest.Build(ctracetest.W1Schema(16), ctracetest.W1Events(160_000, 16, 3),
 		ctracetest.Options{BlockSize: 256 << 10, PerUnit: true, Compress: true})

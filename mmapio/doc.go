@@ -93,7 +93,7 @@
 // overlapping it is decoded again and only the window's events are kept,
 // so the output is the same and memory stays within the budget, at the
 // cost of decoding a block once per window it overlaps (see
-// BenchmarkBudgetWindows). A block too large to decode within the budget
+// BenchmarkBudgetWindows); once windowed, an iteration stays windowed. A block too large to decode within the budget
 // alone ends the iteration with an error naming it. Outside the budget:
 // the package's buffer free lists (at most 144 MiB, usually a few MiB),
 // the seek index (12 bytes per block) and a plan's bookkeeping.
