@@ -26,7 +26,7 @@ import (
 //
 // Memory: one block decoding (decodeCost) + the dump text + the kept events
 // (at most keep bytes: a third of the rest of the budget, for the block
-// being decoded; the cut brings them back to half of that) + the block's
+// being decoded; the cut brings them back to 3/4 of that) + the block's
 // share of new events (at most keep) + the copy a cut makes of one block's
 // share (at most keep, while no block is decoding). The time: each window decodes every
 // block overlapping it, so a block is decoded once per window it overlaps.
@@ -51,9 +51,9 @@ func (a wkey) compare(b wkey) int {
 var maxKey = wkey{math.MaxUint64, math.MaxUint32, math.MaxUint32}
 
 // windowBytesPerEvent is what a kept event costs besides its arguments: its
-// record, its key in the block (offs), the merge's buffers and the cut's
-// sort scratch.
-const windowBytesPerEvent = int64(unsafe.Sizeof(rec{})) + 4 + mergeBytesPerEvent + int64(unsafe.Sizeof(keyCost{}))
+// record, its key in the block (offs) and the merge's buffers. (A cut
+// inside one cycle sorts that cycle's keys in the room of the copy.)
+const windowBytesPerEvent = int64(unsafe.Sizeof(rec{})) + 4 + mergeBytesPerEvent
 
 type keyCost struct {
 	k wkey
@@ -151,7 +151,7 @@ func (sp *segPipe) window() *segment {
 			return
 		}
 		if keptCost > keep { // kept under a smaller block's decode: make room
-			keptCost = sp.cutWindow(kept, &cut, keep/2)
+			keptCost = sp.cutWindow(kept, &cut, keep*3/4)
 		}
 		sp.mu.Lock()
 		sp.reserve(t)
@@ -176,7 +176,7 @@ func (sp *segPipe) window() *segment {
 		}
 		kept = append(kept, kb)
 		if keptCost += c; keptCost > keep {
-			keptCost = sp.cutWindow(kept, &cut, keep/2)
+			keptCost = sp.cutWindow(kept, &cut, keep*3/4)
 		}
 	}
 	// A block whose first possible key is not before the cut has nothing

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"unsafe"
 )
 
 // The cut of a window (window.go): when the events a window keeps outgrow
@@ -56,12 +57,28 @@ func (sp *segPipe) cutWindow(kept []*blockData, cut *wkey, target int64) int64 {
 // cutInCycle returns the key of the first event of cycle c (the window's
 // first cycle) past target bytes; at least one event stays before it.
 func (sp *segPipe) cutInCycle(kept []*blockData, c uint64, target int64) wkey {
-	var kc []keyCost
+	var n int
+	for _, kb := range kept {
+		for i := 0; i < len(kb.recs) && kb.recs[i].cycle == c; i++ {
+			n++
+		}
+	}
+	kc := make([]keyCost, 0, n)
 	for _, kb := range kept {
 		for i := 0; i < len(kb.recs) && kb.recs[i].cycle == c; i++ {
 			kc = append(kc, keyCost{kb.key(i), windowBytesPerEvent + int64(kb.recs[i].argLen)})
 		}
 	}
+	// The scratch takes the room of the copy a cut makes (no copy yet).
+	scratch := int64(cap(kc)) * int64(unsafe.Sizeof(keyCost{}))
+	sp.mu.Lock()
+	sp.reserve(scratch)
+	sp.mu.Unlock()
+	defer func() {
+		sp.mu.Lock()
+		sp.inUse -= scratch
+		sp.mu.Unlock()
+	}()
 	slices.SortFunc(kc, func(a, b keyCost) int { return a.k.compare(b.k) })
 	var sum int64
 	for i := range kc {
