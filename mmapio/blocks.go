@@ -106,7 +106,8 @@ func (t *blockTable) blocks() []Block {
 type blockKeys struct {
 	offs, mins, maxs []uint64
 	events           uint64
-	unitSets         bool // every block records its units
+	unitSets         bool   // every block records its units
+	empty            []bool // by block index, nil when no block is empty
 }
 
 func (k *blockKeys) alloc(n int) {
@@ -117,6 +118,12 @@ func (k *blockKeys) alloc(n int) {
 func (k *blockKeys) add(i int, b *Block, hasUnits bool) {
 	k.offs[i], k.mins[i], k.maxs[i] = b.DataOffset, b.MinCycle, b.MaxCycle
 	k.events += uint64(b.EventCount)
+	if empty(b) {
+		if k.empty == nil {
+			k.empty = make([]bool, len(k.offs))
+		}
+		k.empty[i] = true
+	}
 	k.unitSets = k.unitSets && hasUnits
 }
 
@@ -128,4 +135,39 @@ func listKeys(list []Block) blockKeys {
 		k.add(i, &list[i], list[i].Units != nil)
 	}
 	return k
+}
+
+// plausible says why inline header h cannot describe a block ("" when it
+// can). It is schema's check plus the empty block the format allows: no
+// events, no uncompressed bytes, and as data either nothing or zstd frames
+// that decode to nothing (skippable frames included). An empty block's
+// cycle range is meaningless (a writer flushing an empty buffer may leave
+// any value there): it holds no event, so it is left out of the seek index
+// and never planned.
+func plausible(h schema.BlockHeader) string {
+	if h.EventCount == 0 && h.UncompressedSize == 0 {
+		if h.CompressedSize > maxDecoded {
+			return "empty block with more compressed bytes than the 64 MiB limit"
+		}
+		return ""
+	}
+	return h.Plausible()
+}
+
+// empty reports whether b is an empty block (see plausible).
+func empty(b *Block) bool { return b.EventCount == 0 && b.UncompressedSize == 0 }
+
+// verifiers is how many of cands recovery may verify at once within the
+// memory budget: each holds a decoded buffer of up to its block's size.
+func (r *Reader) verifiers(cands []Block) int {
+	var most int64
+	for i := range cands {
+		if b := &cands[i]; !isRaw(b) && b.UncompressedSize > 0 {
+			most = max(most, int64(1)<<bufClass(int(b.UncompressedSize)))
+		}
+	}
+	if most == 0 {
+		return len(cands)
+	}
+	return int(max(1, min(int64(len(cands)), r.opts.memBudget/most)))
 }

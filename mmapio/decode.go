@@ -3,6 +3,7 @@ package mmapio
 import (
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -21,7 +22,8 @@ type blockData struct {
 	buf   *[]byte // pooled buffer data lives in; nil for a raw block
 	recs  []rec
 	err   error
-	units []uint16 // scratch for the block's unit list (read from the footer)
+	units []uint16    // scratch for the block's unit list (read from the footer)
+	win   *windowData // a window's copy of the block (window.go), else nil
 }
 
 // rec is an event's record decoded once, on a worker, while the block is hot
@@ -74,6 +76,8 @@ func (r *Reader) decoder() (*zstd.Decoder, error) {
 	return zdec, zerr
 }
 
+var emptyDst [0]byte
+
 var (
 	zOnce sync.Once
 	zdec  *zstd.Decoder
@@ -111,6 +115,27 @@ func (r *Reader) blockBytes(b *Block) (data []byte, buf *[]byte, err error) {
 	if zh.HasFCS && zh.FrameContentSize != uint64(usize) {
 		return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b),
 			"zstd frame holds %d bytes, the block header declares %d", zh.FrameContentSize, usize)
+	}
+	if usize == 0 {
+		// An empty block: its frames (skippable ones included) must decode
+		// to nothing; a zero-capacity destination with the cap limit makes
+		// the decoder refuse any output instead of allocating for it.
+		if _, err := dec.DecodeAll(src, emptyDst[:0:0]); err != nil {
+			return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b), "the zstd data of an empty block does not decode to nothing: %v", err)
+		}
+		return src[:0], nil, nil
+	}
+	if !zh.HasFCS {
+		// The size is declared only by the block header: check that the
+		// frames can hold that much before allocating for it, so a few
+		// bytes that claim 64 MiB cost nothing.
+		if bound, err := zstdBound(src); err != nil || bound < uint64(usize) {
+			if err == nil {
+				err = fmt.Errorf("they hold at most %d bytes", bound)
+			}
+			return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b),
+				"the zstd frames cannot hold the declared %d bytes: %v", usize, err)
+		}
 	}
 	buf = bufs.get(usize)
 	out, err := dec.DecodeAll(src, (*buf)[:0])

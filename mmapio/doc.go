@@ -12,7 +12,19 @@
 // footer, a zstd frame must decode to exactly the declared size, the events
 // must fill the block, be as many as declared and lie in its cycle range.
 // No allocation is sized by a field of the file beyond a fixed limit
-// (schema.MaxBlockSize per block). The footer must agree with its blocks as
+// (schema.MaxBlockSize, 64 MiB, per block; a larger block is an error
+// naming it), and a zstd block is decoded only once its frame agrees with
+// the declared size (the frame content size, or when the frame has none,
+// what its block headers can hold), so a few bytes declaring 64 MiB cost
+// nothing. What an iteration holds decoded at once is bounded by the
+// memory budget (below).
+//
+// An empty block (no events, no uncompressed bytes, as data nothing or zstd
+// frames that decode to nothing, skippable frames included) is valid: it
+// reads as no events, whatever cycle range its header gives, and is in no
+// query's plan. Blocks lists it.
+//
+// The footer must agree with its blocks as
 // the conformance oracle requires: entries in file order (block_index is
 // the position), none overlapping another or listed twice, none before the
 // header's first block offset, the footer after the last block, and
@@ -89,12 +101,26 @@
 //
 // Blocks are decoded, merged and (for WriteDump) rendered on background
 // goroutines, one cycle range ("segment") at a time, ahead of the consumer;
-// see segments.go. The memory this takes is bounded by the read-ahead
-// (WithReadAhead) plus the blocks that overlap the current cycle: one per
-// unit for our writer's files, one or two for the original's. A file whose
-// blocks all overlap one another (no writer produces it) makes a merge hold
-// them all. Compressed blocks go through one long-lived zstd decoder shared
-// by all Readers.
+// see segments.go. The memory this takes is the read-ahead (WithReadAhead)
+// plus the blocks that overlap the current cycle: one per unit for our
+// writer's files, one or two for the original's. Compressed blocks go
+// through one long-lived zstd decoder shared by all Readers.
+//
+// Each iteration (Events, Iter, WriteDump) works within a memory budget,
+// WithMemoryBudget (default 256 MiB beyond the mapping): decoded blocks,
+// their event records, copied arguments, the merge's buffers and a dump's
+// text, each counted at its largest before it is allocated. Segments are
+// decoded ahead only as far as the budget allows. When the blocks that
+// overlap one segment do not fit at all (thousands of units with large
+// blocks, or a crafted file whose blocks all overlap), the rest of the
+// iteration is merged in windows (window.go): for each window every block
+// overlapping it is decoded again and only the window's events are kept,
+// so the output is the same and memory stays within the budget, at the
+// cost of decoding a block once per window it overlaps (see
+// BenchmarkBudgetWindows); once windowed, an iteration stays windowed. A block too large to decode within the budget
+// alone ends the iteration with an error naming it. Outside the budget:
+// the package's buffer free lists (at most 144 MiB, usually a few MiB),
+// the seek index (12 bytes per block) and a plan's bookkeeping.
 //
 // The footer's block index is not copied: the Reader reads its entries in
 // place from the mapping (schema.FooterIndex). What it keeps per block of the

@@ -112,7 +112,7 @@ func (r *Reader) writeSegments(w io.Writer, sp *segPipe, limit int) (int, error)
 			if seg.rendered >= len(seg.refs) || limit > 0 && count >= limit {
 				break
 			}
-			r.renderSegment(seg, chunkTextCap)
+			r.renderSegment(seg, min(chunkTextCap, sp.textCap))
 		}
 		if segErr != nil && (limit <= 0 || count < limit) {
 			r.setErr(segErr)

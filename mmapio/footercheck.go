@@ -51,7 +51,7 @@ func (c *footerCheck) entry(i int, e *schema.BlockIndex) {
 }
 
 func (c *footerCheck) why(i int, e *schema.BlockIndex) string {
-	if why := e.Inline().Plausible(); why != "" {
+	if why := plausible(e.Inline()); why != "" {
 		return fmt.Sprintf(" (block at byte %d): %s", e.DataOffset, why)
 	}
 	if e.DataOffset < schema.HeaderSize || e.DataOffset > c.size || c.size-e.DataOffset < schema.BlockHeaderSize+uint64(e.CompressedSize) {

@@ -12,11 +12,22 @@ import (
 type Option func(*options) error
 
 type options struct {
-	decoders     int  // goroutines decoding blocks ahead of the consumer
-	readAhead    int  // bytes of uncompressed blocks decoded ahead of the consumer (0: by use)
-	segmentBytes int  // tests: size of a merge segment (0: from readAhead)
-	repair       bool // a rejected footer is replaced by the block walk (repair.go)
+	decoders     int   // goroutines decoding blocks ahead of the consumer
+	readAhead    int   // bytes of uncompressed blocks decoded ahead of the consumer (0: by use)
+	segmentBytes int   // tests: size of a merge segment (0: from readAhead)
+	memBudget    int64 // bytes of decoded data one iteration may hold (see WithMemoryBudget)
+	repair       bool  // a rejected footer is replaced by the block walk (repair.go)
 }
+
+// DefaultMemoryBudget is the memory an iteration's decoded data may take
+// unless WithMemoryBudget says otherwise.
+const DefaultMemoryBudget = 256 << 20
+
+// Bounds of WithMemoryBudget.
+const (
+	MinMemoryBudget = 1 << 20
+	MaxMemoryBudget = 1 << 40
+)
 
 // Default read-ahead: iterating holds decoded blocks only; a dump also holds
 // their rendered text, and every fresh page costs a fault, so it reads less
@@ -29,7 +40,29 @@ const (
 func defaultOptions() options {
 	// One more decoder than processors: a decoder waiting for a block
 	// another one is decoding leaves its processor to the extra one.
-	return options{decoders: min(runtime.GOMAXPROCS(0), 16) + 1}
+	return options{decoders: min(runtime.GOMAXPROCS(0), 16) + 1, memBudget: DefaultMemoryBudget}
+}
+
+// WithMemoryBudget bounds the decoded data one iteration (Events, Iter,
+// WriteDump) holds at once: decompressed blocks, their event records, the
+// merge's buffers and a dump's text; the file's mapping is not counted.
+// Default 256 MiB; n must lie in [MinMemoryBudget, MaxMemoryBudget].
+//
+// The blocks that overlap the merge point are normally decoded once and
+// kept until the merge is past them. When they do not fit (a file with
+// many units and large blocks), the iteration goes on in windows: for each
+// window the blocks are decoded again and only the window's events kept,
+// so it gets slower, not bigger. A single block whose decoding alone does
+// not fit (see schema.MaxBlockSize) ends the iteration with an error
+// naming it.
+func WithMemoryBudget(n int64) Option {
+	return func(o *options) error {
+		if n < MinMemoryBudget || n > MaxMemoryBudget {
+			return fmt.Errorf("mmapio: WithMemoryBudget(%d): want %d..%d bytes", n, int64(MinMemoryBudget), int64(MaxMemoryBudget))
+		}
+		o.memBudget = n
+		return nil
+	}
 }
 
 // WithDecoders sets how many goroutines decode blocks ahead of the consumer

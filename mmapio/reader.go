@@ -44,6 +44,7 @@ type Reader struct {
 	rank    []uint32 // rank of each block by file offset (the merge's tie order); nil: the index
 
 	decodes atomic.Int64 // blocks decoded for queries (tests check seeks decode only what they need)
+	memPeak atomic.Int64 // most bytes an iteration reserved for decoded data (tests check the budget)
 
 	linesRendered, bytesRendered atomic.Int64 // dump lines so far: their average sizes text buffers
 
@@ -302,6 +303,12 @@ func (r *Reader) buildIndex(keys *blockKeys) {
 		for rk, i := range r.byMin {
 			r.rank[i] = uint32(rk)
 		}
+	}
+	if keys.empty != nil {
+		// Empty blocks hold no event and their cycle range means nothing:
+		// no query plans them (Blocks still lists them).
+		r.byMin = slices.DeleteFunc(r.byMin, func(i int32) bool { return keys.empty[i] })
+		n = len(r.byMin)
 	}
 	minLess := func(a, b int32) int {
 		if c := cmp.Compare(mins[a], mins[b]); c != 0 {

@@ -82,7 +82,7 @@ func (r *Reader) findFirstBlock(from int64) int64 {
 			return false
 		}
 		b, why := r.blockHeaderAt(off, 0)
-		if why != "" {
+		if why != "" || empty(&b) { // zero padding reads as empty blocks
 			return false
 		}
 		_, err := r.verify(&b)
@@ -119,7 +119,7 @@ func (r *Reader) blockHeaderAt(off int64, index int) (Block, string) {
 		return Block{}, "the file ends inside a block header"
 	}
 	bh, _ := schema.DecodeBlockHeader(r.data[off:])
-	if why := bh.Plausible(); why != "" {
+	if why := plausible(bh); why != "" {
 		return Block{}, "no block header: " + why
 	}
 	if int64(bh.CompressedSize) > size-off-schema.BlockHeaderSize {
@@ -192,7 +192,7 @@ func (r *Reader) walk(start int64) ([]Block, int64, string) {
 	// Verify every candidate; the first that fails ends the walk.
 	errs := make([]error, len(cands))
 	var wg sync.WaitGroup
-	workers := min(r.opts.decoders, len(cands))
+	workers := min(r.opts.decoders, len(cands), r.verifiers(cands))
 	var next atomic.Int64
 	for range workers {
 		wg.Add(1)
@@ -219,7 +219,31 @@ func (r *Reader) walk(start int64) ([]Block, int64, string) {
 			return cands[:i], headerOff(&cands[i]), "block at byte " + itoa(int(cands[i].DataOffset)) + " does not decode: " + reason
 		}
 	}
+	// Zero bytes read as empty blocks: a zero-filled tail (preallocated, or
+	// what some file systems leave after a crash) is torn, not blocks.
+	if n := zeroTail(r.data, cands); n < len(cands) {
+		return cands[:n], headerOff(&cands[n]), "zero bytes where a block header would be"
+	}
 	return cands, off, stop
+}
+
+// zeroTail returns how many of cands remain when the trailing empty blocks
+// whose headers are all zero bytes are dropped.
+func zeroTail(data []byte, cands []Block) int {
+	n := len(cands)
+	for n > 0 && cands[n-1].CompressedSize == 0 && allZero(data[headerOff(&cands[n-1]):payloadOff(&cands[n-1])]) {
+		n--
+	}
+	return n
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func newBlock(h schema.BlockHeader, index int, off int64) Block {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // The merge runs in parallel, one cycle range at a time.
@@ -31,8 +32,17 @@ import (
 // Memory: the segments built but not consumed hold about readAhead bytes of
 // new blocks; a decoded block lives until the last segment using it is
 // consumed. A block whose cycle range spans many segments (a rare unit's
-// long block) stays decoded that long; a file whose blocks all overlap
-// holds them all.
+// long block) stays decoded that long.
+//
+// The memory budget (WithMemoryBudget) bounds all of it: a segment is
+// handed to the workers only once what it adds (its blocks not decoded yet,
+// at their largest: buffer, records, copied arguments; its merge buffers
+// and text) fits beside what the segments in flight reserved. A segment
+// that does not fit waits for the consumer to release earlier ones; one
+// that does not fit alone (the blocks overlapping its cycles are too many
+// or too big: many units with large blocks, a crafted file) switches the
+// rest of the iteration to windows (window.go), which decode blocks again
+// for every window instead of holding them.
 
 // blockState is the decode-once state of a plan entry while built segments
 // use it. Only those entries have one (segPipe.states), so a query's memory
@@ -43,6 +53,10 @@ type blockState struct {
 	refs     int32      // segments using the block and not consumed (under segPipe.mu)
 	released bool       // the last of them was consumed (under segPipe.mu)
 	bd       *blockData // under segPipe.mu
+	cost     int64      // most bytes decoding it takes (blockCost)
+	reserved bool       // cost is counted in segPipe.inUse (under segPipe.mu)
+	started  bool       // its decode began (under segPipe.mu)
+	finished bool       // its decode ended (under segPipe.mu)
 }
 
 // segment is one cycle range of a plan.
@@ -58,6 +72,10 @@ type segment struct {
 	rendered int
 	err      error
 	done     chan struct{}
+
+	cost       int64 // merge buffers and text, reserved while dispatched
+	dispatched bool  // handed to the workers (its cost and blocks reserved)
+	window     bool  // a window's segment (window.go): its bds are its own
 
 	keys, tk, tr []uint64 // scratch
 	counts       []uint32
@@ -90,6 +108,10 @@ type segPipe struct {
 	states   map[int32]*blockState // plan entries of built, unconsumed segments (under mu)
 	segBytes int
 	ahead    int
+	budget   int64 // WithMemoryBudget
+	textCap  int   // bytes of dump text a segment renders at a time
+	inUse    int64 // bytes reserved for data in flight (under mu)
+	win      *windower
 
 	// Builder state, owned by the consumer's goroutine.
 	next     int     // first plan index in no segment yet
@@ -129,9 +151,13 @@ func (r *Reader) startSegments(plan []int32, sel *selector, dump bool) (*segPipe
 		}
 		readAhead = min(readAhead, max(256<<10, total/32))
 	}
+	budget := r.opts.memBudget
 	sp := &segPipe{r: r, plan: plan, sel: sel, dump: dump, states: make(map[int32]*blockState),
-		segBytes: max(readAhead/ahead, 64<<10), ahead: ahead,
-		jobs: make(chan *segment, ahead+1), decodes: make(chan int32, 256), stopc: make(chan struct{})}
+		segBytes: max(readAhead/ahead, 64<<10), ahead: ahead, budget: budget,
+		textCap: int(min(segmentTextCap, max(64<<10, budget/16))),
+		jobs:    make(chan *segment, ahead+1), decodes: make(chan int32, 256), stopc: make(chan struct{})}
+	// A small budget takes smaller segments, so that several fit in it.
+	sp.segBytes = max(64<<10, min(sp.segBytes, int(budget/16)))
 	if r.opts.segmentBytes > 0 {
 		sp.segBytes = r.opts.segmentBytes
 	}
@@ -210,11 +236,14 @@ func (sp *segPipe) build() *segment {
 		seg.last = true
 	}
 	sp.builtAny = true
+	if sp.dump {
+		seg.cost = textReserve(sp.textCap)
+	}
 	sp.mu.Lock()
 	for _, pi := range seg.blocks {
 		st := sp.states[pi]
 		if st == nil {
-			st = &blockState{}
+			st = &blockState{cost: sp.blockCost(sp.plan[pi])}
 			sp.states[pi] = st
 		}
 		st.refs++
@@ -223,17 +252,105 @@ func (sp *segPipe) build() *segment {
 	return seg
 }
 
+// Memory accounting (upper bounds, so that what is reserved covers what is
+// allocated): a merge holds refs, keys and two sort scratch arrays (8 bytes
+// each) and counting-sort counts (at most 8 bytes) per event; a rendered
+// line may run past the text cap by one line (64 KiB of arguments and
+// their text).
+const (
+	mergeBytesPerEvent = 40
+	maxLineSlack       = 256 << 10
+)
+
+// textReserve bounds a segment's text buffer rendered up to limit bytes:
+// the last line may run past the limit, and append may double the buffer.
+func textReserve(limit int) int64 { return 2 * (int64(limit) + maxLineSlack) }
+
+// blockCost is the most memory decoding block bi takes: its buffer (a
+// compressed block; a raw one is read in the mapping), a record per event
+// (as many as the header declares: a block holding more is an error) and,
+// for a filtering query, the selected arguments copied out of the buffer.
+// It also covers the block's events in the merge buffers of the segments
+// in flight: every event is in one segment, so those buffers hold at most
+// the events of the blocks in flight.
+func (sp *segPipe) blockCost(bi int32) int64 { return sp.decodeCost(bi, mergeBytesPerEvent) }
+
+// decodeCost is blockCost with perEvent more bytes per event than a record.
+func (sp *segPipe) decodeCost(bi int32, perEvent int64) int64 {
+	b := sp.r.blocks.at(bi)
+	u := int64(b.UncompressedSize)
+	c := int64(b.EventCount) * (int64(unsafe.Sizeof(rec{})) + perEvent)
+	if !isRaw(&b) && u > 0 {
+		c += 1 << bufClass(int(u))
+		if !sp.sel.all {
+			c += u
+		}
+	}
+	return c
+}
+
+// reserve counts n more bytes in flight (sp.mu held) and records the peak.
+func (sp *segPipe) reserve(n int64) {
+	sp.inUse += n
+	for {
+		p := sp.r.memPeak.Load()
+		if sp.inUse <= p || sp.r.memPeak.CompareAndSwap(p, sp.inUse) {
+			return
+		}
+	}
+}
+
+// admit reserves what seg adds to the memory in flight and marks it
+// dispatched; false when that does not fit in the budget.
+func (sp *segPipe) admit(seg *segment) bool {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	need := seg.cost
+	for _, pi := range seg.blocks {
+		if st := sp.states[pi]; !st.reserved {
+			need += st.cost
+		}
+	}
+	if sp.inUse+need > sp.budget {
+		return false
+	}
+	for _, pi := range seg.blocks {
+		sp.states[pi].reserved = true
+	}
+	sp.reserve(need)
+	seg.dispatched = true
+	return true
+}
+
 // nextSegment returns the next segment in order, merged (and rendered), or
 // nil at the end. The previous segment is released. With an error, the
 // segment (when not nil) holds the events before the failure: use them,
 // then stop.
 func (sp *segPipe) nextSegment() (*segment, error) {
+	if sp.win != nil {
+		return sp.nextWindow()
+	}
 	for len(sp.queue) < sp.ahead {
 		seg := sp.build()
 		if seg == nil {
 			break
 		}
 		sp.queue = append(sp.queue, seg)
+	}
+	// Release the previous segment only now: the segments after it are
+	// built, so a block it shares with them still has references.
+	if sp.prev != nil {
+		sp.releaseSegment(sp.prev)
+		sp.prev = nil
+	}
+	// Hand segments to the workers in order, as far as the budget allows.
+	for _, seg := range sp.queue {
+		if seg.dispatched {
+			continue
+		}
+		if !sp.admit(seg) {
+			break
+		}
 		select {
 		case sp.jobs <- seg:
 		case <-sp.stopc:
@@ -248,12 +365,6 @@ func (sp *segPipe) nextSegment() (*segment, error) {
 			}
 		}
 	}
-	// Release the previous segment only now: the segments after it are
-	// built, so a block it shares with them still has references.
-	if sp.prev != nil {
-		sp.releaseSegment(sp.prev)
-		sp.prev = nil
-	}
 	if len(sp.queue) == 0 {
 		if sp.stopped.Load() {
 			return nil, ErrClosed
@@ -261,6 +372,12 @@ func (sp *segPipe) nextSegment() (*segment, error) {
 		return nil, nil
 	}
 	seg := sp.queue[0]
+	if !seg.dispatched {
+		// Nothing is in flight and the segment still does not fit: its
+		// overlapping blocks are too many or too big to hold at once.
+		sp.startWindows()
+		return sp.nextWindow()
+	}
 	sp.queue = sp.queue[1:]
 	select {
 	case <-seg.done:
@@ -273,6 +390,9 @@ func (sp *segPipe) nextSegment() (*segment, error) {
 
 func (sp *segPipe) releaseSegment(seg *segment) {
 	sp.mu.Lock()
+	if seg.dispatched {
+		sp.inUse -= seg.cost
+	}
 	for _, pi := range seg.blocks {
 		st := sp.states[pi]
 		if st == nil {
@@ -293,6 +413,11 @@ func (sp *segPipe) dropState(pi int32, st *blockState) {
 	if st.bd != nil {
 		sp.r.release(st.bd)
 		st.bd = nil
+	}
+	// A decode in progress gives its data and reservation back when it
+	// finishes (decode).
+	if st.reserved && (!st.started || st.finished) {
+		sp.inUse -= st.cost
 	}
 	delete(sp.states, pi)
 }
@@ -335,16 +460,28 @@ func (sp *segPipe) work() {
 func (sp *segPipe) decode(pi int32) *blockState {
 	sp.mu.Lock()
 	st := sp.states[pi]
+	if st != nil && !st.reserved {
+		st = nil // an early decode of a block no dispatched segment uses yet
+	}
 	sp.mu.Unlock()
 	if st == nil {
 		return nil
 	}
 	st.once.Do(func() {
+		sp.mu.Lock()
+		if st.released {
+			sp.mu.Unlock()
+			return
+		}
+		st.started = true
+		sp.mu.Unlock()
 		bd := blockDatas.get()
 		bd.err = sp.r.decodeBlock(sp.plan[pi], sp.sel, bd)
 		sp.mu.Lock()
+		st.finished = true
 		if st.released {
 			sp.r.release(bd)
+			sp.inUse -= st.cost
 		} else {
 			st.bd = bd
 		}
@@ -362,6 +499,9 @@ func (sp *segPipe) decoded(pi int32) *blockData {
 	}
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
+	if st.bd == nil { // cannot happen either: released only once unused
+		return &blockData{block: sp.plan[pi], err: ErrClosed}
+	}
 	return st.bd
 }
 
@@ -391,7 +531,7 @@ func (sp *segPipe) process(seg *segment) {
 	}
 	sp.merge(seg)
 	if sp.dump {
-		sp.r.renderSegment(seg, segmentTextCap)
+		sp.r.renderSegment(seg, sp.textCap)
 	}
 }
 
