@@ -44,6 +44,10 @@ type follower struct {
 	closed  bool // the header has a footer
 	done    bool // closed, and every block before the footer was read
 	stalled int  // polls in a row without progress on a closed file
+	lastErr error
+	// recSchema is the schema mmapio's recovery located when the header
+	// names none (the original writer writes the header's offsets at Close).
+	recSchema []byte
 }
 
 type followEntry struct {
@@ -92,7 +96,9 @@ func (fl *follower) readHeader(size int64) (ok bool, err error) {
 	if h.SchemaSize > 64<<20 {
 		return false, fmt.Errorf("%s: header at offset 16: schema size %d exceeds 64 MiB", fl.path, h.SchemaSize)
 	}
-	if h.SchemaOffset != fl.schOff || uint64(len(fl.schema)) != h.SchemaSize {
+	if h.SchemaSize == 0 && fl.recSchema != nil {
+		fl.schema = fl.recSchema // a killed original writer's file: the schema recovery found
+	} else if h.SchemaOffset != fl.schOff || uint64(len(fl.schema)) != h.SchemaSize {
 		s := make([]byte, h.SchemaSize)
 		if _, err := fl.f.ReadAt(s, int64(h.SchemaOffset)); err != nil {
 			return false, fmt.Errorf("%s: schema at offset %d: %w", fl.path, h.SchemaOffset, err)
@@ -102,6 +108,31 @@ func (fl *follower) readHeader(size int64) (ok bool, err error) {
 	fl.hdr = h
 	fl.closed = h.FooterOffset != 0
 	return true, nil
+}
+
+// firstBlock finds the first block of a file whose header does not say
+// where it is (0: none yet).
+func (fl *follower) firstBlock() (int64, error) {
+	r, err := mmapio.Open(fl.path)
+	if err != nil {
+		return 0, nil // still too short to recover: look again at the next poll
+	}
+	defer r.Close()
+	if off, size := r.SchemaSection(); fl.hdr.SchemaSize == 0 && off > 0 && size > 0 && size <= 64<<20 {
+		b := make([]byte, size)
+		if _, err := fl.f.ReadAt(b, off); err != nil {
+			return 0, fmt.Errorf("%s: schema at offset %d: %w", fl.path, off, err)
+		}
+		fl.recSchema, fl.schema = b, b
+	}
+	if blocks := r.Blocks(); len(blocks) > 0 {
+		first := blocks[0].DataOffset
+		for _, b := range blocks {
+			first = min(first, b.DataOffset)
+		}
+		return int64(first), nil
+	}
+	return 0, nil
 }
 
 // walk lists the blocks whose header and data lie within size, from next on.
@@ -141,10 +172,17 @@ func (fl *follower) step() (*mmapio.Reader, error) {
 	size := st.Size()
 	if fl.next == 0 {
 		ok, err := fl.readHeader(size)
-		if !ok || err != nil || fl.hdr.FirstBlockOffset == 0 {
+		if !ok || err != nil {
 			return nil, err
 		}
-		fl.next = int64(fl.hdr.FirstBlockOffset)
+		if fl.next = int64(fl.hdr.FirstBlockOffset); fl.next == 0 {
+			// The original writer leaves it zero until Close, and a file
+			// without a schema may have none: mmapio's recovery finds the
+			// first block.
+			if fl.next, err = fl.firstBlock(); fl.next == 0 || err != nil {
+				return nil, err
+			}
+		}
 	}
 	if fl.closed && fl.next >= int64(fl.hdr.FooterOffset) {
 		fl.done = true
@@ -171,7 +209,11 @@ func (fl *follower) step() (*mmapio.Reader, error) {
 		case r == nil:
 			// The writer has finished, yet the next block does not read.
 			if fl.stalled++; fl.stalled >= 3 {
-				return nil, fmt.Errorf("%s: block at offset %d: not a complete block before the footer at %d", fl.path, fl.next, fl.hdr.FooterOffset)
+				why := "not a complete block"
+				if fl.lastErr != nil {
+					why = fl.lastErr.Error()
+				}
+				return nil, fmt.Errorf("%s: block at offset %d (the footer is at %d): %s", fl.path, fl.next, fl.hdr.FooterOffset, why)
 			}
 		default:
 			fl.stalled = 0
@@ -218,7 +260,8 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 	}
 	r, err := mmapio.OpenBytes(fl.path, file)
 	if err != nil {
-		return nil, nil // a schema caught mid-rewrite: the next poll reads it again
+		fl.lastErr = err // a schema caught mid-rewrite: the next poll reads it again
+		return nil, nil
 	}
 	k := r.Status().Blocks
 	if k == 0 {

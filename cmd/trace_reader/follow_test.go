@@ -166,3 +166,34 @@ func TestFollowNotATrace(t *testing.T) {
 	require.Contains(t, stderr, path)
 	require.Contains(t, stderr, "magic")
 }
+
+// TestFollowReferenceFiles: follow prints the original writer's files as
+// dump does: closed ones (it then returns), one written without a footer
+// and one its writer was killed in (header offsets all zero: recovery finds
+// the schema and the first block), which it follows until cancelled.
+func TestFollowReferenceFiles(t *testing.T) {
+	for _, name := range []string{"raw.ctrace", "multiblock.ctrace", "noschema.ctrace", "mixed-small.ctrace",
+		"noindex.ctrace", "crash.ctrace.crash"} {
+		path := ref(name)
+		code, want, _ := runTool("dump", path)
+		require.Equal(t, 0, code, name)
+		ctx, cancel := context.WithCancel(context.Background())
+		out := &syncBuf{}
+		done := make(chan error, 1)
+		go func() { done <- followTrace(ctx, &config{command: "follow", file: path}, out, time.Millisecond) }()
+		open := name == "noindex.ctrace" || name == "crash.ctrace.crash" // no footer: never "closed"
+		if open {
+			require.Eventually(t, func() bool { return len(out.String()) >= len(want) }, 20*time.Second, time.Millisecond, name)
+			time.Sleep(20 * time.Millisecond) // a second look prints nothing more
+			cancel()
+		}
+		select {
+		case err := <-done:
+			require.NoError(t, err, name)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: follow did not return", name)
+		}
+		cancel()
+		require.Equal(t, want, out.String(), name)
+	}
+}
