@@ -141,7 +141,7 @@ func (f *DynamicFormat) EmitEncoded(u *Unit, cycle uint64, args []byte) error {
 	if u.foreign {
 		return errors.New("chronon: EmitEncoded on a foreign unit (its producer is C code)")
 	}
-	if !u.Enabled(f.category) {
+	if !u.Enabled(f.category) || cycle-u.wlo > u.wspan {
 		return nil
 	}
 	if err := checkEncoded(f.info.ArgTypes, args, u.maxArgs); err != nil {

@@ -52,6 +52,9 @@ func (f *Format0) Emit(u *Unit, cycle uint64) {
 }
 
 func (f *Format0) emit(u *Unit, cycle uint64) {
+	if cycle-u.wlo > u.wspan {
+		return
+	}
 	off := u.off
 	if off+f.size > u.lim.Load() {
 		if !u.reserve(f.size) {
@@ -103,6 +106,9 @@ func (f *Format1[A0]) Emit(u *Unit, cycle uint64, a0 A0) {
 }
 
 func (f *Format1[A0]) emit(u *Unit, cycle uint64, a0 A0) {
+	if cycle-u.wlo > u.wspan {
+		return
+	}
 	if f.varSize {
 		f.emitVar(u, cycle, a0)
 		return
@@ -179,6 +185,9 @@ func (f *Format2[A0, A1]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
 }
 
 func (f *Format2[A0, A1]) emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
+	if cycle-u.wlo > u.wspan {
+		return
+	}
 	if f.varSize {
 		f.emitVar(u, cycle, a0, a1)
 		return
@@ -259,6 +268,9 @@ func (f *Format3[A0, A1, A2]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
 }
 
 func (f *Format3[A0, A1, A2]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
+	if cycle-u.wlo > u.wspan {
+		return
+	}
 	if f.varSize {
 		f.emitVar(u, cycle, a0, a1, a2)
 		return
@@ -343,6 +355,9 @@ func (f *Format4[A0, A1, A2, A3]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A
 }
 
 func (f *Format4[A0, A1, A2, A3]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
+	if cycle-u.wlo > u.wspan {
+		return
+	}
 	if f.varSize {
 		f.emitVar(u, cycle, a0, a1, a2, a3)
 		return
@@ -431,6 +446,9 @@ func (f *Format5[A0, A1, A2, A3, A4]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, 
 }
 
 func (f *Format5[A0, A1, A2, A3, A4]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
+	if cycle-u.wlo > u.wspan {
+		return
+	}
 	if f.varSize {
 		f.emitVar(u, cycle, a0, a1, a2, a3, a4)
 		return
@@ -523,6 +541,9 @@ func (f *Format6[A0, A1, A2, A3, A4, A5]) Emit(u *Unit, cycle uint64, a0 A0, a1 
 }
 
 func (f *Format6[A0, A1, A2, A3, A4, A5]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
+	if cycle-u.wlo > u.wspan {
+		return
+	}
 	if f.varSize {
 		f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5)
 		return
@@ -619,6 +640,9 @@ func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) Emit(u *Unit, cycle uint64, a0 A0,
 }
 
 func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
+	if cycle-u.wlo > u.wspan {
+		return
+	}
 	if f.varSize {
 		f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5, a6)
 		return
@@ -719,6 +743,9 @@ func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) Emit(u *Unit, cycle uint64, a0
 }
 
 func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {
+	if cycle-u.wlo > u.wspan {
+		return
+	}
 	if f.varSize {
 		f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
 		return

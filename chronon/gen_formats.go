@@ -111,8 +111,14 @@ func (f *%[1]s%[4]s) Emit(u *Unit, cycle uint64%[8]s%[6]s) {
 `, name, n, tparams, targs, types, params, args, sep, plural)
 
 	// Fixed-size path.
+	// The record-time cycle window (select.go) is checked here, out of line:
+	// in Emit it would push every arity but 0 over the inlining budget.
+	// Without a window (wlo 0, wspan MaxUint64) it never branches.
 	fmt.Fprintf(b, `
 func (f *%[1]s%[2]s) emit(u *Unit, cycle uint64%[3]s%[4]s) {
+	if cycle-u.wlo > u.wspan {
+		return
+	}
 `, name, targs, sep, params)
 	if n > 0 {
 		fmt.Fprintf(b, `	if f.varSize {

@@ -57,6 +57,9 @@ type config struct {
 	autoMetadata   bool
 	schemaReserve  int
 	discard        bool // benchmarks only: release sealed chunks unread
+	sel            selection
+	hasSel         bool   // WithSelect was given: CHRONON_TRACE is not read
+	selSrc         string // where sel came from, for errors
 }
 
 func defaultConfig() config {

@@ -61,7 +61,9 @@ type ringHdr struct {
 	handle    uint64 // opaque value a C producer passes back when it waits
 	magic     uint32
 	version   uint32
-	_         [24]byte
+	winLo     uint64 // record-time cycle window (select.go): C producers keep
+	winSpan   uint64 // an event when cycle-winLo <= winSpan
+	_         [8]byte
 }
 
 const (

@@ -69,6 +69,9 @@ func Create(path string, opts ...Option) (*Tracer, error) {
 			return nil, fmt.Errorf("chronon: %s: %w", path, err)
 		}
 	}
+	if err := cfg.applySelect(os.Getenv); err != nil {
+		return nil, fmt.Errorf("chronon: %s: %w", path, err)
+	}
 	if cfg.ringSize == 0 {
 		cfg.ringSize = DefaultRingChunks * cfg.blockSize
 	}
@@ -93,6 +96,9 @@ func Create(path string, opts ...Option) (*Tracer, error) {
 		t.metadata = autoMetadata(start, os.Getenv)
 	}
 	t.metadata = mergeMetadata(t.metadata, cfg.metadata)
+	if cfg.sel.text != "" { // after the explicit pairs: the file says what it holds
+		t.metadata = mergeMetadata(t.metadata, [][2]string{{MetadataSelect, cfg.sel.text}})
+	}
 	fw, err := createFile(path, cfg.level != LevelNone, cfg.schemaReserve, t.setErr)
 	if err != nil {
 		return nil, err
@@ -171,7 +177,11 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 		return nil, fmt.Errorf("chronon: unit id %d already used by %q", id, t.byID[id].name)
 	}
 	blockSize := uint32(t.cfg.blockSize)
+	c.mask = t.cfg.sel.unitMask(name, c.mask)
+	wlo, wspan := t.cfg.sel.window()
 	u := &Unit{
+		wlo:      wlo,
+		wspan:    wspan,
 		srcWord:  uint64(id),
 		maxArgs:  min(schema.MaxArgsSize, int(blockSize)-schema.EventHeaderSize),
 		t:        t,
@@ -188,6 +198,7 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 		u.maskp, u.limp = &r.hdr.mask, &r.hdr.lim
 		h := r.hdr
 		h.mask, h.srcWord, h.maxArgs = c.mask, u.srcWord, uint32(u.maxArgs)
+		h.winLo, h.winSpan = wlo, wspan
 		if t.cfg.policy == Drop {
 			h.policy = 1
 		}

@@ -21,6 +21,8 @@ type Unit struct {
 	chunk   unsafe.Pointer // start of the current chunk
 	srcWord uint64         // source id, as record bytes 16..24 want it
 	maxArgs int            // largest args area an event may have in this unit's chunks
+	wlo     uint64         // record-time cycle window (select.go): kept when cycle-wlo <= wspan;
+	wspan   uint64         // 0 and MaxUint64 without a window, which every cycle passes
 
 	// Producer slow path.
 	head     uint64 // producer's copy of ring.head

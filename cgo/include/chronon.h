@@ -92,7 +92,8 @@ extern "C" {
 typedef enum chronon_status {
 	CHRONON_OK = 0,
 	/* Outcomes: the call was valid but the event was not recorded. */
-	CHRONON_DISABLED = 1, /* the unit's mask disables the format's category */
+	CHRONON_DISABLED = 1, /* the unit's mask disables the format's category, or the cycle
+	                         lies outside the record-time window (CHRONON_TRACE, select) */
 	CHRONON_DROPPED = 2,  /* ring full under the Drop policy; counted in the unit's drops */
 	CHRONON_CLOSED = 3,   /* the tracer is closed (emits are counted as dropped);
 	                         also: close, flush or unit creation on a closed tracer */
@@ -210,7 +211,9 @@ typedef struct chronon_unit {
 	uint64_t handle;      /* 216 opaque value passed back when the producer waits */
 	uint32_t magic;       /* 224 CHRONON_RING_MAGIC */
 	uint32_t version;     /* 228 CHRONON_RING_VERSION */
-	uint8_t reserved_[24];/* 232 zero */
+	uint64_t win_lo;      /* 232 record-time cycle window (CHRONON_TRACE cycles=): an event */
+	uint64_t win_span;    /* 240 is kept when cycle - win_lo <= win_span; creator */
+	uint8_t reserved_[8]; /* 248 zero */
 	/* 256: uint32_t lens[n_chunks]; then, at data_off, the chunks */
 } chronon_unit;
 
@@ -252,6 +255,8 @@ CHRONON__STATIC_ASSERT(offsetof(chronon_unit, data_off) == 208, "ring.md: data_o
 CHRONON__STATIC_ASSERT(offsetof(chronon_unit, handle) == 216, "ring.md: handle at 216");
 CHRONON__STATIC_ASSERT(offsetof(chronon_unit, magic) == 224, "ring.md: magic at 224");
 CHRONON__STATIC_ASSERT(offsetof(chronon_unit, version) == 228, "ring.md: version at 228");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, win_lo) == 232, "ring.md: win_lo at 232");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, win_span) == 240, "ring.md: win_span at 240");
 CHRONON__STATIC_ASSERT(sizeof(chronon_unit) == 256, "ring.md: the control block is 256 bytes");
 CHRONON__STATIC_ASSERT(sizeof(uint8_t *) == 8, "ring.md: chunk is an 8-byte address");
 
@@ -290,6 +295,10 @@ typedef struct chronon_options {
 	int32_t no_auto_metadata;     /* non-zero: do not record host, command line, start
 	                                 time, pid and MPI/Slurm/torchrun rank */
 	int32_t reserved_;
+	const char *select;           /* record-time selection, CHRONON_TRACE's syntax
+	                                 ("units=core1.*;categories=fetch;cycles=A-B"); NULL: read
+	                                 CHRONON_TRACE; "": record everything. A malformed value
+	                                 fails chronon_open with CHRONON_ERR_ARG */
 } chronon_options;
 
 #ifdef __cplusplus
@@ -597,7 +606,7 @@ CHRONON__INLINE chronon_status chronon__begin_raw(chronon_unit *u, const chronon
                                                   uint32_t args_size, uint8_t **args) {
 	uint8_t *p;
 	chronon_status s;
-	if ((__atomic_load_n(&u->mask, __ATOMIC_RELAXED) & f->category) == 0)
+	if ((__atomic_load_n(&u->mask, __ATOMIC_RELAXED) & f->category) == 0 || cycle - u->win_lo > u->win_span)
 		return CHRONON_DISABLED;
 	s = chronon__claim(u, CHRONON_EVENT_HEADER + args_size, &p);
 	if (CHRONON_UNLIKELY(s != CHRONON_OK))

@@ -424,7 +424,7 @@ public:
 			(void)p;
 			return Status::ok;
 		} else {
-			if ((__atomic_load_n(&r->mask, __ATOMIC_RELAXED) & f_.category) == 0)
+			if ((__atomic_load_n(&r->mask, __ATOMIC_RELAXED) & f_.category) == 0 || cycle - r->win_lo > r->win_span)
 				return Status::disabled; // before measuring any string
 			// The string layout of the Go runtime (chronon/args.go
 			// layoutStrings): cut at the first NUL, truncated so that the

@@ -98,7 +98,7 @@ chronon_status chronon_emit_args(chronon_unit *u, const chronon_format *f, uint6
 		if (args[i].type == CHRONON_STRING && args[i].v.s == NULL)
 			return chronon__failf(CHRONON_ERR_ARG, "chronon_emit_args: argument %zu is a NULL string", i);
 	}
-	if ((__atomic_load_n(&u->mask, __ATOMIC_RELAXED) & f->category) == 0)
+	if ((__atomic_load_n(&u->mask, __ATOMIC_RELAXED) & f->category) == 0 || cycle - u->win_lo > u->win_span)
 		return CHRONON_DISABLED;
 
 	/* The string layout of chronon/args.go layoutStrings: each string is

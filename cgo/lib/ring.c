@@ -165,4 +165,5 @@ chronon_unit chronon__dead_unit = {
 	.policy = CHRONON_POLICY_DROP,
 	.magic = CHRONON_RING_MAGIC,
 	.version = CHRONON_RING_VERSION,
+	.win_span = ~UINT64_C(0), /* no window: every emit reaches the closed path */
 };

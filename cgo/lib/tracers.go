@@ -132,6 +132,9 @@ func tracerOptions(o *C.chronon_options) ([]chronon.Option, error) {
 	case ns > 0:
 		opts = append(opts, chronon.WithFlushInterval(time.Duration(ns)))
 	}
+	if o._select != nil { // NULL: Create reads CHRONON_TRACE
+		opts = append(opts, chronon.WithSelect(C.GoString(o._select)))
+	}
 	if o.default_mask != 0 {
 		opts = append(opts, chronon.WithDefaultMask(uint64(o.default_mask)))
 	}

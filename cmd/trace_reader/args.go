@@ -26,6 +26,7 @@ type config struct {
 	nsPerCycle   float64 // export
 	maxFileBytes int64   // export
 	json         bool    // stats
+	follow       bool    // stats --follow
 }
 
 // usageError is a command line the tool cannot run: exit status 2.
@@ -97,6 +98,8 @@ var (
 			c.maxFileBytes = n
 			return nil
 		}}
+	optFollow = &option{[]string{"--follow"}, "", "Follow a file being written: per-unit rates every second, until it is closed",
+		func(c *config, _ string) error { c.follow = true; return nil }}
 	optJSON = &option{[]string{"--json"}, "", "JSON instead of tables",
 		func(c *config, _ string) error { c.json = true; return nil }}
 )
@@ -130,7 +133,10 @@ var commandTable = []*command{
 		[]*option{optFormat, optCycles, optUnit, optNsPerCycle, optMaxFileSize, optOutput, optVerbose, optHelp}, true},
 	{"stats", "[options] <file.ctrace>", "Per unit and format: counts and rates; spans: durations and occupancy;\n" +
 		"flows: cycles from each unit to the next.",
-		[]*option{optCycles, optUnit, optJSON, optOutput, optHelp}, false},
+		[]*option{optCycles, optUnit, optJSON, optFollow, optOutput, optHelp}, false},
+	{"follow", "[options] <file.ctrace>", "Print the events of a file while its writer appends them, as dump prints them\n" +
+		"(cycle order per unit), until the writer closes the file (or Ctrl-C).",
+		[]*option{optCycles, optUnit, optHelp}, false},
 }
 
 func lookupCommand(name string) *command {

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -117,7 +118,12 @@ func execute(c *config, stdout, stderr io.Writer) error {
 		return recoverFile(c, stdout)
 	case "export":
 		return exportTrace(c, stdout, stderr)
+	case "follow":
+		return followTrace(context.Background(), c, stdout, followPoll)
 	case "stats":
+		if c.follow {
+			return followStats(context.Background(), c, stdout, time.Second)
+		}
 		return withOutput(c, stdout, func(w io.Writer) error { return statsTrace(c, w, stderr) })
 	}
 	return usagef("unknown command %q", c.command)

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/chronon-sim/chronon-go/mmapio"
+)
+
+// followPoll is how often follow looks for new blocks.
+const followPoll = 100 * time.Millisecond
+
+// unitRate is what stats --follow keeps per unit.
+type unitRate struct {
+	name              string
+	events, prevEv    uint64
+	lastCycle, prevCy uint64
+}
+
+// followStats is stats --follow: it reads the file as it grows and every
+// period prints, per unit, the events so far, events per second, the last
+// cycle and cycles per second over the period; on a terminal it redraws the
+// table in place, otherwise it prints one table per period. It ends with
+// the table of the whole file when the writer closes it.
+func followStats(ctx context.Context, c *config, w io.Writer, period time.Duration) error {
+	if c.json || c.output != "" {
+		return usagef("--follow prints tables to standard output: not with --json or -o")
+	}
+	fl, err := openFollower(c.file)
+	if err != nil {
+		return err
+	}
+	defer fl.Close()
+	redraw := false
+	if f, ok := w.(*os.File); ok {
+		redraw = isTerminal(f)
+	}
+	rates := map[uint16]*unitRate{}
+	start := time.Now()
+	last := start
+	show := func(final bool) error {
+		now := time.Now()
+		dt := now.Sub(last).Seconds()
+		last = now
+		var b strings.Builder
+		if redraw {
+			b.WriteString("\x1b[H\x1b[2J")
+		}
+		writeRates(&b, rates, now.Sub(start), dt, final)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	fctx, stop := context.WithCancel(ctx)
+	defer stop()
+	errc := make(chan error, 1)
+	batches := make(chan *mmapio.Reader)
+	go func() {
+		errc <- fl.run(fctx, followPoll, func(r *mmapio.Reader) error {
+			select {
+			case batches <- r:
+				select { // the batch is counted before run closes it
+				case <-batches:
+				case <-fctx.Done():
+				}
+				return nil
+			case <-fctx.Done():
+				return nil
+			}
+		})
+	}()
+	for {
+		select {
+		case r := <-batches:
+			countBatch(c, r, rates)
+			batches <- nil
+		case <-tick.C:
+			if err := show(false); err != nil {
+				return err
+			}
+		case err := <-errc:
+			if err != nil {
+				return err
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			return show(true)
+		}
+	}
+}
+
+// countBatch adds the events of a batch that pass the filters.
+func countBatch(c *config, r *mmapio.Reader, rates map[uint16]*unitRate) {
+	q, ok := followQuery(c, r)
+	if !ok {
+		return
+	}
+	for ev := range r.Events(q) {
+		u := rates[ev.UnitID]
+		if u == nil {
+			u = &unitRate{}
+			rates[ev.UnitID] = u
+		}
+		u.name = r.UnitName(ev.UnitID)
+		u.events++
+		u.lastCycle = max(u.lastCycle, ev.Cycle)
+	}
+}
+
+func writeRates(b *strings.Builder, rates map[uint16]*unitRate, elapsed time.Duration, dt float64, final bool) {
+	ids := make([]uint16, 0, len(rates))
+	var total, prev uint64
+	for id, u := range rates {
+		ids = append(ids, id)
+		total += u.events
+		prev += u.prevEv
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	state := "writing"
+	if final {
+		state = "closed"
+	}
+	fmt.Fprintf(b, "%s  %.1fs  %d events  %.0f events/s\n", state, elapsed.Seconds(), total, rate(total-prev, dt))
+	fmt.Fprintf(b, "%-24s %14s %14s %16s %14s\n", "unit", "events", "events/s", "last cycle", "cycles/s")
+	for _, id := range ids {
+		u := rates[id]
+		name := u.name
+		if name == "" {
+			name = fmt.Sprintf("#%d", id)
+		}
+		fmt.Fprintf(b, "%-24s %14d %14.0f %16d %14.0f\n", mmapio.EscapeText(name), u.events, rate(u.events-u.prevEv, dt),
+			u.lastCycle, rate(u.lastCycle-u.prevCy, dt))
+		u.prevEv, u.prevCy = u.events, u.lastCycle
+	}
+	b.WriteString("\n")
+}
+
+func rate(n uint64, dt float64) float64 {
+	if dt <= 0 {
+		return 0
+	}
+	return float64(n) / dt
+}
