@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/chronon-sim/chronon-go/export"
+	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
 // config is a parsed command line.
@@ -26,6 +27,7 @@ type config struct {
 	nsPerCycle   float64 // export
 	maxFileBytes int64   // export
 	json         bool    // stats
+	memory       int64   // --memory: mmapio's budget for decoded data (0: its default)
 	follow       bool    // stats --follow
 }
 
@@ -100,6 +102,15 @@ var (
 		}}
 	optFollow = &option{[]string{"--follow"}, "", "Follow a file being written: per-unit rates every second, until it is closed",
 		func(c *config, _ string) error { c.follow = true; return nil }}
+	optMemory = &option{[]string{"--memory"}, "SIZE", "Memory for decoded data beyond the file's mapping (default 256MiB; bytes, or KiB/MiB/GiB)",
+		func(c *config, v string) error {
+			n, err := parseSize(v)
+			if err != nil || n < mmapio.MinMemoryBudget || n > mmapio.MaxMemoryBudget {
+				return usagef("--memory %q: want a size from 1MiB to 1TiB (bytes, or with KiB, MiB, GiB)", v)
+			}
+			c.memory = n
+			return nil
+		}}
 	optJSON = &option{[]string{"--json"}, "", "JSON instead of tables",
 		func(c *config, _ string) error { c.json = true; return nil }}
 )
@@ -107,7 +118,7 @@ var (
 // originalOptions are the options of the original tool, which accepted
 // every one of them with each of its commands (info ignores the filters):
 // its commands keep doing so, for scripts written against it.
-var originalOptions = []*option{optCycles, optUnit, optLimit, optOutput, optVerbose, optHelp}
+var originalOptions = []*option{optCycles, optUnit, optLimit, optOutput, optVerbose, optMemory, optHelp}
 
 // command is one row of the command table.
 type command struct {
@@ -124,16 +135,16 @@ var commandTable = []*command{
 	{"filter", "[options] <file.ctrace>", "Dump the events matching --cycles and --unit.", originalOptions, false},
 	{"convert", "[options] <file.ctrace>", "Convert the whole trace to text (--limit is ignored).", originalOptions, false},
 	{"recover", "<file.ctrace> -o OUT", "Write a complete file (schema, blocks, footer) from a footer-less or torn one.",
-		[]*option{optOutput, optHelp}, true},
+		[]*option{optOutput, optMemory, optHelp}, true},
 	{"export", "[options] <file.ctrace> -o OUT", "Write a file trace viewers open: perfetto (ui.perfetto.dev, trace_processor)\n" +
 		"or chrome-json (chrome://tracing). Units become nested tracks, spans slices,\n" +
 		"counters counter tracks, flow ids arrows. A split output is OUT, then\n" +
 		"OUT's name with .part2, .part3 ... before its extension. kanata: Konata's\n" +
 		"pipeline log, one row per flow (instruction), its spans the stages.",
-		[]*option{optFormat, optCycles, optUnit, optNsPerCycle, optMaxFileSize, optOutput, optVerbose, optHelp}, true},
+		[]*option{optFormat, optCycles, optUnit, optNsPerCycle, optMaxFileSize, optOutput, optVerbose, optMemory, optHelp}, true},
 	{"stats", "[options] <file.ctrace>", "Per unit and format: counts and rates; spans: durations and occupancy;\n" +
 		"flows: cycles from each unit to the next.",
-		[]*option{optCycles, optUnit, optJSON, optFollow, optOutput, optHelp}, false},
+		[]*option{optCycles, optUnit, optJSON, optFollow, optOutput, optMemory, optHelp}, false},
 	{"follow", "[options] <file.ctrace>", "Print the events of a file while its writer appends them, as dump prints them\n" +
 		"(cycle order per unit), until the writer closes the file (or Ctrl-C).",
 		[]*option{optCycles, optUnit, optHelp}, false},
@@ -280,4 +291,32 @@ func parseCycles(s string) (uint64, uint64, error) {
 		}
 	}
 	return start, end, nil
+}
+
+// parseSize reads a byte count: digits, optionally followed by K, M, G or T
+// (binary: KiB, MiB, GiB, TiB; the "iB"/"B" is optional).
+func parseSize(v string) (int64, error) {
+	num := strings.TrimRight(v, "KMGTiBkmgtb")
+	unit := strings.ToUpper(strings.TrimSuffix(strings.TrimSuffix(v[len(num):], "B"), "b"))
+	unit = strings.TrimSuffix(strings.TrimSuffix(unit, "I"), "i")
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("not a size: %q", v)
+	}
+	shift := map[string]uint{"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
+	sh, ok := shift[unit]
+	if !ok || n > math.MaxInt64>>sh {
+		return 0, fmt.Errorf("not a size: %q", v)
+	}
+	return n << sh, nil
+}
+
+// openTrace opens the command's trace with the options every reading
+// command shares (the memory budget), and extra ones.
+func openTrace(c *config, path string, extra ...mmapio.Option) (*mmapio.Reader, error) {
+	opts := extra
+	if c.memory > 0 {
+		opts = append(opts, mmapio.WithMemoryBudget(c.memory))
+	}
+	return mmapio.Open(path, opts...)
 }

@@ -11,7 +11,7 @@ import (
 // cycle order, one line each as the original printed them. convert ignores
 // --limit.
 func dump(c *config, w io.Writer, stderr io.Writer) error {
-	r, err := mmapio.Open(c.file)
+	r, err := openTrace(c, c.file)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 	if err := notInput(c.file, c.output); err != nil {
 		return err
 	}
-	r, err := mmapio.Open(c.file)
+	r, err := openTrace(c, c.file)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func placeParts(c *config, target, tmpDir string, parts []string) ([]string, err
 
 // statsTrace runs `stats [--cycles A-B] [--unit NAME] [--json] FILE`.
 func statsTrace(c *config, w, stderr io.Writer) (err error) {
-	r, err := mmapio.Open(c.file)
+	r, err := openTrace(c, c.file)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 // status, the writer, the block layout and the run metadata; with -v the
 // formats and units as the original listed them, then per-unit counts.
 func info(c *config, out io.Writer) error {
-	r, err := mmapio.Open(c.file)
+	r, err := openTrace(c, c.file)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func recoverFile(c *config, stdout io.Writer) error {
 	if err := notInput(c.file, c.output); err != nil {
 		return err
 	}
-	r, err := mmapio.Open(c.file, mmapio.WithRepair()) // a rejected footer is rebuilt from the blocks
+	r, err := openTrace(c, c.file, mmapio.WithRepair()) // a rejected footer is rebuilt from the blocks
 	if err != nil {
 		return err
 	}
