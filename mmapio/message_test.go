@@ -104,7 +104,13 @@ func refMessage(f *schema.Format, argc uint8, args []byte) string {
 		parsed = append(parsed, args[off:off+size]...)
 		off += size
 	}
-	var out []byte
+	// Literal text prints with its control characters escaped (EscapeText,
+	// the one addition to the original's rules): a run of it at a time.
+	var out, lit []byte
+	flush := func() {
+		out = append(out, EscapeText(string(lit))...)
+		lit = lit[:0]
+	}
 	s := f.Format
 	ap, ai := 0, 0
 	for i := 0; i < len(s); {
@@ -115,6 +121,7 @@ func refMessage(f *schema.Format, argc uint8, args []byte) string {
 				spec := s[i+1 : j]
 				hex := bytes.ContainsAny([]byte(spec), "xX")
 				var n int
+				flush()
 				out, n = appendArg(out, f.ArgTypes[ai], parsed[ap:], hex)
 				ap += n
 				ai++
@@ -122,9 +129,10 @@ func refMessage(f *schema.Format, argc uint8, args []byte) string {
 				continue
 			}
 		}
-		out = append(out, s[i])
+		lit = append(lit, s[i])
 		i++
 	}
+	flush()
 	return string(out)
 }
 

@@ -305,6 +305,9 @@ func (sp *segPipe) reserve(n int64) {
 func (sp *segPipe) admit(seg *segment) bool {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
+	if sp.stopped.Load() { // Close stopped the pipe: its states are gone
+		return false
+	}
 	need := seg.cost
 	for _, pi := range seg.blocks {
 		if st := sp.states[pi]; !st.reserved {
@@ -372,6 +375,9 @@ func (sp *segPipe) nextSegment() (*segment, error) {
 		return nil, nil
 	}
 	seg := sp.queue[0]
+	if !seg.dispatched && sp.stopped.Load() {
+		return nil, ErrClosed
+	}
 	if !seg.dispatched {
 		// Nothing is in flight and the segment still does not fit: its
 		// overlapping blocks are too many or too big to hold at once.
