@@ -31,7 +31,6 @@ type Multi struct {
 	readers  []*Reader
 	labels   []string
 	prefixes []map[uint16][]byte // dump line prefix by unit id, per file
-	unknown  [][]byte            // prefix of a unit the schema does not name, per file
 }
 
 // MetaRank is the metadata key holding a run's rank in a parallel
@@ -62,13 +61,11 @@ func OpenAll(paths []string, opts ...Option) (*Multi, error) {
 func NewMulti(rs ...*Reader) *Multi {
 	m := &Multi{readers: rs, labels: Labels(rs)}
 	m.prefixes = make([]map[uint16][]byte, len(rs))
-	m.unknown = make([][]byte, len(rs))
 	for i, r := range rs {
 		if len(rs) == 1 {
 			break
 		}
 		m.prefixes[i] = map[uint16][]byte{}
-		m.unknown[i] = []byte(" " + EscapeText(m.labels[i]) + ": ")
 		for id, name := range r.unitNames {
 			if name != "" {
 				m.prefixes[i][uint16(id)] = []byte(" " + EscapeText(m.labels[i]+"/"+name) + ": ")
@@ -124,15 +121,14 @@ func (m *Multi) Label(i int) string {
 // Labelled reports whether names carry file labels (more than one file).
 func (m *Multi) Labelled() bool { return len(m.readers) > 1 }
 
-// UnitName returns the name of unit id of file i: "<label>/<name>" (the
-// label alone for a unit without a name), or the Reader's name for one file.
+// UnitName returns the name of unit id of file i: "<label>/<name>", or the
+// Reader's name for one file. A unit without a name (unit 0, an id the
+// schema does not list) has none: its events print without a unit, as the
+// original reader printed them, and a merged file cannot name unit 0.
 func (m *Multi) UnitName(file int, id uint16) string {
 	name := m.readers[file].UnitName(id)
-	if len(m.readers) == 1 {
+	if len(m.readers) == 1 || name == "" {
 		return name
-	}
-	if name == "" {
-		return m.labels[file]
 	}
 	return m.labels[file] + "/" + name
 }
@@ -354,8 +350,8 @@ func (it *MultiIterator) Close() {
 }
 
 // AppendLine appends the event's dump line: the Reader's for one file,
-// else with the unit named "<label>/<unit>" ("<label>" for a unit without a
-// name).
+// else with the unit named "<label>/<unit>" (no unit for a unit without a
+// name, as the Reader prints it).
 func (m *Multi) AppendLine(dst []byte, ev *FileEvent) []byte {
 	if len(m.readers) == 1 {
 		return m.readers[0].AppendLine(dst, &ev.Event)
@@ -363,7 +359,7 @@ func (m *Multi) AppendLine(dst []byte, ev *FileEvent) []byte {
 	dst = appendCycle(dst, ev.Cycle)
 	p, ok := m.prefixes[ev.File][ev.UnitID]
 	if !ok {
-		p = m.unknown[ev.File]
+		p = spacePrefix
 	}
 	dst = append(dst, p...)
 	dst = appendMessage(dst, ev.format, ev.ArgCount, ev.args)

@@ -29,13 +29,13 @@ func writeW1T(t testing.TB, dir, name string, n, units int, seed uint64, opts ct
 }
 
 // labelLine puts label into a single-file dump line: "[c] unit: msg"
-// becomes "[c] label/unit: msg", "[c] msg" (no unit name) "[c] label: msg".
+// becomes "[c] label/unit: msg"; "[c] msg" (no unit name) stays.
 func labelLine(line, label string, named bool) string {
 	head, rest := line[:13], line[13:]
 	if named {
 		return head + label + "/" + rest
 	}
-	return head + label + ": " + rest
+	return line
 }
 
 // expectedTimeline merges the files' own dumps as the timeline must:
