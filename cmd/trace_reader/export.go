@@ -20,10 +20,12 @@ import (
 // part of any file under its final name. An output that cannot be renamed
 // into place (a pipe, /dev/stdout) is written directly, in one piece.
 func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
-	if err := notInput(c.file, c.output); err != nil {
-		return err
+	for _, in := range c.files {
+		if err := notInput(in, c.output); err != nil {
+			return err
+		}
 	}
-	r, err := mmapio.Open(c.file)
+	r, err := openInput(c, tempDirFor(c.output))
 	if err != nil {
 		return err
 	}
@@ -99,8 +101,10 @@ func placeParts(c *config, target, tmpDir string, parts []string) ([]string, err
 	finals := make([]string, len(parts))
 	for i, p := range parts {
 		finals[i] = filepath.Join(filepath.Dir(target), filepath.Base(p))
-		if err := notInput(c.file, finals[i]); err != nil {
-			return nil, err
+		for _, in := range c.files {
+			if err := notInput(in, finals[i]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	shown := make([]string, len(parts))
@@ -118,7 +122,7 @@ func placeParts(c *config, target, tmpDir string, parts []string) ([]string, err
 
 // statsTrace runs `stats [--cycles A-B] [--unit NAME] [--json] FILE`.
 func statsTrace(c *config, w, stderr io.Writer) (err error) {
-	r, err := mmapio.Open(c.file)
+	r, err := openInput(c, "")
 	if err != nil {
 		return err
 	}
