@@ -55,12 +55,12 @@ func diffCommand(c *config, stdout io.Writer) error {
 // dunit is one unit of the comparison (matched by name across the runs).
 type dunit struct {
 	name     string
-	selected bool        // --unit matches it
-	ids      [2][]uint16 // its ids in each run
-	known    [2]bool     // the run's schema lists it, or the run has its events
-	events   [2]uint64   // events of it in each run (within --cycles)
-	pend     [2][]byte   // event bytes of a side not yet compared
-	equal    uint64      // bytes equal in both runs so far
+	selected bool         // --unit matches it
+	ids      [2][]uint16  // its ids in each run
+	known    [2]bool      // the run's schema lists it, or the run has its events
+	events   [2]uint64    // events of it in each run (within --cycles)
+	pend     [2][]pendRun // event bytes of a side not yet compared
+	equal    uint64       // bytes equal in both runs so far
 	diverged bool
 	at       uint64 // byte offset of the first difference in its runs
 }
@@ -197,7 +197,9 @@ func (d *differ) mapFormats() {
 	}
 }
 
-// chunk is a run of one unit's events from one block, normalized.
+// chunk is a run of one unit's events from one block, normalized. Its
+// data is its own (a pooled buffer), handed from the producer to the
+// comparer, which puts it back once compared.
 type chunk struct {
 	unit   int32
 	data   []byte
@@ -211,113 +213,166 @@ type blockChunks struct {
 	err    error
 }
 
+// chunkBufs recycles chunk buffers (a block's bytes each, 64 KiB for W1).
+var chunkBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+func getBuf() []byte { return (*chunkBufs.Get().(*[]byte))[:0] }
+
+func putBuf(b []byte) {
+	if cap(b) > 0 {
+		chunkBufs.Put(&b)
+	}
+}
+
 // produce decodes side s's blocks in file order and cuts them into chunks.
 func (d *differ) produce(s int, out chan<- blockChunks, stop <-chan struct{}) {
 	defer close(out)
 	sd := d.side[s]
 	le := binary.LittleEndian
+	send := func(bc blockChunks) bool {
+		select {
+		case out <- bc:
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	var slot []int32 // by dunit index: its chunk in the block being cut, -1 none
 	for i := range sd.blocks {
 		b := &sd.blocks[i]
+		bc := blockChunks{block: i}
 		if d.c.hasCycles && (b.MaxCycle < d.c.start || b.MinCycle > d.c.end) {
-			select {
-			case out <- blockChunks{block: i}:
-			case <-stop:
+			if !send(bc) {
 				return
 			}
 			continue
 		}
-		var bc blockChunks
-		bc.block = i
-		bc.err = sd.r.ReadBlock(i, func(data []byte) error {
-			whole := !d.c.hasCycles || b.MinCycle >= d.c.start && b.MaxCycle <= d.c.end
-			if whole && len(b.Units) == 1 {
-				id := b.Units[0]
-				ix := d.unit(s, id)
-				if !sd.sel[id] {
-					return nil
-				}
-				if s == 0 || sd.canon[id] == id && sd.fmtsID {
-					bc.chunks = append(bc.chunks, chunk{unit: ix, data: bytes.Clone(data), events: b.EventCount})
-					return nil
-				}
-			}
-			// Event by event: cut by unit, filter, rewrite B's ids.
-			byUnit := map[int32]int{} // dunit -> index in bc.chunks
-			for p := 0; p < len(data); {
-				n := schema.EventHeaderSize + int(le.Uint16(data[p:]))
-				ev := data[p : p+n]
-				p += n
-				if d.c.hasCycles {
-					if c := le.Uint64(ev[2:]); c < d.c.start || c > d.c.end {
-						continue
-					}
-				}
-				id := le.Uint16(ev[18:])
-				ix := d.unit(s, id)
-				if !sd.sel[id] {
-					continue
-				}
-				k, ok := byUnit[ix]
-				if !ok {
-					k = len(bc.chunks)
-					byUnit[ix] = k
-					bc.chunks = append(bc.chunks, chunk{unit: ix})
-				}
-				ch := &bc.chunks[k]
-				at := len(ch.data)
-				ch.data = append(ch.data, ev...)
-				ch.events++
-				if s == 1 {
-					e := ch.data[at:]
-					le.PutUint16(e[18:], sd.canon[id])
-					if to, ok := sd.fmtTo[le.Uint32(e[10:])]; ok {
-						le.PutUint32(e[10:], to)
-					}
-				}
-			}
-			return nil
-		})
-		select {
-		case out <- bc:
-		case <-stop:
+		data, err := sd.r.AppendBlock(getBuf(), i)
+		if err != nil {
+			bc.err = err
+			send(bc)
 			return
 		}
-		if bc.err != nil {
+		whole := !d.c.hasCycles || b.MinCycle >= d.c.start && b.MaxCycle <= d.c.end
+		if whole && len(b.Units) == 1 {
+			// A block of one unit, as our writer writes them: one chunk as
+			// it is, unless B's ids need rewriting.
+			id := b.Units[0]
+			ix := d.unit(s, id)
+			if !sd.sel[id] {
+				putBuf(data)
+				if !send(bc) {
+					return
+				}
+				continue
+			}
+			if s == 0 || sd.canon[id] == id && sd.fmtsID {
+				bc.chunks = append(bc.chunks, chunk{unit: ix, data: data, events: b.EventCount})
+				if !send(bc) {
+					return
+				}
+				continue
+			}
+		}
+		// Event by event: cut by unit, filter, rewrite B's ids. slot finds
+		// a unit's chunk of this block (W1 changes unit every event).
+		rewrite := s == 1 && !sd.fmtsID
+		for p := 0; p < len(data); {
+			n := schema.EventHeaderSize + int(le.Uint16(data[p:]))
+			ev := data[p : p+n]
+			p += n
+			if d.c.hasCycles {
+				if c := le.Uint64(ev[2:]); c < d.c.start || c > d.c.end {
+					continue
+				}
+			}
+			id := le.Uint16(ev[18:])
+			ix := d.unit(s, id)
+			if !sd.sel[id] {
+				continue
+			}
+			for int(ix) >= len(slot) {
+				slot = append(slot, -1)
+			}
+			k := slot[ix]
+			if k < 0 {
+				k = int32(len(bc.chunks))
+				slot[ix] = k
+				bc.chunks = append(bc.chunks, chunk{unit: ix, data: getBuf()})
+			}
+			ch := &bc.chunks[k]
+			at := len(ch.data)
+			ch.data = append(ch.data, ev...)
+			ch.events++
+			if s == 1 && (rewrite || sd.canon[id] != id) {
+				e := ch.data[at:]
+				le.PutUint16(e[18:], sd.canon[id])
+				if to, ok := sd.fmtTo[le.Uint32(e[10:])]; ok {
+					le.PutUint32(e[10:], to)
+				}
+			}
+		}
+		for _, ch := range bc.chunks {
+			slot[ch.unit] = -1
+		}
+		putBuf(data)
+		if !send(bc) {
 			return
 		}
 	}
 }
 
-// compare compares unit u's pending bytes as far as both sides have them.
+// pendRun is a chunk's bytes not compared yet.
+type pendRun struct {
+	data []byte // the whole buffer (put back when done)
+	off  int
+}
+
+// compare compares unit u's pending runs as far as both sides have them.
+// The runs hold whole events, and both sides' streams are equal up to
+// where the comparison got, so where it stops is an event boundary of both.
 func (u *dunit) compare() {
-	if u.diverged {
-		return
-	}
-	a, b := u.pend[0], u.pend[1]
-	n := min(len(a), len(b))
-	if n == 0 {
-		return
-	}
-	if !bytes.Equal(a[:n], b[:n]) {
-		i := 0
-		for a[i] == b[i] {
-			i++
+	for !u.diverged && len(u.pend[0]) > 0 && len(u.pend[1]) > 0 {
+		x, y := &u.pend[0][0], &u.pend[1][0]
+		a, b := x.data[x.off:], y.data[y.off:]
+		n := min(len(a), len(b))
+		if !bytes.Equal(a[:n], b[:n]) {
+			i := 0
+			for a[i] == b[i] {
+				i++
+			}
+			u.diverge(u.equal + uint64(i))
+			return
 		}
-		u.diverge(u.equal + uint64(i))
-		return
-	}
-	u.equal += uint64(n)
-	u.pend[0], u.pend[1] = a[n:], b[n:]
-	for s := range 2 {
-		if len(u.pend[s]) == 0 {
-			u.pend[s] = u.pend[s][:0:0] // let the consumed bytes go
+		u.equal += uint64(n)
+		x.off += n
+		y.off += n
+		for s := range 2 {
+			if r := u.pend[s][0]; r.off == len(r.data) {
+				putBuf(r.data)
+				u.pend[s] = u.pend[s][1:]
+			}
 		}
 	}
+}
+
+// head returns the cycle of the first event side s has pending.
+func (u *dunit) head(s int) (uint64, bool) {
+	if len(u.pend[s]) == 0 {
+		return 0, false
+	}
+	r := u.pend[s][0]
+	return binary.LittleEndian.Uint64(r.data[r.off+2:]), true
 }
 
 func (u *dunit) diverge(at uint64) {
 	u.diverged, u.at = true, at
-	u.pend[0], u.pend[1] = nil, nil
+	for s := range 2 {
+		for _, r := range u.pend[s] {
+			putBuf(r.data)
+		}
+		u.pend[s] = nil
+	}
 }
 
 // diffRuns compares the runs and writes the report; it returns whether they
@@ -384,13 +439,14 @@ func diffRuns(c *config, w io.Writer) (bool, error) {
 		for _, ch := range bc.chunks {
 			u := d.unitAt(ch.unit)
 			u.events[s] += uint64(ch.events)
-			if u.diverged {
+			if u.diverged || len(ch.data) == 0 {
+				putBuf(ch.data)
 				continue
 			}
 			if len(u.pend[0]) == 0 && len(u.pend[1]) == 0 {
 				pending = append(pending, ch.unit)
 			}
-			u.pend[s] = append(u.pend[s], ch.data...)
+			u.pend[s] = append(u.pend[s], pendRun{data: ch.data})
 			u.compare()
 		}
 		// A side's leftover whose first event lies before every block the
@@ -402,7 +458,7 @@ func diffRuns(c *config, w io.Writer) (bool, error) {
 				continue
 			}
 			for t := range 2 {
-				if p := u.pend[t]; len(p) > 0 && binary.LittleEndian.Uint64(p[2:]) < d.side[1-t].bound[next[1-t]] {
+				if c, ok := u.head(t); ok && c < d.side[1-t].bound[next[1-t]] {
 					u.diverge(u.equal)
 				}
 			}
