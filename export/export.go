@@ -48,6 +48,7 @@ func Export(r *mmapio.Reader, q mmapio.Query, path string, opts ...Option) (Resu
 		res.NsPerCycle, res.TimeScale = 1, 1/o.nsPerCycle
 	}
 	d := newDriver(r, res.NsPerCycle, o.maxBytes, &res)
+	d.ts.setProcesses(o.processes)
 	var err error
 	switch o.format {
 	case FormatChromeJSON:

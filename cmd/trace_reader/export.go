@@ -25,7 +25,7 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 	}
-	r, err := openInput(c, tempDirFor(c.output))
+	r, labels, err := openInput(c, tempDirFor(c.output))
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,8 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 		path = filepath.Join(tmpDir, filepath.Base(target))
 	}
 	res, err := export.Export(r, q, path, export.WithFormat(c.format),
-		export.WithNsPerCycle(c.nsPerCycle), export.WithMaxFileBytes(maxFile), export.WithProgress(p.cycles()))
+		export.WithNsPerCycle(c.nsPerCycle), export.WithMaxFileBytes(maxFile), export.WithProgress(p.cycles()),
+		export.WithProcesses(labels)) // several runs: one process each
 	p.done()
 	if err == nil {
 		err = r.Err()
@@ -122,7 +123,7 @@ func placeParts(c *config, target, tmpDir string, parts []string) ([]string, err
 
 // statsTrace runs `stats [--cycles A-B] [--unit NAME] [--json] FILE`.
 func statsTrace(c *config, w, stderr io.Writer) (err error) {
-	r, err := openInput(c, "")
+	r, _, err := openInput(c, "")
 	if err != nil {
 		return err
 	}

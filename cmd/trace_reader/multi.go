@@ -100,29 +100,33 @@ func infoFiles(c *config, w io.Writer) error {
 // into a temporary trace (in dir, or the system's temporary directory when
 // dir is "") whose name is removed at once: the mapping keeps it until the
 // Reader is closed. Renumbered blocks are stored raw there: it is read once.
-func openInput(c *config, dir string) (*mmapio.Reader, error) {
+// labels are the files' labels (nil for one file).
+func openInput(c *config, dir string) (r *mmapio.Reader, labels []string, err error) {
 	if len(c.files) == 1 {
-		return mmapio.Open(c.file)
+		r, err = mmapio.Open(c.file)
+		return r, nil, err
 	}
 	m, err := openMulti(c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	labels = mmapio.Labels(m.Readers())
 	defer m.Close()
 	f, err := os.CreateTemp(dir, ".trace_reader-merge-*.ctrace")
 	if err != nil {
-		return nil, fmt.Errorf("cannot create a temporary file to merge into: %w", err)
+		return nil, nil, fmt.Errorf("cannot create a temporary file to merge into: %w", err)
 	}
 	name := f.Name()
 	defer os.Remove(name)
 	if _, err := m.WriteMerged(f, mmapio.MergeOptions{RawRewrites: true, Created: time.Now()}); err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return mmapio.Open(name)
+	r, err = mmapio.Open(name)
+	return r, labels, err
 }
 
 // tempDirFor is where export merges its inputs: beside its output, where
