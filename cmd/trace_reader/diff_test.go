@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -222,4 +223,34 @@ func TestDiffFiltersAndErrors(t *testing.T) {
 	require.Contains(t, errOut, `no unit name contains "nosuch"`)
 	code, _, _ = runTool("diff", a)
 	require.Equal(t, 2, code)
+}
+
+// Runs of other seeds and unit counts: every common unit differs at its
+// first event, the others are in one run only.
+func TestDiffOtherSeedsAndUnits(t *testing.T) {
+	dir := t.TempDir()
+	a := writeTrace(t, dir, "a.ctrace", ctracetest.W1Schema(16), ctracetest.W1Events(20000, 16, 1), ourLayout)
+	b := writeTrace(t, dir, "b.ctrace", ctracetest.W1Schema(5), ctracetest.W1Events(20000, 5, 2), cLayout)
+	code, out, errOut := diffTool(t, a, b)
+	require.Equal(t, 1, code, errOut)
+	require.Equal(t, 5, strings.Count(out, ": first difference at event 0, "), out)
+	require.Equal(t, 11, strings.Count(out, "only in "+a+": "))
+	require.True(t, strings.HasSuffix(out, fmt.Sprintf("5 of 5 units differ; 11 only in %s, 0 only in %s\n", a, b)), out)
+}
+
+// A block that does not decode: exit 2, naming the file and the block.
+func TestDiffBadBlock(t *testing.T) {
+	dir := t.TempDir()
+	s, evs := ctracetest.W1Schema(4), ctracetest.W1Events(20000, 4, 1)
+	a := writeTrace(t, dir, "a.ctrace", s, evs, ourLayout)
+	b, layout, err := ctracetest.BuildLayout(s, evs, ourLayout)
+	require.NoError(t, err)
+	blk := layout.Blocks[len(layout.Blocks)/2]
+	b[blk.DataOffset+schema.BlockHeaderSize+20] ^= 0xff // inside the zstd frame
+	bad := filepath.Join(dir, "bad.ctrace")
+	require.NoError(t, os.WriteFile(bad, b, 0o644))
+	code, out, errOut := diffTool(t, a, bad)
+	require.Equal(t, 2, code, out)
+	require.Contains(t, errOut, bad)
+	require.Contains(t, errOut, "block")
 }
