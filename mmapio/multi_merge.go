@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -44,6 +45,7 @@ type mergePlan struct {
 	units    []uint16          // by input unit id: output id (identity when not renumbered)
 	unitsID  bool              // every unit keeps its id
 	fmts     map[uint32]uint32 // input format id -> output id
+	fmtDense []uint32          // the same for ids below 1<<16: output id + 1, 0 = none (no map lookup per event)
 	fmtsID   bool              // every format keeps its id
 	label    string
 	hasUnits map[uint16]bool // ids the schema or the unit sets name
@@ -264,6 +266,14 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/" + kv.Key, Value: kv.Value})
 		}
 	}
+	for _, p := range plans {
+		p.fmtDense = make([]uint32, 1<<16)
+		for from, to := range p.fmts {
+			if from < 1<<16 {
+				p.fmtDense[from] = to + 1
+			}
+		}
+	}
 	if len(sims) == 1 {
 		out.SimulationName = m.readers[0].sch.SimulationName
 	} else {
@@ -411,23 +421,27 @@ func (mw *mergeWriter) rewrite(r *Reader, p *mergePlan, b *Block) (rw *rewritten
 		bufs.put(buf)
 	}
 	le := binary.LittleEndian
-	seen := map[uint16]bool{}
+	var seen [1 << 16 / 64]uint64
 	for q := 0; q < len(raw); {
 		e := raw[q:]
 		u := p.units[le.Uint16(e[18:])]
 		le.PutUint16(e[18:], u)
-		seen[u] = true
-		if g, ok := p.fmts[le.Uint32(e[10:])]; ok {
+		seen[u/64] |= 1 << (u % 64)
+		if f := le.Uint32(e[10:]); f < 1<<16 {
+			if g := p.fmtDense[f]; g != 0 {
+				le.PutUint32(e[10:], g-1)
+			}
+		} else if g, ok := p.fmts[f]; ok {
 			le.PutUint32(e[10:], g)
 		}
 		q += schema.EventHeaderSize + int(le.Uint16(e))
 	}
 	if b.Units != nil {
-		rw.units = make([]uint16, 0, len(seen))
-		for u := range seen {
-			rw.units = append(rw.units, u)
+		for w, bits := range seen {
+			for ; bits != 0; bits &= bits - 1 {
+				rw.units = append(rw.units, uint16(w*64+tzc(bits)))
+			}
 		}
-		slices.Sort(rw.units)
 	}
 	rw.usize = uint32(len(raw))
 	rw.data = raw
@@ -444,3 +458,5 @@ func (mw *mergeWriter) rewrite(r *Reader, p *mergePlan, b *Block) (rw *rewritten
 	}
 	return rw
 }
+
+func tzc(v uint64) int { return bits.TrailingZeros64(v) }
