@@ -7,46 +7,17 @@ import (
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
-// ReadBlock calls fn with the uncompressed bytes of block i (the i-th of
-// Blocks, file order), checked as an iteration checks them: the inline
-// header agrees with the index, a zstd frame decodes to the declared size,
-// the events fill the block, are as many as declared and lie in its cycle
-// range. The bytes are the block's events back to back, as stored
-// ([args_size][record][args], schema.DecodeEvent), in file order; they
-// alias the mapping or a pooled buffer and are valid only during fn.
-//
-// Tools that compare or copy whole blocks (trace_reader diff) use it
-// instead of an iteration, which decodes every event into an Event.
-func (r *Reader) ReadBlock(i int, fn func(data []byte) error) (err error) {
-	if !r.rlockMap() {
-		return ErrClosed
-	}
-	defer r.mapMu.RUnlock()
-	defer r.guardFault(&err, panicOnFault())
-	if i < 0 || i >= r.blocks.len() {
-		return fmt.Errorf("%s: no block %d (the file has %d)", r.path, i, r.blocks.len())
-	}
-	b := r.blocks.at(int32(i))
-	data, buf, err := r.blockBytes(&b)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if buf != nil {
-			bufs.put(buf)
-		}
-	}()
-	var bd blockData
-	if err := r.scanEvents(&b, data, nil, &bd); err != nil {
-		return err
-	}
-	return fn(data)
-}
-
-// AppendBlock appends the uncompressed bytes of block i (checked as
-// ReadBlock checks them) to dst and returns the result: a compressed block
-// is decoded straight into dst's spare capacity (grown when short), so a
-// caller keeping the bytes pays no copy beyond the decoding.
+// AppendBlock appends the uncompressed bytes of block i (the i-th of
+// Blocks, file order) to dst and returns the result, checked as an
+// iteration checks them: the inline header agrees with the index, a zstd
+// frame decodes to the declared size, the events fill the block, are as
+// many as declared and lie in its cycle range. The bytes are the block's
+// events back to back as stored ([args_size][record][args],
+// schema.DecodeEvent), in file order. A compressed block is decoded
+// straight into dst's spare capacity (grown when short), so a caller that
+// keeps the bytes pays no copy beyond the decoding. Tools that compare or
+// copy whole blocks (trace_reader diff) use it instead of an iteration,
+// which makes an Event of every event.
 func (r *Reader) AppendBlock(dst []byte, i int) (_ []byte, err error) {
 	if !r.rlockMap() {
 		return dst, ErrClosed
