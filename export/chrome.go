@@ -63,7 +63,9 @@ func (s *chromeSink) head(ph string, ns uint64, t *track) {
 	s.events++
 	b = append(b, `{"ph":"`...)
 	b = append(b, ph...)
-	b = append(b, `","pid":1,"tid":`...)
+	b = append(b, `","pid":`...)
+	b = strconv.AppendInt(b, int64(t.pid), 10)
+	b = append(b, `,"tid":`...)
 	b = strconv.AppendInt(b, int64(t.tid), 10)
 	b = append(b, `,"ts":`...)
 	b = appendMicros(b, ns)
@@ -80,6 +82,18 @@ func appendMicros(b []byte, ns uint64) []byte {
 }
 
 func (s *chromeSink) declare(t *track) error {
+	if t.parent == nil && t.pid > 1 { // a process of WithProcesses
+		if s.events > 0 {
+			s.b = append(s.b, ",\n"...)
+		}
+		s.events++
+		s.b = append(s.b, `{"ph":"M","pid":`...)
+		s.b = strconv.AppendInt(s.b, int64(t.pid), 10)
+		s.b = append(s.b, `,"name":"process_name","args":{"name":`...)
+		s.b = appendJSONString(s.b, t.name)
+		s.b = append(s.b, "}}"...)
+		return s.maybeFlush()
+	}
 	if t.parent == nil || t.counter {
 		return nil // the process (named in startFile) and counters, which are keyed by name
 	}
@@ -87,12 +101,16 @@ func (s *chromeSink) declare(t *track) error {
 		s.b = append(s.b, ",\n"...)
 	}
 	s.events += 2
-	s.b = append(s.b, `{"ph":"M","pid":1,"tid":`...)
+	s.b = append(s.b, `{"ph":"M","pid":`...)
+	s.b = strconv.AppendInt(s.b, int64(t.pid), 10)
+	s.b = append(s.b, `,"tid":`...)
 	s.b = strconv.AppendInt(s.b, int64(t.tid), 10)
 	s.b = append(s.b, `,"name":"thread_name","args":{"name":`...)
 	s.b = appendJSONString(s.b, t.path())
 	s.b = append(s.b, "}},\n"...)
-	s.b = append(s.b, `{"ph":"M","pid":1,"tid":`...)
+	s.b = append(s.b, `{"ph":"M","pid":`...)
+	s.b = strconv.AppendInt(s.b, int64(t.pid), 10)
+	s.b = append(s.b, `,"tid":`...)
 	s.b = strconv.AppendInt(s.b, int64(t.tid), 10)
 	s.b = append(s.b, `,"name":"thread_sort_index","args":{"sort_index":`...)
 	s.b = strconv.AppendInt(s.b, int64(t.tid), 10)

@@ -55,6 +55,7 @@ func Export(r *mmapio.Reader, q mmapio.Query, path string, opts ...Option) (Resu
 		return res, err
 	}
 	d := newDriver(r, res.NsPerCycle, o.maxBytes, &res)
+	d.ts.setProcesses(o.processes)
 	var err error
 	switch o.format {
 	case FormatChromeJSON:

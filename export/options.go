@@ -25,10 +25,23 @@ type options struct {
 	nsPerCycle float64
 	maxBytes   int64
 	progress   func(done, total uint64)
+	processes  []string
 }
 
 func defaults() options {
 	return options{format: FormatPerfetto, nsPerCycle: 1, maxBytes: DefaultMaxFileBytes}
+}
+
+// WithProcesses shows the units named "<label>/<unit>" for each label given
+// (the units of a trace merged from several runs, see mmapio.Multi) as one
+// process per label: a Perfetto process track, a Chrome JSON pid, with the
+// unit's dotted path nested under it. Other units stay under the
+// simulation's track.
+func WithProcesses(labels []string) Option {
+	return func(o *options) error {
+		o.processes = labels
+		return nil
+	}
 }
 
 // WithFormat selects the output format: FormatPerfetto (the default),

@@ -114,6 +114,15 @@ func (s *perfettoSink) declare(t *track) error {
 		d = protowire.AppendTag(d, fTrackSiblingRank, protowire.VarintType)
 		d = protowire.AppendVarint(d, uint64(t.rank))
 	}
+	if t.parent == nil && t.pid > 1 { // a process of WithProcesses
+		var pd []byte
+		pd = protowire.AppendTag(pd, fProcessPid, protowire.VarintType)
+		pd = protowire.AppendVarint(pd, uint64(t.pid))
+		pd = protowire.AppendTag(pd, fProcessName, protowire.BytesType)
+		pd = protowire.AppendString(pd, t.name)
+		d = protowire.AppendTag(d, fTrackProcess, protowire.BytesType)
+		d = protowire.AppendBytes(d, pd)
+	}
 	if t.counter {
 		d = protowire.AppendTag(d, fTrackCounter, protowire.BytesType)
 		d = protowire.AppendVarint(d, 0) // an empty CounterDescriptor

@@ -21,6 +21,7 @@ const (
 	// track_descriptor.proto: TrackDescriptor
 	fTrackUUID          = 1  // uint64
 	fTrackName          = 2  // string
+	fTrackProcess       = 3  // ProcessDescriptor (a process track)
 	fTrackParentUUID    = 5  // uint64
 	fTrackCounter       = 8  // CounterDescriptor (presence makes a counter track)
 	fTrackChildOrdering = 11 // ChildTracksOrdering
@@ -56,4 +57,10 @@ const (
 	// interned_data.proto: InternedData
 	fInternedEventNames     = 2 // repeated EventName
 	fInternedAnnotationName = 3 // repeated DebugAnnotationName
+)
+
+// ProcessDescriptor (WithProcesses).
+const (
+	fProcessPid  = 1 // int32
+	fProcessName = 6 // string
 )

@@ -18,6 +18,7 @@ type track struct {
 	counter bool   // a counter track
 	gen     uint32 // output file in which it was last declared (0: never)
 	tid     int    // chrome-json thread id
+	pid     int    // chrome-json process id; a track with pid > 1 and no parent is a process
 
 	children int // for ranks of lazily added children
 
@@ -54,6 +55,37 @@ type trackSet struct {
 	counters map[counterKey]*track
 	names    map[uint16]string
 	all      []*track
+	procs    map[string]*track // WithProcesses: label -> its process track (nil until first used)
+}
+
+// setProcesses makes each label a process for the units named "label/...".
+func (ts *trackSet) setProcesses(labels []string) {
+	if len(labels) == 0 {
+		return
+	}
+	ts.procs = map[string]*track{}
+	for _, l := range labels {
+		ts.procs[l] = nil
+	}
+}
+
+// process returns the process track of a labelled unit name and the name
+// without its label, or nil.
+func (ts *trackSet) process(name string) (*track, string) {
+	label, rest, ok := strings.Cut(name, "/")
+	if !ok || ts.procs == nil {
+		return nil, name
+	}
+	p, known := ts.procs[label]
+	if !known {
+		return nil, name
+	}
+	if p == nil {
+		p = ts.add(nil, label)
+		p.pid = 1 + len(ts.all) // distinct from the simulation's pid 1
+		ts.procs[label] = p
+	}
+	return p, rest
 }
 
 // lane is a lane of a unit: its track (rows[0]) and the extra rows that
@@ -91,10 +123,11 @@ func newTrackSet(sim string, units []schema.Unit) *trackSet {
 }
 
 func (ts *trackSet) add(parent *track, name string) *track {
-	t := &track{uuid: ts.nextUUID, parent: parent, name: name, tid: len(ts.all) + 1}
+	t := &track{uuid: ts.nextUUID, parent: parent, name: name, tid: len(ts.all) + 1, pid: 1}
 	ts.nextUUID++
 	if parent != nil {
 		t.rank = int32(parent.children)
+		t.pid = parent.pid
 		parent.children++
 	}
 	ts.all = append(ts.all, t)
@@ -117,10 +150,14 @@ func (ts *trackSet) unit(id uint16) *track {
 		ts.units[id] = g
 		return g
 	}
-	parent := ts.root
-	parts := strings.Split(name, ".")
+	parent, path := ts.process(name)    // a merged run's unit: under its process
+	group := name[:len(name)-len(path)] // "label/" or ""
+	if parent == nil {
+		parent = ts.root
+	}
+	parts := strings.Split(path, ".")
 	for i := 1; i < len(parts); i++ {
-		prefix := strings.Join(parts[:i], ".")
+		prefix := group + strings.Join(parts[:i], ".")
 		g := ts.groups[prefix]
 		if g == nil {
 			g = ts.add(parent, parts[i-1])

@@ -63,6 +63,27 @@ for f in growing-schema growing-schema-raw; do
 	echo "stream matches dump         $f ($(wc -l <"$out/stream.txt") lines)"
 done
 if [ -x bin/trace_reader ]; then
+	# merge: several runs (W1 of other seeds, unit counts and layouts, the
+	# mixed workload, a file of the original C++ writer) as one file, which
+	# the oracle must accept and which must hold exactly the multi-file
+	# dump's events.
+	bin/tracegen --workload w1 --events 50000 --units 5 --seed 7 --block-size 4096 --level 1 -o "$out/w1-seed7-5u.ctrace" 2>/dev/null
+	inputs=("$out/w1-compressed-16.ctrace" "$out/w1-seed7-5u.ctrace" "$out/mixed-all-types-16.ctrace" "$out/w1-raw-16.ctrace" testdata/reference/multiblock.ctrace)
+	bin/trace_reader merge -o "$out/merged.ctrace" "${inputs[@]}" >/dev/null
+	printf '%-28s ' merged-5-runs
+	if ! $py "$oracle" check "$out/merged.ctrace"; then
+		echo "oracle.sh: the oracle rejected the output of trace_reader merge" >&2
+		exit 1
+	fi
+	n=$((n + 1))
+	$py "$oracle" dump "$out/merged.ctrace" | sort >"$out/oracle.txt"
+	bin/trace_reader dump "${inputs[@]}" | sort >"$out/ours.txt"
+	if ! cmp -s "$out/oracle.txt" "$out/ours.txt"; then
+		echo "oracle.sh: merged: the oracle's dump differs from trace_reader's multi-file dump" >&2
+		diff "$out/oracle.txt" "$out/ours.txt" | head -5 >&2
+		exit 1
+	fi
+	echo "merge matches multi-file dump ($(wc -l <"$out/ours.txt") lines)"
 	for f in w1-compressed-16 mixed-all-types-16 mixed-300-units-raw growing-schema; do
 		$py "$oracle" dump "$out/$f.ctrace" | sort >"$out/oracle.txt"
 		bin/trace_reader dump "$out/$f.ctrace" | sort >"$out/ours.txt"

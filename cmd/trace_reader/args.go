@@ -13,7 +13,8 @@ import (
 // config is a parsed command line.
 type config struct {
 	command    string
-	file       string
+	file       string   // the first file: the only one of single-file commands
+	files      []string // every file, in command line order
 	hasCycles  bool
 	start, end uint64
 	unit       string
@@ -29,6 +30,8 @@ type config struct {
 	json         bool    // stats
 	memory       int64   // --memory: mmapio's budget for decoded data (0: its default)
 	follow       bool    // stats --follow
+	context      int     // diff
+	label        string  // info of one of several files
 }
 
 // usageError is a command line the tool cannot run: exit status 2.
@@ -111,6 +114,15 @@ var (
 			c.memory = n
 			return nil
 		}}
+	optContext = &option{[]string{"--context"}, "N", "Events of context around a divergence (default 3)",
+		func(c *config, v string) error {
+			n, err := strconv.ParseUint(v, 10, 16)
+			if err != nil {
+				return usagef("--context %q: want a number of events", v)
+			}
+			c.context = int(n)
+			return nil
+		}}
 	optJSON = &option{[]string{"--json"}, "", "JSON instead of tables",
 		func(c *config, _ string) error { c.json = true; return nil }}
 )
@@ -130,24 +142,45 @@ type command struct {
 }
 
 var commandTable = []*command{
-	{"info", "[options] <file.ctrace>", "Show trace file information (with -v: formats, units, per-unit counts).", originalOptions, false},
-	{"dump", "[options] <file.ctrace>", "Dump events as text, in cycle order (with -v: the event count on stderr).", originalOptions, false},
-	{"filter", "[options] <file.ctrace>", "Dump the events matching --cycles and --unit.", originalOptions, false},
-	{"convert", "[options] <file.ctrace>", "Convert the whole trace to text (--limit is ignored).", originalOptions, false},
+	{"info", "[options] <file.ctrace>...", "Show trace file information (with -v: formats, units, per-unit counts).", originalOptions, false},
+	{"dump", "[options] <file.ctrace>...", "Dump events as text, in cycle order (with -v: the event count on stderr).", originalOptions, false},
+	{"filter", "[options] <file.ctrace>...", "Dump the events matching --cycles and --unit.", originalOptions, false},
+	{"convert", "[options] <file.ctrace>...", "Convert the whole trace to text (--limit is ignored).", originalOptions, false},
 	{"recover", "<file.ctrace> -o OUT", "Write a complete file (schema, blocks, footer) from a footer-less or torn one.",
 		[]*option{optOutput, optMemory, optHelp}, true},
-	{"export", "[options] <file.ctrace> -o OUT", "Write a file trace viewers open: perfetto (ui.perfetto.dev, trace_processor)\n" +
+	{"export", "[options] <file.ctrace>... -o OUT", "Write a file trace viewers open: perfetto (ui.perfetto.dev, trace_processor)\n" +
 		"or chrome-json (chrome://tracing). Units become nested tracks, spans slices,\n" +
 		"counters counter tracks, flow ids arrows. A split output is OUT, then\n" +
 		"OUT's name with .part2, .part3 ... before its extension. kanata: Konata's\n" +
 		"pipeline log, one row per flow (instruction), its spans the stages.",
 		[]*option{optFormat, optCycles, optUnit, optNsPerCycle, optMaxFileSize, optOutput, optVerbose, optMemory, optHelp}, true},
-	{"stats", "[options] <file.ctrace>", "Per unit and format: counts and rates; spans: durations and occupancy;\n" +
+	{"merge", "-o OUT <file.ctrace>...", "Write one trace holding every event of the files, units named <label>/<unit>\n" +
+		"(label: rank<N> from the metadata, else the file's base name), formats\n" +
+		"deduplicated, each file's metadata kept under its label. Blocks whose ids\n" +
+		"need no renumbering are copied without recompression.",
+		[]*option{optOutput, optVerbose, optHelp}, true},
+	{"diff", "[options] <a.ctrace> <b.ctrace>", "Compare two runs event by event per unit (not byte by byte): for each unit\n" +
+		"that differs, its first divergence with context and its counts per format;\n" +
+		"units present in one run only. Exit 0 equal, 1 different, 2 error.",
+		[]*option{optCycles, optUnit, optContext, optOutput, optMemory, optHelp}, false},
+	{"stats", "[options] <file.ctrace>...", "Per unit and format: counts and rates; spans: durations and occupancy;\n" +
 		"flows: cycles from each unit to the next.",
 		[]*option{optCycles, optUnit, optJSON, optFollow, optOutput, optMemory, optHelp}, false},
 	{"follow", "[options] <file.ctrace>", "Print the events of a file while its writer appends them, as dump prints them\n" +
 		"(cycle order per unit), until the writer closes the file (or Ctrl-C).",
 		[]*option{optCycles, optUnit, optHelp}, false},
+}
+
+// fileArity is how many files a command reads: 1 exactly one, 2 exactly
+// two, 0 one or more (the reading commands merge several into one timeline).
+func fileArity(name string) int {
+	switch name {
+	case "recover":
+		return 1
+	case "diff":
+		return 2
+	}
+	return 0
 }
 
 func lookupCommand(name string) *command {
@@ -165,7 +198,7 @@ func lookupCommand(name string) *command {
 // or after '=' (--limit=10); after "--" every argument is a file name.
 // `help [COMMAND]` is the same as `[COMMAND] --help`.
 func parseArgs(args []string) (*config, error) {
-	c := &config{format: export.FormatPerfetto, nsPerCycle: 1, maxFileBytes: export.DefaultMaxFileBytes}
+	c := &config{format: export.FormatPerfetto, nsPerCycle: 1, maxFileBytes: export.DefaultMaxFileBytes, context: 3}
 	if len(args) == 0 {
 		return nil, usagef("missing command")
 	}
@@ -211,10 +244,13 @@ func parseOptions(c *config, cmd *command, rest []string) error {
 			continue
 		}
 		if files || !strings.HasPrefix(a, "-") || a == "-" {
-			if c.file != "" {
+			if c.file != "" && fileArity(cmd.name) == 1 {
 				return usagef("more than one file: %q and %q", c.file, a)
 			}
-			c.file = a
+			if c.file == "" {
+				c.file = a
+			}
+			c.files = append(c.files, a)
 			continue
 		}
 		name, value, hasValue := a, "", false
@@ -247,6 +283,9 @@ func parseOptions(c *config, cmd *command, rest []string) error {
 	}
 	if c.file == "" {
 		return usagef("missing trace file")
+	}
+	if fileArity(cmd.name) == 2 && len(c.files) != 2 {
+		return usagef("needs two files, not %d", len(c.files))
 	}
 	if cmd.needsOut && c.output == "" {
 		return usagef("needs -o OUT")
@@ -314,9 +353,14 @@ func parseSize(v string) (int64, error) {
 // openTrace opens the command's trace with the options every reading
 // command shares (the memory budget), and extra ones.
 func openTrace(c *config, path string, extra ...mmapio.Option) (*mmapio.Reader, error) {
+	return mmapio.Open(path, readerOptions(c, extra...)...)
+}
+
+// readerOptions are the reader options of the command line, and extra ones.
+func readerOptions(c *config, extra ...mmapio.Option) []mmapio.Option {
 	opts := extra
 	if c.memory > 0 {
 		opts = append(opts, mmapio.WithMemoryBudget(c.memory))
 	}
-	return mmapio.Open(path, opts...)
+	return opts
 }

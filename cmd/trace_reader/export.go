@@ -20,10 +20,12 @@ import (
 // part of any file under its final name. An output that cannot be renamed
 // into place (a pipe, /dev/stdout) is written directly, in one piece.
 func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
-	if err := notInput(c.file, c.output); err != nil {
-		return err
+	for _, in := range c.files {
+		if err := notInput(in, c.output); err != nil {
+			return err
+		}
 	}
-	r, err := openTrace(c, c.file)
+	r, labels, err := openInput(c, tempDirFor(c.output))
 	if err != nil {
 		return err
 	}
@@ -52,7 +54,8 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 		path = filepath.Join(tmpDir, filepath.Base(target))
 	}
 	res, err := export.Export(r, q, path, export.WithFormat(c.format),
-		export.WithNsPerCycle(c.nsPerCycle), export.WithMaxFileBytes(maxFile), export.WithProgress(p.cycles()))
+		export.WithNsPerCycle(c.nsPerCycle), export.WithMaxFileBytes(maxFile), export.WithProgress(p.cycles()),
+		export.WithProcesses(labels)) // several runs: one process each
 	p.done()
 	if err == nil {
 		err = r.Err()
@@ -101,8 +104,10 @@ func placeParts(c *config, target, tmpDir string, parts []string) ([]string, err
 	finals := make([]string, len(parts))
 	for i, p := range parts {
 		finals[i] = filepath.Join(filepath.Dir(target), filepath.Base(p))
-		if err := notInput(c.file, finals[i]); err != nil {
-			return nil, err
+		for _, in := range c.files {
+			if err := notInput(in, finals[i]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	shown := make([]string, len(parts))
@@ -120,7 +125,7 @@ func placeParts(c *config, target, tmpDir string, parts []string) ([]string, err
 
 // statsTrace runs `stats [--cycles A-B] [--unit NAME] [--json] FILE`.
 func statsTrace(c *config, w, stderr io.Writer) (err error) {
-	r, err := openTrace(c, c.file)
+	r, _, err := openInput(c, "")
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,14 @@ Commands:
              counters counter tracks, flow ids arrows
   stats      Per unit and format: counts and rates; spans: durations and
              occupancy; flows: cycles from each unit to the next (--json)
+  merge      Write one trace holding every event of several: merge -o OUT FILE...
+  diff       Compare two runs event by event per unit: diff A B (exit 0 equal,
+             1 different, 2 error)
   help CMD   Show the options of one command
+
+info, dump, filter, convert, stats and export accept several files: one
+timeline, merged by cycle (ties in file order), units named <label>/<unit>
+(label: rank<N> from the file's metadata, else its name without .ctrace).
 
 Options (info, dump, filter, convert):
   --cycles START-END  Only events with START <= cycle <= END (START: from there on)

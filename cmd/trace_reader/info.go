@@ -33,6 +33,9 @@ func info(c *config, out io.Writer) error {
 	fmt.Fprintf(w, "Trace File Information\n")
 	fmt.Fprintf(w, "======================\n")
 	fmt.Fprintf(w, "File: %s\n", c.file)
+	if c.label != "" { // one of several files: its units' prefix in the timeline
+		fmt.Fprintf(w, "Label: %s\n", esc(c.label))
+	}
 	fmt.Fprintf(w, "Version: %d.%d\n", h.VersionMajor, h.VersionMinor)
 	fmt.Fprintf(w, "Simulation: %s\n", esc(s.SimulationName))
 	fmt.Fprintf(w, "\nStatistics:\n")

@@ -84,9 +84,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	err = execute(c, stdout, stderr)
 	var u *usageError
+	var ex *exitError
 	switch {
 	case err == nil, isBrokenPipe(err):
 		return 0
+	case errors.As(err, &ex): // diff: 1 means different, so its errors are 2
+		if ex.msg != "" {
+			fmt.Fprintf(stderr, "trace_reader: %s\n", oneLine(ex.msg))
+		}
+		return ex.code
 	case errors.As(err, &u):
 		if u.command == "" {
 			u.command, u.msg = c.command, c.command+": "+u.msg
@@ -111,9 +117,16 @@ func oneLine(s string) string {
 func execute(c *config, stdout, stderr io.Writer) error {
 	switch c.command {
 	case "info":
-		return withOutput(c, stdout, func(w io.Writer) error { return info(c, w) })
+		return withOutput(c, stdout, func(w io.Writer) error { return infoFiles(c, w) })
 	case "dump", "filter", "convert":
+		if len(c.files) > 1 {
+			return withOutput(c, stdout, func(w io.Writer) error { return dumpMulti(c, w, stderr) })
+		}
 		return withOutput(c, stdout, func(w io.Writer) error { return dump(c, w, stderr) })
+	case "merge":
+		return mergeFiles(c, stdout, stderr)
+	case "diff":
+		return diffCommand(c, stdout)
 	case "recover":
 		return recoverFile(c, stdout)
 	case "export":
@@ -134,6 +147,11 @@ func execute(c *config, stdout, stderr io.Writer) error {
 func withOutput(c *config, stdout io.Writer, f func(io.Writer) error) error {
 	if c.output == "" {
 		return f(stdout)
+	}
+	for _, in := range c.files[min(1, len(c.files)):] { // createOutput checks the first
+		if err := notInput(in, c.output); err != nil {
+			return err
+		}
 	}
 	out, err := createOutput(c.file, c.output)
 	if err != nil {

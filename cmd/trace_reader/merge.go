@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/chronon-sim/chronon-go/mmapio"
+)
+
+// mergeFiles runs `merge -o OUT FILE...`: one trace holding every event of
+// the files (mmapio.Multi.WriteMerged), written under a temporary name and
+// renamed into place when complete.
+func mergeFiles(c *config, stdout, stderr io.Writer) error {
+	for _, in := range c.files {
+		if err := notInput(in, c.output); err != nil {
+			return err
+		}
+	}
+	if _, direct := placement(c.output); direct {
+		// The header, written last, points at the footer: the output is
+		// written, then its first bytes again.
+		return usagef("-o %s: merge writes a regular file (it seeks back to write the header)", c.output)
+	}
+	m, err := openMulti(c)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	out, err := createOutput(c.file, c.output)
+	if err != nil {
+		return err
+	}
+	res, err := m.WriteMerged(out.f, mmapio.MergeOptions{Created: time.Now()})
+	if err != nil {
+		out.abort()
+		return fmt.Errorf("merge: writing %s: %w", c.output, pathErr(err))
+	}
+	if err := out.commit(true); err != nil {
+		return err
+	}
+	if c.verbose {
+		for i := range m.Len() {
+			fmt.Fprintf(stderr, "%s: %s\n", esc(mmapio.Labels(m.Readers())[i]), m.Reader(i).Path())
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d files, %d events, %d blocks (%d copied, %d renumbered), %d bytes\n",
+		c.output, m.Len(), res.Events, res.Blocks, res.Copied, res.Rewritten, res.Bytes)
+	return nil
+}

@@ -1,0 +1,401 @@
+package mmapio
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"iter"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// Multi reads several traces as one timeline: the runs of a parallel
+// simulation (one file per rank), or any files the caller names together.
+// Events of all files come in cycle order; events with equal cycles come in
+// file order (the order the files were given), then each file's own order,
+// so the result does not depend on how the files interleave.
+//
+// Each file has a label: "rank<N>" when its metadata has a rank (the
+// writer records the launcher's rank, see chronon's metadata), else the
+// file's base name without ".ctrace"; labels that clash get a suffix
+// ("#2", "#3"). Units are named "<label>/<unit>" (r3/core0.fetch), and a
+// unit name filter matches those names. A Multi of one file uses no label:
+// its names and dump lines are the Reader's own.
+//
+// Multi is built on the Readers' public iteration: each file is iterated
+// as it would be alone (its own cycle and unit seeks, its own background
+// decoding) and the per-file streams are merged with a heap.
+type Multi struct {
+	readers  []*Reader
+	labels   []string
+	prefixes []map[uint16][]byte // dump line prefix by unit id, per file
+}
+
+// MetaRank is the metadata key holding a run's rank in a parallel
+// simulation (chronon writes it from the launcher's environment).
+const MetaRank = "rank"
+
+// OpenAll opens every path (see Open) and returns them as one timeline.
+// On error the files already opened are closed.
+func OpenAll(paths []string, opts ...Option) (*Multi, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("mmapio: OpenAll needs at least one file")
+	}
+	rs := make([]*Reader, 0, len(paths))
+	for _, p := range paths {
+		r, err := Open(p, opts...)
+		if err != nil {
+			for _, o := range rs {
+				o.Close()
+			}
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	return NewMulti(rs...), nil
+}
+
+// NewMulti makes a timeline of Readers the caller opened (Close closes them).
+func NewMulti(rs ...*Reader) *Multi {
+	m := &Multi{readers: rs, labels: Labels(rs)}
+	m.prefixes = make([]map[uint16][]byte, len(rs))
+	for i, r := range rs {
+		if len(rs) == 1 {
+			break
+		}
+		m.prefixes[i] = map[uint16][]byte{}
+		for id, name := range r.unitNames {
+			if name != "" {
+				m.prefixes[i][uint16(id)] = []byte(" " + EscapeText(m.labels[i]+"/"+name) + ": ")
+			}
+		}
+	}
+	return m
+}
+
+// Labels returns the label of each file as Multi names them: "rank<N>" from
+// the metadata's rank, else the base name without ".ctrace"; a label that
+// an earlier file already has gets "#2", "#3", ... appended.
+func Labels(rs []*Reader) []string {
+	labels := make([]string, len(rs))
+	used := map[string]bool{}
+	for i, r := range rs {
+		l := ""
+		for _, kv := range r.Metadata() {
+			if kv.Key == MetaRank && kv.Value != "" {
+				l = "rank" + kv.Value
+			}
+		}
+		if l == "" {
+			l = strings.TrimSuffix(filepath.Base(r.Path()), ".ctrace")
+		}
+		base := l
+		for n := 2; used[l]; n++ {
+			l = base + "#" + strconv.Itoa(n)
+		}
+		used[l] = true
+		labels[i] = l
+	}
+	return labels
+}
+
+// Len returns the number of files.
+func (m *Multi) Len() int { return len(m.readers) }
+
+// Reader returns file i's Reader.
+func (m *Multi) Reader(i int) *Reader { return m.readers[i] }
+
+// Readers returns the Readers in file order (shared: do not modify).
+func (m *Multi) Readers() []*Reader { return m.readers }
+
+// Label returns file i's label ("" when the Multi holds one file).
+func (m *Multi) Label(i int) string {
+	if len(m.readers) == 1 {
+		return ""
+	}
+	return m.labels[i]
+}
+
+// Labelled reports whether names carry file labels (more than one file).
+func (m *Multi) Labelled() bool { return len(m.readers) > 1 }
+
+// UnitName returns the name of unit id of file i: "<label>/<name>", or the
+// Reader's name for one file. A unit without a name (unit 0, an id the
+// schema does not list) has none: its events print without a unit, as the
+// original reader printed them, and a merged file cannot name unit 0.
+func (m *Multi) UnitName(file int, id uint16) string {
+	name := m.readers[file].UnitName(id)
+	if len(m.readers) == 1 || name == "" {
+		return name
+	}
+	return m.labels[file] + "/" + name
+}
+
+// UnitsNamed returns, per file, the ids of the units whose labelled name
+// contains substr (units without a name never match), and how many matched
+// in all.
+func (m *Multi) UnitsNamed(substr string) (ids [][]uint16, n int) {
+	ids = make([][]uint16, len(m.readers))
+	for i, r := range m.readers {
+		for id, name := range r.unitNames {
+			if name != "" && strings.Contains(m.UnitName(i, uint16(id)), substr) {
+				ids[i] = append(ids[i], uint16(id))
+			}
+		}
+		n += len(ids[i])
+	}
+	return ids, n
+}
+
+// Queries returns one query per file: q narrowed, when ids is not nil, to
+// each file's units ids[i] (as UnitsNamed returns them).
+func (m *Multi) Queries(q Query, ids [][]uint16) []Query {
+	qs := make([]Query, len(m.readers))
+	for i := range qs {
+		qs[i] = q
+		if ids != nil {
+			qs[i] = q.WithUnits(ids[i]...)
+		}
+	}
+	return qs
+}
+
+// Err returns the first error an iteration met in any file.
+func (m *Multi) Err() error {
+	for _, r := range m.readers {
+		if err := r.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close closes every Reader and returns the first error.
+func (m *Multi) Close() error {
+	var first error
+	for _, r := range m.readers {
+		if err := r.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// CatchFault is Reader.CatchFault for code reading what aliases any of the
+// files' mappings: a fault becomes a *FaultError naming the file whose
+// mapping faulted.
+func (m *Multi) CatchFault(errp *error, old bool) {
+	debug.SetPanicOnFault(old)
+	if v := recover(); v != nil {
+		var first *FaultError
+		for _, r := range m.readers {
+			fe := asFault(v, r.path, r.faultData())
+			if fe == nil {
+				panic(v)
+			}
+			if first == nil || fe.Offset >= 0 {
+				first = fe
+			}
+			if fe.Offset >= 0 {
+				r.setErr(fe)
+				break
+			}
+		}
+		*errp = first
+	}
+}
+
+// FileEvent is an event and the index of the file it came from.
+type FileEvent struct {
+	Event
+	File int
+}
+
+// Iter starts an iteration over every file: qs holds one query for all
+// files, or one per file (Queries).
+func (m *Multi) Iter(qs ...Query) *MultiIterator {
+	it := &MultiIterator{m: m, last: -1}
+	it.its = make([]*Iterator, len(m.readers))
+	it.cur = make([]Event, len(m.readers))
+	for i, r := range m.readers {
+		q := Query{}
+		switch len(qs) {
+		case 0:
+		case 1:
+			q = qs[0]
+		default:
+			q = qs[i]
+		}
+		it.its[i] = r.Iter(q)
+	}
+	return it
+}
+
+// Events returns the events of every file in timeline order, as a range
+// function; see Iter for qs and Err for how an iteration ended.
+func (m *Multi) Events(qs ...Query) iter.Seq[FileEvent] {
+	return func(yield func(FileEvent) bool) {
+		it := m.Iter(qs...)
+		defer it.Close()
+		for it.Next() {
+			if !yield(it.Event()) {
+				return
+			}
+		}
+	}
+}
+
+// MultiIterator merges the files' iterations by cycle (ties: file order,
+// then each file's order). An event's arguments are valid until the next
+// call to Next, as with Iterator: only the iteration of the file whose
+// event was returned steps, so the events the heap holds stay valid.
+type MultiIterator struct {
+	m       *Multi
+	its     []*Iterator
+	cur     []Event
+	heap    []int // files with a current event, heap-ordered by (cycle, file)
+	last    int   // file of the event returned last; -1 before the first
+	started bool
+	err     error
+}
+
+func (it *MultiIterator) less(a, b int) bool {
+	ca, cb := it.cur[a].Cycle, it.cur[b].Cycle
+	return ca < cb || ca == cb && a < b
+}
+
+func (it *MultiIterator) down(i int) {
+	h := it.heap
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		j := l
+		if r := l + 1; r < len(h) && it.less(h[r], h[l]) {
+			j = r
+		}
+		if !it.less(h[j], h[i]) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}
+
+// step advances file f's iteration; false when it ended (with an error or not).
+func (it *MultiIterator) step(f int) bool {
+	if it.its[f].Next() {
+		it.cur[f] = it.its[f].Event()
+		return true
+	}
+	if err := it.its[f].Err(); err != nil && it.err == nil {
+		it.err = err
+	}
+	return false
+}
+
+// Next advances to the next event of the timeline.
+func (it *MultiIterator) Next() bool {
+	if it.err != nil {
+		return false
+	}
+	if !it.started {
+		it.started = true
+		for f := range it.its {
+			if it.step(f) {
+				it.heap = append(it.heap, f)
+			}
+		}
+		for i := len(it.heap)/2 - 1; i >= 0; i-- {
+			it.down(i)
+		}
+	} else if it.last >= 0 {
+		if !it.step(it.last) {
+			n := len(it.heap) - 1
+			it.heap[0] = it.heap[n]
+			it.heap = it.heap[:n]
+		}
+		it.down(0)
+	}
+	if it.err != nil {
+		it.Close()
+		return false
+	}
+	if len(it.heap) == 0 {
+		it.last = -1
+		it.Close()
+		return false
+	}
+	it.last = it.heap[0]
+	return true
+}
+
+// Event returns the current event and its file.
+func (it *MultiIterator) Event() FileEvent {
+	return FileEvent{Event: it.cur[it.last], File: it.last}
+}
+
+// Err returns the error that ended the iteration (the file's error names it).
+func (it *MultiIterator) Err() error { return it.err }
+
+// Close stops every file's iteration. Safe to call more than once.
+func (it *MultiIterator) Close() {
+	for _, i := range it.its {
+		i.Close()
+	}
+	it.heap = it.heap[:0]
+}
+
+// AppendLine appends the event's dump line: the Reader's for one file,
+// else with the unit named "<label>/<unit>" (no unit for a unit without a
+// name, as the Reader prints it).
+func (m *Multi) AppendLine(dst []byte, ev *FileEvent) []byte {
+	if len(m.readers) == 1 {
+		return m.readers[0].AppendLine(dst, &ev.Event)
+	}
+	dst = appendCycle(dst, ev.Cycle)
+	p, ok := m.prefixes[ev.File][ev.UnitID]
+	if !ok {
+		p = spacePrefix
+	}
+	dst = append(dst, p...)
+	dst = appendMessage(dst, ev.format, ev.ArgCount, ev.args)
+	return append(dst, '\n')
+}
+
+// WriteDump writes the dump lines of the timeline (qs as for Iter), at most
+// limit (0: no limit), and returns how many it wrote. With one file it is
+// the Reader's WriteDump: the same bytes.
+func (m *Multi) WriteDump(w io.Writer, limit int, qs ...Query) (count int, err error) {
+	if len(m.readers) == 1 {
+		q := Query{}
+		if len(qs) > 0 {
+			q = qs[0]
+		}
+		return m.readers[0].WriteDump(w, q, limit)
+	}
+	defer m.CatchFault(&err, panicOnFault()) // arguments of raw blocks alias the mappings
+	bw := bufio.NewWriterSize(w, 256<<10)
+	it := m.Iter(qs...)
+	defer it.Close()
+	var line []byte
+	for it.Next() {
+		ev := it.Event()
+		line = m.AppendLine(line[:0], &ev)
+		if _, err := bw.Write(line); err != nil {
+			return count, err
+		}
+		count++
+		if limit > 0 && count >= limit {
+			break
+		}
+	}
+	if err := it.Err(); err != nil {
+		bw.Flush()
+		return count, err
+	}
+	return count, bw.Flush()
+}

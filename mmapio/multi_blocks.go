@@ -1,0 +1,70 @@
+package mmapio
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// AppendBlock appends the uncompressed bytes of block i (the i-th of
+// Blocks, file order) to dst and returns the result, checked as an
+// iteration checks them: the inline header agrees with the index, a zstd
+// frame decodes to the declared size, the events fill the block, are as
+// many as declared and lie in its cycle range. The bytes are the block's
+// events back to back as stored ([args_size][record][args],
+// schema.DecodeEvent), in file order. A compressed block is decoded
+// straight into dst's spare capacity (grown when short), so a caller that
+// keeps the bytes pays no copy beyond the decoding. Tools that compare or
+// copy whole blocks (trace_reader diff) use it instead of an iteration,
+// which makes an Event of every event.
+func (r *Reader) AppendBlock(dst []byte, i int) (_ []byte, err error) {
+	if !r.rlockMap() {
+		return dst, ErrClosed
+	}
+	defer r.mapMu.RUnlock()
+	defer r.guardFault(&err, panicOnFault())
+	if i < 0 || i >= r.blocks.len() {
+		return dst, fmt.Errorf("%s: no block %d (the file has %d)", r.path, i, r.blocks.len())
+	}
+	b := r.blocks.at(int32(i))
+	ih, _ := schema.DecodeBlockHeader(r.data[headerOff(&b):])
+	if ih != b.Inline() {
+		// blockBytes words the error; the bytes are not used.
+		_, buf, err := r.blockBytes(&b)
+		if buf != nil {
+			bufs.put(buf)
+		}
+		return dst, err
+	}
+	start := len(dst)
+	src := r.data[payloadOff(&b):blockEnd(&b)]
+	if isRaw(&b) {
+		dst = append(dst, src...)
+	} else {
+		usize := int(b.UncompressedSize)
+		dec, err := r.decoder()
+		if err != nil {
+			return dst, err
+		}
+		dst = slices.Grow(dst, usize)
+		out, err := dec.DecodeAll(src, dst)
+		if err != nil || len(out)-start != usize {
+			// blockBytes words the error as an iteration does.
+			_, buf, berr := r.blockBytes(&b)
+			if buf != nil {
+				bufs.put(buf)
+			}
+			if berr == nil {
+				berr = formatErr(r.path, blockSection(int(b.Index)), payloadOff(&b), "zstd frame does not decode to the declared %d bytes: %v", usize, err)
+			}
+			return dst, berr
+		}
+		dst = out
+	}
+	var bd blockData
+	if err := r.scanEvents(&b, dst[start:], nil, &bd); err != nil {
+		return dst[:start], err
+	}
+	return dst, nil
+}

@@ -1,0 +1,462 @@
+package mmapio
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/bits"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	flatbuffers "github.com/google/flatbuffers/go"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// MergeOptions tune WriteMerged.
+type MergeOptions struct {
+	// Created is the footer's timestamp (zero: none).
+	Created time.Time
+	// RawRewrites stores the blocks whose ids had to be rewritten
+	// uncompressed: for a merged file that is only read once (a temporary
+	// one), recompressing would cost more than it saves.
+	RawRewrites bool
+	// Level is the zstd level of rewritten blocks (default SpeedFastest:
+	// W1 blocks compress about as well as at SpeedDefault, twice as fast).
+	Level zstd.EncoderLevel
+}
+
+// MergeResult says what WriteMerged did.
+type MergeResult struct {
+	Blocks    int    // blocks written
+	Copied    int    // blocks copied as they were (no id needed a change)
+	Rewritten int    // blocks decoded, their ids renumbered, re-encoded
+	Events    uint64 // events written
+	Bytes     int64  // bytes written
+}
+
+// mergePlan is how one input's ids become the output's.
+type mergePlan struct {
+	units    []uint16          // by input unit id: output id (identity when not renumbered)
+	unitsID  bool              // every unit keeps its id
+	fmts     map[uint32]uint32 // input format id -> output id
+	fmtDense []uint32          // the same for ids below 1<<16: output id + 1, 0 = none (no map lookup per event)
+	fmtsID   bool              // every format keeps its id
+	label    string
+	hasUnits map[uint16]bool // ids the schema or the unit sets name
+}
+
+// WriteMerged writes one trace holding every event of the files, with
+// unit names labelled as the timeline names them ("<label>/<unit>",
+// whatever the number of files), formats deduplicated (same text, argument
+// types and appended fields: one entry), categories deduplicated, and each
+// file's metadata kept with its keys prefixed by "<label>/" (plus
+// "<label>/simulation", "<label>/file"). Reading the result gives the
+// timeline's events in its order: the blocks are written file after file,
+// each file's in its own order, and the reader breaks cycle ties by block
+// offset.
+//
+// Unit ids are renumbered where files clash (the first file keeps its ids;
+// a later file's unit gets the lowest free id), format ids where a format
+// is new and its id taken. A block whose ids all stay is copied as it is,
+// without decompressing it; the others are decoded, their event records
+// rewritten and re-encoded (raw if zstd does not make them smaller, as the
+// original writer does). Event ids the schema does not list keep their
+// value (in a file without unit sets, a unit id that no unit entry names is
+// not renumbered).
+//
+// w must be seekable: the header, written last, points at the footer.
+func (m *Multi) WriteMerged(w io.WriteSeeker, o MergeOptions) (res MergeResult, err error) {
+	if o.Level == 0 {
+		o.Level = zstd.SpeedFastest
+	}
+	for _, r := range m.readers {
+		if !r.rlockMap() {
+			return res, ErrClosed
+		}
+		defer r.mapMu.RUnlock()
+	}
+	plans, sch, err := m.mergeSchema()
+	if err != nil {
+		return res, err
+	}
+	mw := &mergeWriter{w: bufio.NewWriterSize(w, 1<<20), o: o}
+	if err := mw.write(make([]byte, schema.HeaderSize)); err != nil {
+		return res, err
+	}
+	sec := schema.BuildSchema(flatbuffers.NewBuilder(4096), sch)
+	if err := mw.write(sec); err != nil {
+		return res, err
+	}
+	first := mw.off
+	foot := &schema.Footer{}
+	if !o.Created.IsZero() {
+		foot.CreatedTimestamp = uint64(o.Created.Unix())
+	}
+	compressed := false
+	for i, r := range m.readers {
+		if r.hdr.Flags&schema.FlagCompressed != 0 {
+			compressed = true
+		}
+		if err := mw.copyFile(r, plans[i], foot, &res); err != nil {
+			return res, err
+		}
+		for _, us := range r.UnitStats() {
+			us.UnitID = plans[i].units[us.UnitID]
+			foot.UnitStats = append(foot.UnitStats, us)
+		}
+	}
+	for i := range foot.Blocks {
+		b := &foot.Blocks[i]
+		compressed = compressed || b.CompressedSize != b.UncompressedSize
+		foot.TotalEvents += uint64(b.EventCount)
+		if i == 0 || b.MinCycle < foot.MinCycle {
+			foot.MinCycle = b.MinCycle
+		}
+		foot.MaxCycle = max(foot.MaxCycle, b.MaxCycle)
+	}
+	footOff := mw.off
+	fb := schema.BuildFooter(flatbuffers.NewBuilder(1024), foot)
+	if err := mw.write(fb); err != nil {
+		return res, err
+	}
+	if err := mw.w.Flush(); err != nil {
+		return res, err
+	}
+	flags := schema.FlagHasIndex | schema.FlagHasSchema
+	if compressed {
+		flags |= schema.FlagCompressed
+	}
+	h := schema.NewHeader(flags)
+	h.SchemaOffset, h.SchemaSize = schema.HeaderSize, uint64(len(sec))
+	h.FirstBlockOffset = uint64(first)
+	h.FooterOffset, h.FooterSize = uint64(footOff), uint64(len(fb))
+	if _, err := w.Seek(0, io.SeekStart); err != nil {
+		return res, err
+	}
+	if _, err := w.Write(schema.AppendHeader(nil, h)); err != nil {
+		return res, err
+	}
+	if _, err := w.Seek(mw.off, io.SeekStart); err != nil {
+		return res, err
+	}
+	res.Blocks, res.Events, res.Bytes = len(foot.Blocks), foot.TotalEvents, mw.off
+	return res, nil
+}
+
+// formatKey is what makes two formats the same: their text and argument
+// types, and what gives their events a meaning beyond the text (a span, a
+// counter, a flow id: kind and roles; a log level). The source location
+// and category are the first entry's.
+func formatKey(f *schema.Format) string {
+	var b strings.Builder
+	level := -1 // the level of a format that is not a log means nothing
+	if f.IsLog {
+		level = int(f.LogLevel)
+	}
+	fmt.Fprintf(&b, "%q|%v|%d|%d|", f.Format, f.ArgTypes, level, f.Kind)
+	for i := range f.ArgTypes {
+		fmt.Fprintf(&b, "%d,", f.Role(i))
+	}
+	return b.String()
+}
+
+// mergeSchema builds the output schema and each input's id plan.
+func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
+	out := &schema.Schema{Version: 1, Writer: "chronon-go trace_reader merge"}
+	var usedUnits [1 << 16]bool
+	usedUnits[0] = true
+	nextUnit := 1
+	usedFmt := map[uint32]bool{}
+	byKey := map[string]uint32{}
+	var nextFmt uint32
+	cats := map[schema.Category]bool{}
+	plans := make([]*mergePlan, len(m.readers))
+	sims := map[string]bool{}
+	for i, r := range m.readers {
+		p := &mergePlan{units: make([]uint16, 1<<16), unitsID: true, fmts: map[uint32]uint32{}, fmtsID: true,
+			label: m.labels[i], hasUnits: map[uint16]bool{}}
+		plans[i] = p
+		for id := range p.units {
+			p.units[id] = uint16(id)
+		}
+		// The units the file names: its schema's and its blocks' unit sets.
+		var ids []uint16
+		for _, u := range r.sch.Units {
+			ids = append(ids, u.ID)
+		}
+		for bi := 0; bi < r.blocks.len(); bi++ {
+			us, _ := r.blocks.units(int32(bi), nil)
+			ids = append(ids, us...)
+		}
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		local := map[uint16]bool{}
+		for _, id := range ids {
+			if id == 0 {
+				continue
+			}
+			p.hasUnits[id] = true
+			if !usedUnits[id] {
+				usedUnits[id], local[id] = true, true
+				continue
+			}
+			if local[id] {
+				continue
+			}
+			for nextUnit < 1<<16 && usedUnits[nextUnit] {
+				nextUnit++
+			}
+			if nextUnit >= 1<<16 {
+				return nil, nil, fmt.Errorf("merge: the files have more than 65535 units in all (%s is one too many)", r.path)
+			}
+			p.units[id] = uint16(nextUnit)
+			p.unitsID = false
+			usedUnits[nextUnit] = true
+		}
+		for _, u := range r.sch.Units {
+			name := "" // a unit without a name prints without one, as in the timeline
+			if u.Name != "" {
+				name = p.label + "/" + u.Name
+			}
+			out.Units = append(out.Units, schema.Unit{ID: p.units[u.ID], Name: name, TypeName: u.TypeName})
+		}
+		for _, f := range r.sch.Formats {
+			if _, seen := p.fmts[f.ID]; seen {
+				continue // the reader uses the first entry with an id
+			}
+			k := formatKey(&f)
+			if g, ok := byKey[k]; ok {
+				p.fmts[f.ID] = g
+				p.fmtsID = p.fmtsID && g == f.ID
+				continue
+			}
+			id := f.ID
+			if usedFmt[id] {
+				for usedFmt[nextFmt] || nextFmt == 0 {
+					nextFmt++
+				}
+				id = nextFmt
+				p.fmtsID = false
+			}
+			usedFmt[id] = true
+			byKey[k] = id
+			p.fmts[f.ID] = id
+			nf := f
+			nf.ID = id
+			out.Formats = append(out.Formats, nf)
+		}
+		for _, c := range r.sch.Categories {
+			if !cats[c] {
+				cats[c] = true
+				out.Categories = append(out.Categories, c)
+			}
+		}
+		if r.sch.SimulationName != "" {
+			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/simulation", Value: r.sch.SimulationName})
+		}
+		sims[r.sch.SimulationName] = true
+		out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/file", Value: r.path})
+		for _, kv := range r.sch.Metadata {
+			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/" + kv.Key, Value: kv.Value})
+		}
+	}
+	for _, p := range plans {
+		p.fmtDense = make([]uint32, 1<<16)
+		for from, to := range p.fmts {
+			if from < 1<<16 {
+				p.fmtDense[from] = to + 1
+			}
+		}
+	}
+	if len(sims) == 1 {
+		out.SimulationName = m.readers[0].sch.SimulationName
+	} else {
+		out.SimulationName = "merged"
+	}
+	return plans, out, nil
+}
+
+// mergeWriter writes the output sequentially, counting its offset.
+type mergeWriter struct {
+	w   *bufio.Writer
+	o   MergeOptions
+	off int64
+}
+
+func (mw *mergeWriter) write(b []byte) error {
+	n, err := mw.w.Write(b)
+	mw.off += int64(n)
+	return err
+}
+
+// keeps reports whether block b of a file with plan p can be copied as it
+// is: its units (as recorded, else all the file's) and every format keep
+// their ids.
+func (p *mergePlan) keeps(b *Block) bool {
+	if !p.fmtsID {
+		return false
+	}
+	if p.unitsID {
+		return true
+	}
+	if b.Units == nil {
+		return false
+	}
+	for _, u := range b.Units {
+		if p.units[u] != u {
+			return false
+		}
+	}
+	return true
+}
+
+// rewritten is one block decoded and renumbered by a worker.
+type rewritten struct {
+	data  []byte // the new payload (compressed or raw)
+	usize uint32
+	units []uint16
+	err   error
+}
+
+// copyFile writes file r's blocks in file order: copied, or rewritten on
+// GOMAXPROCS workers (a batch at a time, written in order).
+func (mw *mergeWriter) copyFile(r *Reader, p *mergePlan, foot *schema.Footer, res *MergeResult) (err error) {
+	defer r.guardFault(&err, panicOnFault())
+	blocks := r.blocks.blocks()
+	if blocks == nil && r.blocks.len() > 0 {
+		return r.Err()
+	}
+	workers := max(1, runtime.GOMAXPROCS(0))
+	batch := 4 * workers
+	for start := 0; start < len(blocks); start += batch {
+		end := min(len(blocks), start+batch)
+		out := make([]*rewritten, end-start)
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, workers)
+		for i := start; i < end; i++ {
+			b := &blocks[i]
+			if p.keeps(b) {
+				continue
+			}
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(i int) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				out[i-start] = mw.rewrite(r, p, &blocks[i])
+			}(i)
+		}
+		wg.Wait()
+		for i := start; i < end; i++ {
+			b := &blocks[i]
+			e := schema.BlockIndex{Index: uint32(len(foot.Blocks)), EventCount: b.EventCount, MinCycle: b.MinCycle, MaxCycle: b.MaxCycle,
+				UncompressedSize: b.UncompressedSize, CompressedSize: b.CompressedSize, DataOffset: uint64(mw.off), Units: b.Units}
+			if rw := out[i-start]; rw != nil {
+				if rw.err != nil {
+					return rw.err
+				}
+				e.CompressedSize, e.Units = uint32(len(rw.data)), rw.units
+				if err := mw.write(schema.AppendBlockHeader(nil, e.Inline())); err != nil {
+					return err
+				}
+				if err := mw.write(rw.data); err != nil {
+					return err
+				}
+				res.Rewritten++
+			} else {
+				ih, _ := schema.DecodeBlockHeader(r.data[headerOff(b):])
+				if ih != b.Inline() {
+					return formatErr(r.path, blockSection(int(b.Index)), headerOff(b), "inline block header disagrees with the footer")
+				}
+				if err := mw.write(r.data[headerOff(b):blockEnd(b)]); err != nil {
+					return err
+				}
+				res.Copied++
+			}
+			foot.Blocks = append(foot.Blocks, e)
+		}
+	}
+	return nil
+}
+
+// mergeEncoders are the zstd encoders of rewritten blocks, one per level.
+var mergeEncoders sync.Map
+
+func mergeEncoder(level zstd.EncoderLevel) (*zstd.Encoder, error) {
+	if e, ok := mergeEncoders.Load(level); ok {
+		return e.(*zstd.Encoder), nil
+	}
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
+		zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true))
+	if err != nil {
+		return nil, err
+	}
+	act, _ := mergeEncoders.LoadOrStore(level, e)
+	return act.(*zstd.Encoder), nil
+}
+
+// rewrite decodes and verifies block b, renumbers its events' unit and
+// format ids by plan p and re-encodes it.
+func (mw *mergeWriter) rewrite(r *Reader, p *mergePlan, b *Block) (rw *rewritten) {
+	rw = &rewritten{}
+	defer r.guardFault(&rw.err, panicOnFault())
+	data, buf, err := r.blockBytes(b)
+	if err != nil {
+		rw.err = err
+		return rw
+	}
+	bd := blockData{}
+	if err := r.scanEvents(b, data, nil, &bd); err != nil {
+		rw.err = err
+		return rw
+	}
+	raw := append([]byte(nil), data...)
+	if buf != nil {
+		bufs.put(buf)
+	}
+	le := binary.LittleEndian
+	var seen [1 << 16 / 64]uint64
+	for q := 0; q < len(raw); {
+		e := raw[q:]
+		u := p.units[le.Uint16(e[18:])]
+		le.PutUint16(e[18:], u)
+		seen[u/64] |= 1 << (u % 64)
+		if f := le.Uint32(e[10:]); f < 1<<16 {
+			if g := p.fmtDense[f]; g != 0 {
+				le.PutUint32(e[10:], g-1)
+			}
+		} else if g, ok := p.fmts[f]; ok {
+			le.PutUint32(e[10:], g)
+		}
+		q += schema.EventHeaderSize + int(le.Uint16(e))
+	}
+	if b.Units != nil {
+		for w, bits := range seen {
+			for ; bits != 0; bits &= bits - 1 {
+				rw.units = append(rw.units, uint16(w*64+tzc(bits)))
+			}
+		}
+	}
+	rw.usize = uint32(len(raw))
+	rw.data = raw
+	if isRaw(b) || mw.o.RawRewrites {
+		return rw
+	}
+	enc, err := mergeEncoder(mw.o.Level)
+	if err != nil {
+		rw.err = err
+		return rw
+	}
+	if z := enc.EncodeAll(raw, nil); len(z) < len(raw) {
+		rw.data = z
+	}
+	return rw
+}
+
+func tzc(v uint64) int { return bits.TrailingZeros64(v) }
