@@ -1,0 +1,5 @@
+//go:build cgo
+
+package tracesql
+
+// placeholder until the Parquet export is written
