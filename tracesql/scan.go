@@ -101,10 +101,7 @@ type projCol struct {
 
 func (d *DB) newEventScan(kind scanKind, ft *fmtTable, cols []Column, qs []mmapio.Query) *eventScan {
 	s := &eventScan{d: d, kind: kind, ft: ft, qs: qs}
-	if d.multi && kind != kindFormat {
-		cols = append([]Column{leadColumn("trace")}, cols...)
-	}
-	s.cols = cols
+	s.cols = cols // with the trace column when there are several (Tables)
 	s.fields = make([]field, len(cols))
 	args := 0
 	for i, c := range cols {

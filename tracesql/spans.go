@@ -56,9 +56,6 @@ type spanRow struct {
 }
 
 func (d *DB) newSpanScan(cols []Column, qs []mmapio.Query) *spanScan {
-	if d.multi {
-		cols = append([]Column{leadColumn("trace")}, cols...)
-	}
 	return &spanScan{d: d, cols: cols, qs: qs}
 }
 
