@@ -7,7 +7,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -23,6 +25,8 @@ type DB struct {
 	multi  bool
 	fmts   []*fmtTable
 	cfg    config
+
+	unitEnum, fmtEnum duckdb.TypeInfo
 	// reserved are the table names the SQL parser takes for keywords (a
 	// table named fetch): Query quotes them.
 	reserved map[string]bool
@@ -35,7 +39,9 @@ type trace struct {
 	r         *mmapio.Reader
 	name      string   // the trace column
 	unitNames [][]byte // by unit id ("" none)
+	unitStrs  []string // the same as strings (ENUM values are set as strings)
 	fmtNames  map[uint32][]byte
+	fmtStrs   map[uint32]string
 	fmtByID   []*mmapio.Format // dense by id when ids are small, else nil
 	// The database's selection (Open's options) in this trace.
 	hasUnits bool
@@ -100,7 +106,7 @@ func (d *DB) openTraces(paths []string) error {
 	for _, t := range d.traces {
 		t.prepare(names)
 	}
-	return nil
+	return d.buildEnums()
 }
 
 func hasRank(r *mmapio.Reader) bool {
@@ -128,14 +134,18 @@ func (t *trace) prepare(names map[*mmapio.Format]string) {
 		maxID = max(maxID, int(u.ID))
 	}
 	t.unitNames = make([][]byte, maxID+1)
+	t.unitStrs = make([]string, maxID+1)
 	for id := range t.unitNames {
-		t.unitNames[id] = []byte(t.r.UnitName(uint16(id)))
+		t.unitStrs[id] = utf8String(t.r.UnitName(uint16(id)))
+		t.unitNames[id] = []byte(t.unitStrs[id])
 	}
 	t.fmtNames = map[uint32][]byte{}
+	t.fmtStrs = map[uint32]string{}
 	maxF := uint32(0)
 	for _, f := range t.r.Formats() {
 		if _, ok := t.fmtNames[f.ID]; !ok {
 			t.fmtNames[f.ID] = []byte(names[f])
+			t.fmtStrs[f.ID] = names[f]
 		}
 		maxF = max(maxF, f.ID)
 	}
@@ -152,6 +162,39 @@ func (t *trace) unitName(id uint16) []byte {
 		return t.unitNames[id]
 	}
 	return nil
+}
+
+func (t *trace) unitStr(id uint16) string {
+	if int(id) < len(t.unitStrs) {
+		return t.unitStrs[id]
+	}
+	return ""
+}
+
+// buildEnums makes the ENUM types the scans fill unit and format with:
+// setting an ENUM value is a lookup in Go, a VARCHAR one a call into C per
+// row. The views cast them back to VARCHAR (in C++, a dictionary lookup).
+func (d *DB) buildEnums() error {
+	units, fmts := map[string]bool{"": true}, map[string]bool{"": true}
+	for _, t := range d.traces {
+		for _, u := range t.unitStrs {
+			units[u] = true
+		}
+		for _, f := range t.fmtStrs {
+			fmts[f] = true
+		}
+	}
+	var err error
+	if d.unitEnum, err = enumOf(units); err != nil {
+		return err
+	}
+	d.fmtEnum, err = enumOf(fmts)
+	return err
+}
+
+func enumOf(set map[string]bool) (duckdb.TypeInfo, error) {
+	vals := slices.Sorted(maps.Keys(set))
+	return duckdb.NewEnumInfo(vals[0], vals[1:]...)
 }
 
 // openSQL opens the DuckDB database and registers the table functions and
@@ -198,9 +241,10 @@ func (d *DB) openSQL() error {
 		// The view answers FROM t, the macro FROM t(cycles := ..., unit := ...).
 		stmts := []string{fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM %s()", quoteIdent(t.Name), funcName(t.Name))}
 		if hasSelection(t.Name) {
+			sel := selectList(t)
 			stmts = []string{
-				fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM %s('', '')", quoteIdent(t.Name), funcName(t.Name)),
-				fmt.Sprintf("CREATE MACRO %s(cycles := '', unit := '') AS TABLE SELECT * FROM %s(cycles, unit)", quoteIdent(t.Name), funcName(t.Name)),
+				fmt.Sprintf("CREATE VIEW %s AS SELECT %s FROM %s('', '', '') AS ctrace_t", quoteIdent(t.Name), sel, funcName(t.Name)),
+				fmt.Sprintf("CREATE MACRO %s(cycles := '', unit := '') AS TABLE SELECT %s FROM %s(cycles, unit, '') AS ctrace_t", quoteIdent(t.Name), sel, funcName(t.Name)),
 			}
 		}
 		for _, st := range stmts {
@@ -283,6 +327,27 @@ func (d *DB) closeTraces() error {
 	}
 	d.traces = nil
 	return err
+}
+
+// enumColumn reports whether column c of table t is filled as an ENUM.
+func enumColumn(t, c string) bool {
+	return (c == "unit" || c == "format") && t != "spans" && t != "counters" || c == "unit" && t == "counters"
+}
+
+// selectList is the view's select list: every column, the ENUM ones cast
+// to VARCHAR.
+func selectList(t Table) string {
+	var casts []string
+	for _, c := range t.Columns {
+		if enumColumn(t.Name, c.Name) {
+			// Qualified: in the macro, a bare unit is its parameter.
+			casts = append(casts, fmt.Sprintf("ctrace_t.%s::VARCHAR AS %s", c.Name, c.Name))
+		}
+	}
+	if len(casts) == 0 {
+		return "*"
+	}
+	return "* REPLACE (" + strings.Join(casts, ", ") + ")"
 }
 
 // quoteIdent quotes a SQL identifier.

@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
 
@@ -37,8 +39,12 @@ func columnInfos(cols []Column) []duckdb.ColumnInfo {
 // (openSQL): duckdb-go fails a bind when a named parameter is left out.
 func selectionArgs() []duckdb.TypeInfo {
 	v, _ := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
-	return []duckdb.TypeInfo{v, v}
+	return []duckdb.TypeInfo{v, v, v}
 }
+
+// groupedMode is the third argument that makes an event table's function
+// scan a unit's blocks on one thread, in cycle order (the Parquet export).
+const groupedMode = "grouped"
 
 // funcName is the name of the table function behind table t.
 func funcName(t string) string { return "ctrace_" + t }
@@ -99,7 +105,8 @@ func (d *DB) register(conn *sql.Conn, t Table) error {
 			if err != nil {
 				return nil, err
 			}
-			return d.newEventScan(kind, ft, t.Columns, qs), nil
+			mode, _ := args[2].(string)
+			return d.newEventScan(kind, ft, t.Columns, qs, mode == groupedMode), nil
 		},
 	})
 }
@@ -129,7 +136,10 @@ func (d *DB) selection(args []any) ([]mmapio.Query, error) {
 		}
 		ids, restricted := t.units, t.hasUnits
 		if hasUnit {
-			mine := t.r.UnitsNamed(unit)
+			mine, err := unitsOf(t, unit)
+			if err != nil {
+				return nil, err
+			}
 			if restricted {
 				mine = intersect(ids, mine)
 			}
@@ -159,4 +169,21 @@ func intersect(a, b []uint16) []uint16 {
 		}
 	}
 	return out
+}
+
+// unitsOf resolves a unit parameter: the units whose name contains it, or,
+// written "#1,2,3", those ids (the Parquet export's batches).
+func unitsOf(t *trace, unit string) ([]uint16, error) {
+	if !strings.HasPrefix(unit, "#") {
+		return t.r.UnitsNamed(unit), nil
+	}
+	var ids []uint16
+	for _, f := range strings.Split(unit[1:], ",") {
+		id, err := strconv.ParseUint(strings.TrimSpace(f), 10, 16)
+		if err != nil {
+			return nil, fmt.Errorf("unit := %q: want a name or #id,id,...", unit)
+		}
+		ids = append(ids, uint16(id))
+	}
+	return ids, nil
 }

@@ -3,6 +3,8 @@
 package tracesql
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -51,8 +53,8 @@ var fieldOf = map[string]field{
 
 // task is one block of one trace.
 type task struct {
-	trace int32
-	block int32
+	trace  int32
+	blocks []int32 // one block, or (grouped) all the blocks of a unit in cycle order
 }
 
 // eventScan is a table function's scan of the events of the traces: DuckDB's
@@ -65,6 +67,9 @@ type eventScan struct {
 	cols   []Column
 	fields []field
 	qs     []mmapio.Query
+	// grouped: a task is every block of one unit, in cycle order, so a
+	// thread writes a unit's rows in cycle order (the Parquet export).
+	grouped bool
 
 	once  sync.Once
 	tasks []task
@@ -92,6 +97,12 @@ type scanLocal struct {
 	buf     []byte
 	proj    []projCol
 	hasArgs bool
+
+	task       task                   // the current task
+	next       int                    // its next block
+	group      []*mmapio.DecodedBlock // blocks of a task that overlap in cycles, merged
+	refs       []ref                  // their events in cycle order
+	argDecodes int64                  // not yet added to the DB's count
 }
 
 type projCol struct {
@@ -99,8 +110,8 @@ type projCol struct {
 	f   field
 }
 
-func (d *DB) newEventScan(kind scanKind, ft *fmtTable, cols []Column, qs []mmapio.Query) *eventScan {
-	s := &eventScan{d: d, kind: kind, ft: ft, qs: qs}
+func (d *DB) newEventScan(kind scanKind, ft *fmtTable, cols []Column, qs []mmapio.Query, grouped bool) *eventScan {
+	s := &eventScan{d: d, kind: kind, ft: ft, qs: qs, grouped: grouped}
 	s.cols = cols // with the trace column when there are several (Tables)
 	s.fields = make([]field, len(cols))
 	args := 0
@@ -147,7 +158,30 @@ func roles(t *trace, kind scanKind) map[uint32]*fmtRole {
 	return m
 }
 
-func (s *eventScan) ColumnInfos() []duckdb.ColumnInfo { return columnInfos(s.cols) }
+func (s *eventScan) ColumnInfos() []duckdb.ColumnInfo {
+	infos := columnInfos(s.cols)
+	for i, c := range s.cols {
+		if enumColumn(s.tableName(), c.Name) {
+			infos[i].T = s.d.unitEnum
+			if c.Name == "format" {
+				infos[i].T = s.d.fmtEnum
+			}
+		}
+	}
+	return infos
+}
+
+func (s *eventScan) tableName() string {
+	switch s.kind {
+	case kindEvents:
+		return "events"
+	case kindFlows:
+		return "flows"
+	case kindCounters:
+		return "counters"
+	}
+	return s.ft.Name
+}
 
 func (s *eventScan) Cardinality() *duckdb.CardinalityInfo {
 	var n uint64
@@ -163,12 +197,20 @@ func (s *eventScan) Init() duckdb.ParallelTableSourceInfo {
 	return duckdb.ParallelTableSourceInfo{MaxThreads: 0}
 }
 
+// wants reports whether the table reads anything from trace ti.
+func (s *eventScan) wants(ti int) bool {
+	switch s.kind {
+	case kindFormat:
+		return s.ft.ids[ti] >= 0
+	case kindFlows, kindCounters:
+		return len(s.want[ti]) > 0
+	}
+	return true
+}
+
 func (s *eventScan) plan() {
 	for ti, t := range s.d.traces {
-		if s.kind == kindFormat && s.ft.ids[ti] < 0 {
-			continue
-		}
-		if (s.kind == kindFlows || s.kind == kindCounters) && len(s.want[ti]) == 0 {
+		if !s.wants(ti) {
 			continue
 		}
 		plan, err := t.r.BlockPlan(s.qs[ti])
@@ -176,10 +218,42 @@ func (s *eventScan) plan() {
 			s.err = err
 			return
 		}
-		for _, b := range plan {
-			s.tasks = append(s.tasks, task{int32(ti), b})
+		if s.grouped {
+			s.tasks = append(s.tasks, groupByUnit(t.r, int32(ti), plan)...)
+			continue
+		}
+		for i := range plan {
+			s.tasks = append(s.tasks, task{int32(ti), plan[i : i+1 : i+1]})
 		}
 	}
+}
+
+// groupByUnit makes one task per unit of the blocks that record one unit
+// (our writer's), their blocks in the plan's (cycle) order; the blocks
+// that hold several units or record none (the original writer's, which
+// do not overlap) make one more task, in cycle order too.
+func groupByUnit(r *mmapio.Reader, ti int32, plan []int32) []task {
+	blocks := r.Blocks()
+	byUnit := map[int]*task{}
+	var order []int
+	for _, b := range plan {
+		key := -1
+		if us := blocks[b].Units; len(us) == 1 {
+			key = int(us[0])
+		}
+		tk := byUnit[key]
+		if tk == nil {
+			tk = &task{trace: ti}
+			byUnit[key] = tk
+			order = append(order, key)
+		}
+		tk.blocks = append(tk.blocks, b)
+	}
+	tasks := make([]task, len(order))
+	for i, k := range order {
+		tasks[i] = *byUnit[k]
+	}
+	return tasks
 }
 
 func (s *eventScan) NewLocalState() any { return &scanLocal{} }
@@ -194,19 +268,35 @@ func (s *eventScan) FillChunk(ls any, chunk duckdb.DataChunk) (err error) {
 	}
 	s.project(l, &chunk)
 	capacity := duckdb.GetDataChunkCapacity()
+	defer func() {
+		s.d.argDecodes.Add(l.argDecodes)
+		l.argDecodes = 0
+	}()
 	row := 0
 	for row < capacity {
-		if l.d == nil {
-			i := s.next.Add(1) - 1
-			if i >= int64(len(s.tasks)) {
-				break
+		if l.d == nil && l.group == nil {
+			if l.next >= len(l.task.blocks) {
+				i := s.next.Add(1) - 1
+				if i >= int64(len(s.tasks)) {
+					break
+				}
+				l.task, l.next = s.tasks[i], 0
 			}
-			tk := s.tasks[i]
-			t := s.d.traces[tk.trace]
-			if l.d, err = t.r.DecodeBlock(tk.block, s.qs[tk.trace]); err != nil {
+			if err := s.take(l); err != nil {
 				return err
 			}
-			l.trace, l.pos = int(tk.trace), 0
+		}
+		if l.group != nil {
+			if row, err = s.fillGroup(l, &chunk, row, capacity); err != nil {
+				return err
+			}
+			if l.pos >= len(l.refs) {
+				for _, d := range l.group {
+					d.Release()
+				}
+				l.group, l.refs = nil, l.refs[:0]
+			}
+			continue
 		}
 		if row, err = s.fillFrom(l, &chunk, row, capacity); err != nil {
 			return err
@@ -217,6 +307,70 @@ func (s *eventScan) FillChunk(ls any, chunk duckdb.DataChunk) (err error) {
 		}
 	}
 	return chunk.SetSize(row)
+}
+
+// ref is an event of a merged group: block (in the group) and position.
+type ref struct {
+	cycle uint64
+	b, i  int32
+}
+
+// take decodes the task's next block into l.d; in a grouped task, blocks
+// whose cycle ranges overlap it (a unit whose blocks overlap) are decoded
+// with it into l.group and their events merged in cycle order.
+func (s *eventScan) take(l *scanLocal) (err error) {
+	tk := l.task
+	t := s.d.traces[tk.trace]
+	l.trace, l.pos = int(tk.trace), 0
+	last := l.next
+	if s.grouped {
+		blocks := t.r.Blocks()
+		end := blocks[tk.blocks[last]].MaxCycle
+		for last+1 < len(tk.blocks) && blocks[tk.blocks[last+1]].MinCycle <= end {
+			last++
+			end = max(end, blocks[tk.blocks[last]].MaxCycle)
+		}
+	}
+	if last == l.next {
+		l.d, err = t.r.DecodeBlock(tk.blocks[l.next], s.qs[tk.trace])
+		l.next++
+		return err
+	}
+	for ; l.next <= last; l.next++ {
+		d, err := t.r.DecodeBlock(tk.blocks[l.next], s.qs[tk.trace])
+		if err != nil {
+			for _, g := range l.group {
+				g.Release()
+			}
+			l.group = nil
+			return err
+		}
+		b := int32(len(l.group))
+		l.group = append(l.group, d)
+		for i := range d.Len() {
+			l.refs = append(l.refs, ref{d.Cycle(i), b, int32(i)})
+		}
+	}
+	slices.SortStableFunc(l.refs, func(a, b ref) int { return cmp.Compare(a.cycle, b.cycle) })
+	return nil
+}
+
+// fillGroup is fillFrom for a merged group.
+func (s *eventScan) fillGroup(l *scanLocal, chunk *duckdb.DataChunk, row, capacity int) (_ int, err error) {
+	t := s.d.traces[l.trace]
+	defer t.r.CatchFault(&err, mmapio.PanicOnFault())
+	for ; l.pos < len(l.refs) && row < capacity; l.pos++ {
+		rf := l.refs[l.pos]
+		ev := l.group[rf.b].Event(int(rf.i))
+		ok, err := s.event(l, t, chunk, row, &ev)
+		if err != nil {
+			return row, err
+		}
+		if ok {
+			row++
+		}
+	}
+	return row, nil
 }
 
 // project finds the columns the query reads (DuckDB passes the others
@@ -244,48 +398,47 @@ func (s *eventScan) fillFrom(l *scanLocal, chunk *duckdb.DataChunk, row, capacit
 	t := s.d.traces[l.trace]
 	defer t.r.CatchFault(&err, mmapio.PanicOnFault()) // arguments of raw blocks alias the mapping
 	n := l.d.Len()
-	var fid uint32 = math32
-	var role *fmtRole
-	if s.kind == kindFormat {
-		fid = uint32(s.ft.ids[l.trace])
-	}
-	argDecodes := int64(0)
 	for ; l.pos < n && row < capacity; l.pos++ {
 		ev := l.d.Event(l.pos)
-		switch s.kind {
-		case kindFormat:
-			if ev.FormatID != fid {
-				continue
-			}
-		case kindFlows, kindCounters:
-			role = s.want[l.trace][ev.FormatID]
-			if role == nil {
-				continue
-			}
-		}
-		if l.hasArgs {
-			argDecodes++
-			if s.kind == kindFormat {
-				l.view.Reset(s.ft.types, ev.RawArgs(), int(ev.ArgCount))
-			} else if role != nil {
-				l.view.Reset(role.types, ev.RawArgs(), int(ev.ArgCount))
-				if !l.view.Has(role.arg) || s.kind == kindFlows && l.view.Uint(role.arg) == 0 {
-					continue // the event does not carry it after all (flow 0: none)
-				}
-			}
-		}
-		if err := s.writeRow(l, t, chunk, row, &ev, role); err != nil {
+		ok, err := s.event(l, t, chunk, row, &ev)
+		if err != nil {
 			return row, err
 		}
-		row++
-	}
-	if argDecodes > 0 {
-		s.d.argDecodes.Add(argDecodes)
+		if ok {
+			row++
+		}
 	}
 	return row, nil
 }
 
-const math32 = ^uint32(0)
+// event writes ev's row at row if it belongs to the table, and reports
+// whether it did.
+func (s *eventScan) event(l *scanLocal, t *trace, chunk *duckdb.DataChunk, row int, ev *mmapio.Event) (bool, error) {
+	var role *fmtRole
+	switch s.kind {
+	case kindFormat:
+		if int64(ev.FormatID) != s.ft.ids[l.trace] {
+			return false, nil
+		}
+	case kindFlows, kindCounters:
+		role = s.want[l.trace][ev.FormatID]
+		if role == nil {
+			return false, nil
+		}
+	}
+	if l.hasArgs {
+		l.argDecodes++
+		if s.kind == kindFormat {
+			l.view.Reset(s.ft.types, ev.RawArgs(), int(ev.ArgCount))
+		} else if role != nil {
+			l.view.Reset(role.types, ev.RawArgs(), int(ev.ArgCount))
+			if !l.view.Has(role.arg) || s.kind == kindFlows && l.view.Uint(role.arg) == 0 {
+				return false, nil // the event does not carry it after all (flow 0: none)
+			}
+		}
+	}
+	return true, s.writeRow(l, t, chunk, row, ev, role)
+}
 
 func (s *eventScan) writeRow(l *scanLocal, t *trace, chunk *duckdb.DataChunk, row int, ev *mmapio.Event, role *fmtRole) error {
 	var err error
@@ -296,11 +449,11 @@ func (s *eventScan) writeRow(l *scanLocal, t *trace, chunk *duckdb.DataChunk, ro
 		case fCycle:
 			err = duckdb.SetChunkValue(*chunk, pc.col, row, ev.Cycle)
 		case fUnit:
-			err = duckdb.SetChunkValue(*chunk, pc.col, row, t.unitName(ev.UnitID))
+			err = duckdb.SetChunkValue(*chunk, pc.col, row, t.unitStr(ev.UnitID)) // an ENUM
 		case fUnitID, fSourceID:
 			err = duckdb.SetChunkValue(*chunk, pc.col, row, ev.UnitID)
 		case fFormat:
-			err = duckdb.SetChunkValue(*chunk, pc.col, row, t.fmtNames[ev.FormatID])
+			err = duckdb.SetChunkValue(*chunk, pc.col, row, t.fmtStrs[ev.FormatID]) // an ENUM
 		case fFormatID:
 			err = duckdb.SetChunkValue(*chunk, pc.col, row, ev.FormatID)
 		case fCategory:

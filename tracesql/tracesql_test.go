@@ -434,4 +434,3 @@ func corruptCopy(t *testing.T, path string) string {
 	require.NoError(t, os.WriteFile(out, data, 0o644))
 	return out
 }
-
