@@ -10,7 +10,7 @@ FUZZTIME  ?= 10s
 DEMO_N    ?= 2000000
 REPS      ?= 5
 
-.PHONY: all build demo test test-go vet cross fuzz oracle perfetto-check deps deps-perfetto deps-schema schema bench speed generate clean
+.PHONY: all build demo test test-go vet cross fuzz oracle perfetto-check parquet-check deps deps-perfetto deps-schema schema bench speed generate clean
 
 all: build
 
@@ -59,6 +59,7 @@ demo: build
 	$(BIN)/trace_reader info -v $(BIN)/demo/w1.ctrace
 	$(BIN)/trace_reader dump --limit 10 $(BIN)/demo/w1.ctrace
 	$(BIN)/trace_reader filter --unit core1.l2 --cycles 500000-500200 $(BIN)/demo/w1.ctrace
+	$(BIN)/trace_reader sql $(BIN)/demo/w1.ctrace -c "SELECT unit, count(*) AS fetches, round(avg(taken::INT), 3) AS taken FROM fetch GROUP BY unit ORDER BY unit"
 
 # test: vet, staticcheck, every unit/property/golden test under the race
 # detector, and a short run of every fuzz target (longer runs: make fuzz
@@ -95,6 +96,12 @@ oracle: build deps
 # official Perfetto schema by $(SHARED)/perfetto/check_pftrace.py.
 perfetto-check: build deps-perfetto
 	scripts/perfetto_check.sh $(SHARED)
+
+# parquet-check: the Parquet export of W1 and the mixed workload read back
+# by DuckDB's Node.js client (npm's @duckdb/node-api, installed under bin/),
+# giving the same answers as trace_reader sql on the traces.
+parquet-check: build
+	scripts/parquet_check.sh
 
 bench:
 	$(GO) test -run NONE -bench . -benchtime 1x ./bench

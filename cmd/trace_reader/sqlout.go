@@ -47,7 +47,14 @@ func (o *resultWriter) write(rows *sql.Rows) error {
 		if err := cw.Write(cols); err != nil {
 			return err
 		}
-		emit = func(cells []string, _ []bool) error { return cw.Write(cells) }
+		emit = func(cells []string, _ []bool) error {
+			for i, v := range vals {
+				if v == nil {
+					cells[i] = "" // NULL: an empty field, as CSV readers expect
+				}
+			}
+			return cw.Write(cells)
+		}
 		finish = func() error { cw.Flush(); return cw.Error() }
 	case o.json:
 		keys := make([][]byte, len(cols))
