@@ -71,7 +71,7 @@ var (
 		func(c *config, _ string) error { c.verbose = true; return nil }}
 	optHelp = &option{[]string{"-h", "--help"}, "", "Show this help",
 		func(c *config, _ string) error { c.help = true; return nil }}
-	optFormat = &option{[]string{"--format"}, "F", "perfetto (default) or chrome-json",
+	optFormat = &option{[]string{"--format"}, "F", "perfetto (default) or chrome-json; parquet: -o DIR, FILE... (help sql)",
 		func(c *config, v string) error {
 			if v != export.FormatPerfetto && v != export.FormatChromeJSON {
 				return usagef("--format %q: want perfetto or chrome-json", v)

@@ -21,6 +21,9 @@ Commands:
              counters counter tracks, flow ids arrows
   stats      Per unit and format: counts and rates; spans: durations and
              occupancy; flows: cycles from each unit to the next (--json)
+  sql        SQL (DuckDB) on one or more traces, no import step:
+             sql FILE... -c QUERY (--csv, --json; a prompt without -c);
+             export --format parquet -o DIR FILE... writes Parquet (help sql)
   help CMD   Show the options of one command
 
 Options (info, dump, filter, convert):

@@ -55,6 +55,11 @@ Options:
 Several files: every table gains a first column, trace (the rank the file's
 metadata records, else its file name).
 
+The same tables as Parquet files, for Spark, Trino, DuckDB, pandas, polars:
+trace_reader export --format parquet [--cycles A-B] [--unit NAME] -o DIR FILE...
+writes DIR/<table>/part-*.parquet for events (without message), every
+per-format table, spans, counters and flows.
+
 Tables (each event table also takes the selection as parameters, e.g.
 events(cycles := '9000000-9001000', unit := 'core1.l2'): only the blocks that
 overlap are decoded):
