@@ -194,7 +194,9 @@ func (s *eventScan) Cardinality() *duckdb.CardinalityInfo {
 // Init plans the blocks. It runs once per execution of the query.
 func (s *eventScan) Init() duckdb.ParallelTableSourceInfo {
 	s.once.Do(s.plan)
-	return duckdb.ParallelTableSourceInfo{MaxThreads: 0}
+	// 0 would mean one thread for a C API table function: ask for a thread
+	// per task, DuckDB gives at most its own (SET threads, one per core).
+	return duckdb.ParallelTableSourceInfo{MaxThreads: max(1, len(s.tasks))}
 }
 
 // wants reports whether the table reads anything from trace ti.
