@@ -181,7 +181,7 @@ func unitsOf(t *trace, unit string) ([]uint16, error) {
 	for _, f := range strings.Split(unit[1:], ",") {
 		id, err := strconv.ParseUint(strings.TrimSpace(f), 10, 16)
 		if err != nil {
-			return nil, fmt.Errorf("unit := %q: want a name or #id,id,...", unit)
+			return nil, fmt.Errorf("unit := %q: want a name, or #ID,ID for unit ids", unit)
 		}
 		ids = append(ids, uint16(id))
 	}

@@ -339,7 +339,7 @@ func TestSpansCountersFlows(t *testing.T) {
 		exec += map[pipesim.Op]uint64{pipesim.ALU: 1, pipesim.MUL: 3, pipesim.LOAD: 5}[pipesim.OpOf(i)]
 	}
 	want := []string{
-		fmt.Sprintf("decode|3000|2|2|6000|3000|true"),
+		"decode|3000|2|2|6000|3000|true",
 		fmt.Sprintf("execute|3000|1|5|%d|3000|true", exec),
 		"fetch|3000|1|1|3000|3000|true",
 		"rename|3000|1|1|3000|3000|true",
