@@ -10,7 +10,7 @@ FUZZTIME  ?= 10s
 DEMO_N    ?= 2000000
 REPS      ?= 5
 
-.PHONY: all build demo test test-go vet cross fuzz oracle perfetto-check deps deps-perfetto deps-schema schema bench speed generate clean
+.PHONY: all build demo test test-go vet cross fuzz oracle perfetto-check parquet-check deps deps-perfetto deps-schema schema bench speed generate clean
 
 all: build
 
@@ -61,6 +61,8 @@ demo: build
 	$(BIN)/trace_reader filter --unit core1.l2 --cycles 500000-500200 $(BIN)/demo/w1.ctrace
 	@echo "== pipeline view: pipesim with stalls and squashes, exported for Konata (one row per instruction)"
 	$(BIN)/pipesim -n 20000 -hazards -o $(BIN)/demo/hazards.ctrace && $(BIN)/trace_reader export --format kanata -o $(BIN)/demo/pipe.kanata $(BIN)/demo/hazards.ctrace
+	@echo "== SQL on the trace (DuckDB, no import step): taken branches per unit"
+	$(BIN)/trace_reader sql $(BIN)/demo/w1.ctrace -c "SELECT unit, count(*) AS fetches, round(avg(taken::INT), 3) AS taken FROM fetch GROUP BY unit ORDER BY unit"
 
 # test: vet, staticcheck, every unit/property/golden test under the race
 # detector, and a short run of every fuzz target (longer runs: make fuzz
@@ -97,6 +99,12 @@ oracle: build deps
 # official Perfetto schema by $(SHARED)/perfetto/check_pftrace.py.
 perfetto-check: build deps-perfetto
 	scripts/perfetto_check.sh $(SHARED)
+
+# parquet-check: the Parquet export of W1 and the mixed workload read back
+# by DuckDB's Node.js client (npm's @duckdb/node-api, installed under bin/),
+# giving the same answers as trace_reader sql on the traces.
+parquet-check: build
+	scripts/parquet_check.sh
 
 bench:
 	$(GO) test -run NONE -bench . -benchtime 1x ./bench

@@ -77,7 +77,7 @@ var (
 		func(c *config, _ string) error { c.verbose = true; return nil }}
 	optHelp = &option{[]string{"-h", "--help"}, "", "Show this help",
 		func(c *config, _ string) error { c.help = true; return nil }}
-	optFormat = &option{[]string{"--format"}, "F", "perfetto (default), chrome-json or kanata",
+	optFormat = &option{[]string{"--format"}, "F", "perfetto (default), chrome-json or kanata; parquet: -o DIR, FILE... (help sql)",
 		func(c *config, v string) error {
 			if v != export.FormatPerfetto && v != export.FormatChromeJSON && v != export.FormatKanata {
 				return usagef("--format %q: want perfetto, chrome-json or kanata", v)

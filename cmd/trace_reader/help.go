@@ -24,6 +24,9 @@ Commands:
   merge      Write one trace holding every event of several: merge -o OUT FILE...
   diff       Compare two runs event by event per unit: diff A B (exit 0 equal,
              1 different, 2 error)
+  sql        SQL (DuckDB) on one or more traces, no import step:
+             sql FILE... -c QUERY (--csv, --json; a prompt without -c);
+             export --format parquet -o DIR FILE... writes Parquet (help sql)
   help CMD   Show the options of one command
 
 info, dump, filter, convert, stats and export accept several files: one

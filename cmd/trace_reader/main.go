@@ -74,6 +74,9 @@ var dying atomic.Bool
 // or unreadable file or an I/O error (one line on stderr naming the file),
 // 2 usage (one line, then where to find help).
 func run(args []string, stdout, stderr io.Writer) int {
+	if code, ok := selfParsed(args, stdout, stderr); ok { // sql, export --format parquet (sql.go)
+		return code
+	}
 	c, err := parseArgs(args)
 	if err != nil {
 		return usageFailure(stderr, err.(*usageError))

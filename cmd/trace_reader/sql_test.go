@@ -1,0 +1,141 @@
+//go:build cgo
+
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/internal/workload"
+	"github.com/chronon-sim/chronon-go/mmapio"
+)
+
+// TestSQLCommand: the three output forms of one query, and the selection
+// options, agree with what dump and filter print.
+func TestSQLCommand(t *testing.T) {
+	path := w1Trace(t, ctracetest.Options{})
+	code, out, errOut := runTool("sql", path, "-c", "SELECT unit, count(*) AS n FROM events GROUP BY unit ORDER BY unit LIMIT 2")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "unit             n\n------------  ----\ncore0.decode  1250\ncore0.dram    1250\n", out)
+
+	code, out, errOut = runTool("sql", "--csv", path, "-c", "SELECT cycle, unit, message FROM events ORDER BY cycle, unit_id, format_id LIMIT 3")
+	require.Equal(t, 0, code, errOut)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"cycle", "unit", "message"}, recs[0])
+	require.Len(t, recs, 4)
+	// The message column is dump's text.
+	_, dump, _ := runTool("dump", "--limit", "3", path)
+	for i, line := range strings.Split(strings.TrimSpace(dump), "\n") {
+		require.True(t, strings.HasSuffix(line, "] "+recs[i+1][1]+": "+recs[i+1][2]), "%q vs %q", line, recs[i+1])
+	}
+
+	code, out, errOut = runTool("sql", "--json", "--cycles", "5000-6000", "--unit", "core1.l2", path, "-c", "SELECT count(*) AS n, min(unit) AS u, NULL AS z FROM events")
+	require.Equal(t, 0, code, errOut)
+	var js []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &js))
+	_, filtered, _ := runTool("filter", "--cycles", "5000-6000", "--unit", "core1.l2", path)
+	require.Equal(t, []map[string]any{{"n": float64(strings.Count(filtered, "\n")), "u": "core1.l2", "z": nil}}, js)
+}
+
+// TestSQLSeveralFiles: a trace column names each file.
+func TestSQLSeveralFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.ctrace"), filepath.Join(dir, "b.ctrace")
+	_, err := workload.Run("w1", a, 1000, 2, 1, chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	_, err = workload.Run("w1", b, 3000, 2, 1, chronon.WithAutoMetadata(false), chronon.WithMetadata("rank", "3"))
+	require.NoError(t, err)
+	code, out, errOut := runTool("sql", "--csv", a, b, "-c", "SELECT trace, count(*) FROM events GROUP BY trace ORDER BY trace")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "trace,count_star()\n3,3000\na.ctrace,1000\n", out)
+}
+
+// TestSQLErrors: a SQL error or a bad file is one line on stderr and status
+// 1; a bad command line is usage, status 2. Never a panic.
+func TestSQLErrors(t *testing.T) {
+	path := w1Trace(t, ctracetest.Options{})
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"sql", path, "-c", "SELEC 1"}, 1, "trace_reader: sql: Parser Error: syntax error"},
+		{[]string{"sql", path, "-c", "SELECT * FROM nosuch"}, 1, "trace_reader: sql: Catalog Error: Table with name nosuch does not exist!"},
+		{[]string{"sql", "--unit", "nosuch", path, "-c", "SELECT 1"}, 1, `no unit name contains "nosuch"`},
+		{[]string{"sql", path + ".missing", "-c", "SELECT 1"}, 1, "trace_reader: "},
+		{[]string{"sql", "-c", "SELECT 1"}, 2, "missing trace file"},
+		{[]string{"sql", path, "--bogus"}, 2, "unknown option"},
+		{[]string{"sql", "--csv", "--json", path, "-c", "SELECT 1"}, 2, "exclude each other"},
+	} {
+		code, out, errOut := runTool(c.args...)
+		require.Equal(t, c.code, code, "%v: %s", c.args, errOut)
+		require.Contains(t, errOut, c.msg, "%v", c.args)
+		require.Empty(t, out)
+		if c.code == 1 {
+			require.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+		}
+	}
+
+	// A damaged block: the query that reads it fails with the file's name.
+	r, err := mmapio.Open(path)
+	require.NoError(t, err)
+	blk := r.Blocks()[1]
+	require.NoError(t, r.Close())
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	for i := range 8 { // the first event's cycle (or the zstd frame's header)
+		data[int(blk.DataOffset)+28+2+i] ^= 0xa5
+	}
+	bad := filepath.Join(t.TempDir(), "bad.ctrace")
+	require.NoError(t, os.WriteFile(bad, data, 0o644))
+	code, _, errOut := runTool("sql", bad, "-c", "SELECT count(*), sum(length(message)) FROM events")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, bad)
+	require.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+}
+
+// TestSQLHelp lists every table with its columns.
+func TestSQLHelp(t *testing.T) {
+	for _, args := range [][]string{{"sql", "--help"}, {"help", "sql"}} {
+		code, out, _ := runTool(args...)
+		require.Equal(t, 0, code)
+		for _, want := range []string{"events ", "cycle UBIGINT", "message VARCHAR", "spans", `"end" UBIGINT`, "counters", "flows", "units", "formats", "categories", "metadata", "blocks", "<format>", "cycles := "} {
+			require.Contains(t, out, strings.ReplaceAll(want, `"`, ""), "%v", args)
+		}
+	}
+}
+
+// TestNoCgoBuild: without cgo the tool builds, sql says in one line that
+// it needs cgo (status 1), and the other commands work.
+func TestNoCgoBuild(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "trace_reader")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	path := w1Trace(t, ctracetest.Options{})
+	for _, args := range [][]string{{"sql", path, "-c", "SELECT 1"}, {"export", "--format", "parquet", "-o", t.TempDir(), path}} {
+		c := exec.Command(bin, args...)
+		var stderr strings.Builder
+		c.Stderr = &stderr
+		err = c.Run()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee)
+		require.Equal(t, 1, ee.ExitCode())
+		require.Equal(t, 1, strings.Count(stderr.String(), "\n"))
+		require.Contains(t, stderr.String(), "needs a build with cgo")
+	}
+	got, err := exec.Command(bin, "dump", "--limit", "2", path).Output()
+	require.NoError(t, err)
+	require.Equal(t, 2, strings.Count(string(got), "\n"))
+}

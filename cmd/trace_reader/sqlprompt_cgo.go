@@ -1,0 +1,91 @@
+//go:build cgo
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/chronon-sim/chronon-go/tracesql"
+)
+
+// interactive reads statements at a prompt (line editing and history from
+// x/term) until .quit or end of input. A statement runs when a line ends
+// with ';'; dot commands: .tables, .schema T, .help, .quit.
+func interactive(db *tracesql.DB, stdout io.Writer) error {
+	fd := int(os.Stdin.Fd())
+	old, err := term.MakeRaw(fd)
+	if err != nil {
+		return err
+	}
+	defer term.Restore(fd, old)
+	t := term.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{os.Stdin, stdout}, "sql> ")
+	fmt.Fprintf(t, "%d trace(s); .tables lists the tables, .schema T a table's columns, .quit ends.\n", len(db.Readers()))
+	var pending strings.Builder
+	for {
+		line, err := t.ReadLine()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		trimmed := strings.TrimSpace(line)
+		if pending.Len() == 0 && strings.HasPrefix(trimmed, ".") {
+			if dotCommand(db, t, trimmed) {
+				return nil
+			}
+			continue
+		}
+		pending.WriteString(line)
+		pending.WriteString("\n")
+		if !strings.HasSuffix(trimmed, ";") {
+			t.SetPrompt("...> ")
+			continue
+		}
+		q := pending.String()
+		pending.Reset()
+		t.SetPrompt("sql> ")
+		if err := runQuery(db, q, &resultWriter{w: t}); err != nil {
+			fmt.Fprintf(t, "error: %s\n", sqlErrLine(err))
+		}
+	}
+}
+
+// dotCommand runs one dot command; true means quit.
+func dotCommand(db *tracesql.DB, w io.Writer, cmd string) bool {
+	name, arg, _ := strings.Cut(cmd, " ")
+	arg = strings.TrimSpace(arg)
+	switch name {
+	case ".quit", ".exit", ".q":
+		return true
+	case ".tables":
+		names := []string{}
+		for _, t := range db.Tables() {
+			names = append(names, t.Name)
+		}
+		fmt.Fprintln(w, strings.Join(names, "  "))
+	case ".schema":
+		found := false
+		for _, t := range db.Tables() {
+			if arg == "" || t.Name == arg {
+				writeTable(w, t)
+				found = true
+			}
+		}
+		if !found {
+			fmt.Fprintf(w, "no table %q (.tables lists them)\n", arg)
+		}
+	default:
+		fmt.Fprintln(w, ".tables  .schema [TABLE]  .quit  (SQL statements end with ';')")
+	}
+	return false
+}

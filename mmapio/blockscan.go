@@ -1,0 +1,101 @@
+package mmapio
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Block-at-a-time reading, for consumers that do not need the events in
+// cycle order across blocks: a SQL engine scans the blocks a query plans on
+// several threads at once, each decoding its own blocks, with no merge and
+// no read-ahead pipeline. Events and Iter remain the way to read in order.
+
+// BlockPlan returns the indices (into Blocks) of the blocks that can hold
+// events q selects, in the order a merge would take them: the blocks an
+// iteration of q decodes, found the same way (binary search on the cycle
+// index, unit sets). The slice is the caller's.
+func (r *Reader) BlockPlan(q Query) (plan []int32, err error) {
+	defer r.guardFault(&err, panicOnFault()) // the plan is read from the mapped footer
+	if !r.rlockMap() {
+		return nil, ErrClosed
+	}
+	defer r.mapMu.RUnlock()
+	p, _ := r.plan(q)
+	return slices.Clone(p), nil
+}
+
+// DecodedBlock holds the events of one block that a query selects, in the
+// block's cycle order (a block stored out of order is sorted, stably).
+// Its events' arguments are valid until Release.
+type DecodedBlock struct {
+	r  *Reader
+	bd *blockData
+}
+
+// DecodeBlock decodes block bi (an index into Blocks, as BlockPlan returns)
+// and selects the events q keeps. The block is verified as an iteration
+// verifies it; a bad block gives the same error naming the file, the block
+// and the byte offset. Release the result when done with it; Close must not
+// race with its use.
+func (r *Reader) DecodeBlock(bi int32, q Query) (d *DecodedBlock, err error) {
+	defer r.guardFault(&err, panicOnFault())
+	if !r.rlockMap() {
+		return nil, ErrClosed
+	}
+	defer r.mapMu.RUnlock()
+	if bi < 0 || int(bi) >= r.blocks.len() {
+		return nil, fmt.Errorf("%s: block %d does not exist (the file has %d)", r.path, bi, r.blocks.len())
+	}
+	bd := blockDatas.get()
+	if err := r.decodeBlock(bi, selectorOf(q), bd); err != nil {
+		r.release(bd)
+		return nil, err
+	}
+	return &DecodedBlock{r: r, bd: bd}, nil
+}
+
+// selectorOf is the selector plan builds for q.
+func selectorOf(q Query) *selector {
+	start, end := uint64(0), uint64(math.MaxUint64)
+	if q.hasCycles {
+		start, end = q.start, q.end
+	}
+	return &selector{start: start, end: end, units: q.units, all: !q.hasCycles && q.units.set == nil}
+}
+
+// Len returns how many events of the block the query selected.
+func (d *DecodedBlock) Len() int { return len(d.bd.recs) }
+
+// Cycle returns the cycle of event i without building the event.
+func (d *DecodedBlock) Cycle(i int) uint64 { return d.bd.recs[i].cycle }
+
+// Event returns event i (0 <= i < Len). Its arguments are valid until
+// Release.
+func (d *DecodedBlock) Event(i int) Event {
+	rc := &d.bd.recs[i]
+	return Event{
+		Cycle:    rc.cycle,
+		FormatID: rc.fid,
+		Category: rc.cat,
+		UnitID:   rc.unit,
+		ArgCount: rc.argc,
+		Block:    d.bd.block,
+		args:     d.bd.data[rc.argOff : rc.argOff+uint32(rc.argLen) : rc.argOff+uint32(rc.argLen)],
+		format:   d.r.Format(rc.fid),
+	}
+}
+
+// Release returns the block's buffers to the reader's pools. The block
+// must not be used afterwards; a second Release does nothing.
+func (d *DecodedBlock) Release() {
+	if d.bd != nil {
+		d.r.release(d.bd)
+		d.bd = nil
+	}
+}
+
+// BlocksDecoded returns how many blocks this Reader has decoded for queries
+// so far (iterations, dumps and DecodeBlock): what a seek cost, for tools and
+// tests that check a window decodes only the blocks that overlap it.
+func (r *Reader) BlocksDecoded() int64 { return r.decodes.Load() }

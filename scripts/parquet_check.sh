@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Independent read-back of the Parquet export: W1 and the mixed workload are
+# exported with `trace_reader export --format parquet`, and a few queries
+# must give the same answers in `trace_reader sql` on the .ctrace and in
+# DuckDB's Node.js client (@duckdb/node-api, installed with npm into
+# bin/npm-duckdb, not the repository) on the Parquet files.
+# usage: scripts/parquet_check.sh   (after make build; make parquet-check does both)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for b in tracegen trace_reader; do
+	if [ ! -x "bin/$b" ]; then
+		echo "parquet_check.sh: bin/$b is missing: run make build first" >&2
+		exit 1
+	fi
+done
+NODE_API_VERSION=${NODE_API_VERSION:-1.5.6-r.1}
+npmdir=bin/npm-duckdb
+if [ ! -d "$npmdir/node_modules/@duckdb/node-api" ]; then
+	echo "parquet_check.sh: installing @duckdb/node-api@$NODE_API_VERSION into $npmdir"
+	mkdir -p "$npmdir"
+	npm install --silent --no-audit --no-fund --prefix "$npmdir" "@duckdb/node-api@$NODE_API_VERSION" >/dev/null
+fi
+cp scripts/parquet_check.mjs "$npmdir/parquet_check.mjs" # resolves the module from $npmdir
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+bin/tracegen --workload w1 --events 300000 --units 16 -o "$out/w1.ctrace" >/dev/null
+bin/tracegen --workload mixed --events 30000 --units 8 -o "$out/mixed.ctrace" >/dev/null
+
+cat >"$out/w1.sql" <<'SQL'
+SELECT unit, count(*) AS n, sum(cycle) AS s FROM events GROUP BY unit ORDER BY unit
+--
+SELECT format, format_id, count(*) AS n, min(cycle) AS lo, max(cycle) AS hi FROM events GROUP BY ALL ORDER BY format
+--
+SELECT count(*) AS n, count(*) FILTER (WHERE taken) AS taken, sum(pc) AS pcs FROM "fetch"
+--
+SELECT unit, count(*) AS n, sum(dst) AS d, min(srcs) AS s, max(uop) AS u FROM decode WHERE cycle BETWEEN 50000 AND 90000 GROUP BY unit ORDER BY unit
+--
+SELECT cycle, unit, pc, taken FROM "fetch" ORDER BY cycle, unit_id LIMIT 20
+SQL
+cat >"$out/mixed.sql" <<'SQL'
+SELECT unit, count(*) AS n FROM events GROUP BY unit ORDER BY unit
+--
+SELECT count(*) AS n, sum(i8) AS a, sum(i16) AS b, sum(i32) AS c, sum(i64) AS d, min(i64) AS e FROM ints
+--
+SELECT count(*) AS n, sum(u8) AS a, sum(u16) AS b, sum(u32) AS c, sum(u64) AS d, max(u64) AS e FROM uints
+--
+SELECT count(*) AS n, sum(f::DECIMAL(38,6))::VARCHAR AS f, sum(d::DECIMAL(38,6))::VARCHAR AS d, sum(p) AS p, count(*) FILTER (WHERE ok) AS ok FROM "float"
+--
+SELECT count(*) AS n, sum(length(msg)) AS chars, max(length(msg)) AS longest, sum(len) AS lens, md5(string_agg(msg, '|' ORDER BY cycle, unit_id, msg)) AS digest FROM msg
+SQL
+
+fail=0
+for name in w1 mixed; do
+	bin/trace_reader export --format parquet -o "$out/$name.pq" "$out/$name.ctrace"
+	node "$npmdir/parquet_check.mjs" "$out/$name.pq" "$out/$name.sql" >"$out/$name.node"
+	: >"$out/$name.ours"
+	# The same queries, one at a time, through trace_reader sql on the trace.
+	awk -v RS='\n--\n' -v dir="$out" -v name="$name" '{ f = dir "/" name ".q" NR; printf "%s", $0 > f; close(f) } END { print NR > (dir "/" name ".count") }' "$out/$name.sql"
+	for i in $(seq 1 "$(cat "$out/$name.count")"); do
+		bin/trace_reader sql --csv "$out/$name.ctrace" -c "$(cat "$out/$name.q$i")" >>"$out/$name.ours"
+		echo -- >>"$out/$name.ours"
+	done
+	if diff -u "$out/$name.ours" "$out/$name.node" >"$out/$name.diff"; then
+		echo "parquet-check: $name: $(grep -c '^--$' "$out/$name.ours") queries agree (trace_reader sql on the trace, DuckDB node-api on the Parquet files)"
+	else
+		echo "parquet-check: $name: trace_reader sql and node-api on Parquet DIFFER:" >&2
+		cat "$out/$name.diff" >&2
+		fail=1
+	fi
+done
+exit $fail

@@ -1,0 +1,354 @@
+//go:build cgo
+
+package tracesql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/chronon-sim/chronon-go/mmapio"
+)
+
+// DB is a DuckDB database whose tables read one or more traces.
+type DB struct {
+	sqldb  *sql.DB
+	traces []*trace
+	multi  bool
+	fmts   []*fmtTable
+	cfg    config
+
+	unitEnum, fmtEnum duckdb.TypeInfo
+	// reserved are the table names the SQL parser takes for keywords (a
+	// table named fetch): Query quotes them.
+	reserved map[string]bool
+
+	argDecodes atomic.Int64 // events whose arguments a scan walked (tests: projection pushdown)
+}
+
+// trace is one open file and what the scans need of it, computed once.
+type trace struct {
+	r         *mmapio.Reader
+	name      string   // the trace column
+	unitNames [][]byte // by unit id ("" none)
+	unitStrs  []string // the same as strings (ENUM values are set as strings)
+	fmtNames  map[uint32][]byte
+	fmtStrs   map[uint32]string
+	fmtByID   []*mmapio.Format // dense by id when ids are small, else nil
+	// The database's selection (Open's options) in this trace.
+	hasUnits bool
+	units    []uint16
+}
+
+// Open maps the traces and returns a database with their tables
+// registered. Close it to unmap them.
+func Open(paths []string, opts ...Option) (*DB, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("tracesql: no trace file")
+	}
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	d := &DB{multi: len(paths) > 1, cfg: cfg}
+	if err := d.openTraces(paths); err != nil {
+		d.closeTraces()
+		return nil, err
+	}
+	if err := d.openSQL(); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *DB) openTraces(paths []string) error {
+	matched := false
+	for _, p := range paths {
+		r, err := mmapio.Open(p)
+		if err != nil {
+			return err
+		}
+		t := &trace{r: r, name: traceName(r)}
+		d.traces = append(d.traces, t)
+		if d.cfg.hasUnit {
+			t.hasUnits, t.units = true, r.UnitsNamed(d.cfg.unit)
+			matched = matched || len(t.units) > 0
+		}
+	}
+	if d.cfg.hasUnit && !matched {
+		return fmt.Errorf("no unit name contains %q", d.cfg.unit)
+	}
+	// Two files with the same base name (and no rank) keep their paths.
+	seen := map[string]int{}
+	for _, t := range d.traces {
+		seen[t.name]++
+	}
+	for _, t := range d.traces {
+		if seen[t.name] > 1 && !hasRank(t.r) {
+			t.name = t.r.Path()
+		}
+	}
+	readers := make([]*mmapio.Reader, len(d.traces))
+	for i, t := range d.traces {
+		readers[i] = t.r
+	}
+	tables, names := buildFormatTables(readers, d.multi)
+	d.fmts = tables
+	for _, t := range d.traces {
+		t.prepare(names)
+	}
+	return d.buildEnums()
+}
+
+func hasRank(r *mmapio.Reader) bool {
+	for _, kv := range r.Metadata() {
+		if kv.Key == "rank" && kv.Value != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// traceName is the rank the writer recorded, else the file's base name.
+func traceName(r *mmapio.Reader) string {
+	for _, kv := range r.Metadata() {
+		if kv.Key == "rank" && kv.Value != "" {
+			return kv.Value
+		}
+	}
+	return filepath.Base(r.Path())
+}
+
+func (t *trace) prepare(names map[*mmapio.Format]string) {
+	maxID := 0
+	for _, u := range t.r.Units() {
+		maxID = max(maxID, int(u.ID))
+	}
+	t.unitNames = make([][]byte, maxID+1)
+	t.unitStrs = make([]string, maxID+1)
+	for id := range t.unitNames {
+		t.unitStrs[id] = utf8String(t.r.UnitName(uint16(id)))
+		t.unitNames[id] = []byte(t.unitStrs[id])
+	}
+	t.fmtNames = map[uint32][]byte{}
+	t.fmtStrs = map[uint32]string{}
+	maxF := uint32(0)
+	for _, f := range t.r.Formats() {
+		if _, ok := t.fmtNames[f.ID]; !ok {
+			t.fmtNames[f.ID] = []byte(names[f])
+			t.fmtStrs[f.ID] = names[f]
+		}
+		maxF = max(maxF, f.ID)
+	}
+	if maxF < 1<<16 {
+		t.fmtByID = make([]*mmapio.Format, maxF+1)
+		for id := range t.fmtByID {
+			t.fmtByID[id] = t.r.Format(uint32(id))
+		}
+	}
+}
+
+func (t *trace) unitName(id uint16) []byte {
+	if int(id) < len(t.unitNames) {
+		return t.unitNames[id]
+	}
+	return nil
+}
+
+func (t *trace) unitStr(id uint16) string {
+	if int(id) < len(t.unitStrs) {
+		return t.unitStrs[id]
+	}
+	return ""
+}
+
+// buildEnums makes the ENUM types the scans fill unit and format with:
+// setting an ENUM value is a lookup in Go, a VARCHAR one a call into C per
+// row. The views cast them back to VARCHAR (in C++, a dictionary lookup).
+func (d *DB) buildEnums() error {
+	units, fmts := map[string]bool{"": true}, map[string]bool{"": true}
+	for _, t := range d.traces {
+		for _, u := range t.unitStrs {
+			units[u] = true
+		}
+		for _, f := range t.fmtStrs {
+			fmts[f] = true
+		}
+	}
+	var err error
+	if d.unitEnum, err = enumOf(units); err != nil {
+		return err
+	}
+	d.fmtEnum, err = enumOf(fmts)
+	return err
+}
+
+func enumOf(set map[string]bool) (duckdb.TypeInfo, error) {
+	vals := slices.Sorted(maps.Keys(set))
+	return duckdb.NewEnumInfo(vals[0], vals[1:]...)
+}
+
+// openSQL opens the DuckDB database and registers the table functions and
+// the views that name them.
+func (d *DB) openSQL() error {
+	conn, err := duckdb.NewConnector("", nil)
+	if err != nil {
+		return err
+	}
+	d.sqldb = sql.OpenDB(conn)
+	ctx := context.Background()
+	c, err := d.sqldb.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if d.cfg.threads > 0 {
+		if _, err := c.ExecContext(ctx, fmt.Sprintf("SET threads = %d", d.cfg.threads)); err != nil {
+			return err
+		}
+	}
+	kw, err := c.QueryContext(ctx, "SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category <> 'unreserved'")
+	if err != nil {
+		return err
+	}
+	keywords := map[string]bool{}
+	for kw.Next() {
+		var k string
+		if err := kw.Scan(&k); err != nil {
+			kw.Close()
+			return err
+		}
+		keywords[strings.ToLower(k)] = true
+	}
+	kw.Close()
+	d.reserved = map[string]bool{}
+	for _, t := range d.Tables() {
+		if keywords[t.Name] {
+			d.reserved[t.Name] = true
+		}
+		if err := d.register(c, t); err != nil {
+			return fmt.Errorf("tracesql: table %s: %w", t.Name, err)
+		}
+		// The view answers FROM t, the macro FROM t(cycles := ..., unit := ...).
+		stmts := []string{fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM %s()", quoteIdent(t.Name), funcName(t.Name))}
+		if hasSelection(t.Name) {
+			sel := selectList(t)
+			stmts = []string{
+				fmt.Sprintf("CREATE VIEW %s AS SELECT %s FROM %s('', '', '') AS ctrace_t", quoteIdent(t.Name), sel, funcName(t.Name)),
+				fmt.Sprintf("CREATE MACRO %s(cycles := '', unit := '') AS TABLE SELECT %s FROM %s(cycles, unit, '') AS ctrace_t", quoteIdent(t.Name), sel, funcName(t.Name)),
+			}
+		}
+		for _, st := range stmts {
+			if _, err := c.ExecContext(ctx, st); err != nil {
+				return fmt.Errorf("tracesql: table %s: %w", t.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// SQL returns the database: its connections see every table. A table
+// whose name is a SQL keyword (fetch) must be quoted in queries run on it
+// ("fetch"); Query does that.
+func (d *DB) SQL() *sql.DB { return d.sqldb }
+
+// Query runs a query (statements separated by ';': the rows are the last
+// one's) after quoting the table names that are SQL keywords (QuoteTables).
+func (d *DB) Query(query string, args ...any) (*sql.Rows, error) {
+	return d.sqldb.Query(QuoteTables(query, d.reserved), args...)
+}
+
+// Readers returns the open traces, in the order Open was given them.
+func (d *DB) Readers() []*mmapio.Reader {
+	rs := make([]*mmapio.Reader, len(d.traces))
+	for i, t := range d.traces {
+		rs[i] = t.r
+	}
+	return rs
+}
+
+// Tables lists the database's tables: events, the per-format tables, then
+// the others, each with its columns (a leading trace column when several
+// traces are open).
+func (d *DB) Tables() []Table {
+	var out []Table
+	add := func(t Table) {
+		if d.multi && t.Format == "" {
+			t.Columns = append([]Column{leadColumn("trace")}, t.Columns...)
+		}
+		out = append(out, t)
+	}
+	add(fixedTables[0])
+	for _, f := range d.fmts {
+		add(f.Table)
+	}
+	for _, t := range fixedTables[1:] {
+		add(t)
+	}
+	return out
+}
+
+// ArgDecodes returns how many events the scans so far walked the arguments
+// of: none for queries that read no argument column (and not message).
+func (d *DB) ArgDecodes() int64 { return d.argDecodes.Load() }
+
+// BlocksDecoded returns how many blocks the scans so far decoded, over all
+// traces.
+func (d *DB) BlocksDecoded() int64 {
+	var n int64
+	for _, t := range d.traces {
+		n += t.r.BlocksDecoded()
+	}
+	return n
+}
+
+// Close closes the database and unmaps the traces.
+func (d *DB) Close() error {
+	var err error
+	if d.sqldb != nil {
+		err = d.sqldb.Close()
+	}
+	return errors.Join(err, d.closeTraces())
+}
+
+func (d *DB) closeTraces() error {
+	var err error
+	for _, t := range d.traces {
+		err = errors.Join(err, t.r.Close())
+	}
+	d.traces = nil
+	return err
+}
+
+// enumColumn reports whether column c of table t is filled as an ENUM.
+func enumColumn(t, c string) bool {
+	return (c == "unit" || c == "format") && t != "spans" && t != "counters" || c == "unit" && t == "counters"
+}
+
+// selectList is the view's select list: every column, the ENUM ones cast
+// to VARCHAR.
+func selectList(t Table) string {
+	var casts []string
+	for _, c := range t.Columns {
+		if enumColumn(t.Name, c.Name) {
+			// Qualified: in the macro, a bare unit is its parameter.
+			casts = append(casts, fmt.Sprintf("ctrace_t.%s::VARCHAR AS %s", c.Name, c.Name))
+		}
+	}
+	if len(casts) == 0 {
+		return "*"
+	}
+	return "* REPLACE (" + strings.Join(casts, ", ") + ")"
+}
+
+// quoteIdent quotes a SQL identifier.
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -1,0 +1,33 @@
+// Package tracesql runs SQL on .ctrace files: DuckDB, embedded, reads the
+// events straight from the mapped trace through table functions, with no
+// import step.
+//
+//	db, err := tracesql.Open([]string{"run.ctrace"})
+//	...
+//	defer db.Close()
+//	rows, err := db.SQL().Query(`SELECT unit, count(*) FROM events GROUP BY unit`)
+//
+// # Tables
+//
+// events has one row per event; every format has its own table with typed
+// columns, named by the format's first word ("fetch pc=0x{:x} taken={}" is
+// table fetch with columns cycle, unit, unit_id, pc, taken); spans, counters
+// and flows read the formats' kinds and argument roles as the exporters do;
+// units, formats, categories, metadata and blocks come from the schema and
+// the footer. Catalog (catalog.go) lists them all with their columns.
+//
+// Each event table is a view on the table function of the same name, which
+// takes the selection as named parameters: events(cycles := '9000000-9001000',
+// unit := 'core1.l2'). The selection reaches the seek index: only the blocks
+// whose cycle range and unit set meet it are decoded. A table function
+// decodes blocks on DuckDB's threads, in parallel, one block per thread at a
+// time, and fills only the columns the query reads (a query on cycle alone
+// never looks at the arguments; message is rendered only when asked for).
+//
+// Several traces open as one database: every table then starts with a trace
+// column (the rank in the file's metadata when present, else the file name).
+//
+// The package needs cgo (DuckDB is a C++ library); without cgo only the
+// catalog (FixedTables, ParseCycles) is built: no Open.
+// Packages a simulator links (chronon, mmapio) do not import it.
+package tracesql

@@ -1,0 +1,54 @@
+package tracesql
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Option narrows or tunes a database.
+type Option func(*config)
+
+type config struct {
+	hasCycles  bool
+	start, end uint64
+	hasUnit    bool
+	unit       string
+	threads    int
+}
+
+// WithCycles restricts every table to the events with start <= cycle <= end
+// (as trace_reader filter --cycles): only the blocks that overlap are read.
+func WithCycles(start, end uint64) Option {
+	return func(c *config) { c.hasCycles, c.start, c.end = true, start, end }
+}
+
+// WithUnit restricts every table to the events of units whose name contains
+// substr (as trace_reader filter --unit). Open fails when no unit matches.
+func WithUnit(substr string) Option {
+	return func(c *config) { c.hasUnit, c.unit = true, substr }
+}
+
+// WithThreads sets DuckDB's worker threads (0: its default, one per core).
+func WithThreads(n int) Option { return func(c *config) { c.threads = n } }
+
+// ParseCycles parses START-END (inclusive) or START (from there on), the
+// form of --cycles and of the tables' cycles parameter.
+func ParseCycles(s string) (start, end uint64, err error) {
+	lo, hi, hasHi := strings.Cut(s, "-")
+	start, err = strconv.ParseUint(strings.TrimSpace(lo), 10, 64)
+	if err != nil {
+		return 0, 0, fmt.Errorf("cycles %q: want START-END or START", s)
+	}
+	end = math.MaxUint64
+	if hasHi {
+		if end, err = strconv.ParseUint(strings.TrimSpace(hi), 10, 64); err != nil {
+			return 0, 0, fmt.Errorf("cycles %q: want START-END or START", s)
+		}
+		if end < start {
+			return 0, 0, fmt.Errorf("cycles %q: end before start", s)
+		}
+	}
+	return start, end, nil
+}

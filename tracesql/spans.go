@@ -1,0 +1,188 @@
+//go:build cgo
+
+package tracesql
+
+import (
+	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/chronon-sim/chronon-go/internal/argview"
+	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// spanScan fills the spans table. Pairing a begin with its end needs the
+// events in cycle order, so it reads each trace with an ordered iteration
+// (mmapio decodes ahead on its own goroutines), on one DuckDB thread: a span
+// is a row when its end is seen. Begin/end spans nest per unit and lane, as
+// in stats and the exports; a complete span is a row at once.
+type spanScan struct {
+	d    *DB
+	cols []Column
+	qs   []mmapio.Query
+
+	ti    int // trace being read
+	it    *mmapio.Iterator
+	roles map[uint32]*spanRole
+	open  map[laneKey][]openSpan
+	view  argview.View
+	pend  []spanRow // rows found but not yet written (a chunk filled up)
+}
+
+type spanRole struct {
+	kind            schema.EventKind
+	name            string
+	types           []schema.ArgType
+	lane, flow, dur int
+}
+
+type laneKey struct {
+	unit uint16
+	lane uint64
+}
+
+type openSpan struct {
+	start uint64
+	flow  uint64
+	has   bool // flow is set
+	name  string
+}
+
+type spanRow struct {
+	trace, unit, name string
+	lane              uint64
+	start, end        uint64
+	flow              uint64
+	hasFlow           bool
+}
+
+func (d *DB) newSpanScan(cols []Column, qs []mmapio.Query) *spanScan {
+	return &spanScan{d: d, cols: cols, qs: qs}
+}
+
+func (s *spanScan) ColumnInfos() []duckdb.ColumnInfo     { return columnInfos(s.cols) }
+func (s *spanScan) Cardinality() *duckdb.CardinalityInfo { return nil }
+func (s *spanScan) Init()                                {}
+
+// spanName names a span or counter: the format's recorded name, else its
+// text.
+func spanName(f *mmapio.Format) string {
+	if f.Name != "" {
+		return f.Name
+	}
+	return f.Format.Format
+}
+
+func counterName(f *mmapio.Format) string { return spanName(f) }
+
+func spanRoles(r *mmapio.Reader) map[uint32]*spanRole {
+	m := map[uint32]*spanRole{}
+	for _, f := range r.Formats() {
+		if r.Format(f.ID) != f || f.Kind < schema.KindSpanBegin || f.Kind > schema.KindSpanComplete {
+			continue
+		}
+		sr := &spanRole{kind: f.Kind, name: spanName(f), types: f.ArgTypes, lane: -1, flow: -1, dur: -1}
+		for i := range f.ArgTypes {
+			switch f.Role(i) {
+			case schema.RoleLane:
+				sr.lane = i
+			case schema.RoleFlow:
+				sr.flow = i
+			case schema.RoleDuration:
+				sr.dur = i
+			}
+		}
+		m[f.ID] = sr
+	}
+	return m
+}
+
+func (s *spanScan) FillChunk(chunk duckdb.DataChunk) error {
+	capacity := duckdb.GetDataChunkCapacity()
+	for len(s.pend) < capacity {
+		if s.it == nil {
+			if s.ti >= len(s.d.traces) {
+				break
+			}
+			t := s.d.traces[s.ti]
+			s.roles = spanRoles(t.r)
+			s.open = map[laneKey][]openSpan{}
+			if len(s.roles) == 0 {
+				s.ti++
+				continue
+			}
+			s.it = t.r.Iter(s.qs[s.ti])
+		}
+		if !s.it.Next() {
+			err := s.it.Err()
+			s.it.Close()
+			s.it = nil
+			s.ti++
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		ev := s.it.Event()
+		s.event(&ev)
+	}
+	n := min(len(s.pend), capacity)
+	for row := range n {
+		if err := s.write(&chunk, row, &s.pend[row]); err != nil {
+			return err
+		}
+	}
+	s.pend = append(s.pend[:0], s.pend[n:]...)
+	return chunk.SetSize(n)
+}
+
+func (s *spanScan) event(ev *mmapio.Event) {
+	sr := s.roles[ev.FormatID]
+	if sr == nil {
+		return
+	}
+	t := s.d.traces[s.ti]
+	v := &s.view
+	v.Reset(sr.types, ev.RawArgs(), int(ev.ArgCount))
+	lk := laneKey{unit: ev.UnitID}
+	if v.Has(sr.lane) {
+		lk.lane = v.Uint(sr.lane)
+	}
+	var flow uint64
+	if v.Has(sr.flow) {
+		flow = v.Uint(sr.flow)
+	}
+	switch sr.kind {
+	case schema.KindSpanComplete:
+		dur := uint64(0)
+		if v.Has(sr.dur) {
+			dur = v.Uint(sr.dur)
+		}
+		s.pend = append(s.pend, spanRow{t.name, string(t.unitName(ev.UnitID)), sr.name, lk.lane, ev.Cycle, ev.Cycle + dur, flow, flow != 0})
+	case schema.KindSpanBegin:
+		s.open[lk] = append(s.open[lk], openSpan{ev.Cycle, flow, flow != 0, sr.name})
+	case schema.KindSpanEnd:
+		st := s.open[lk]
+		if len(st) == 0 {
+			return // its begin lies before the selection
+		}
+		b := st[len(st)-1]
+		s.open[lk] = st[:len(st)-1]
+		s.pend = append(s.pend, spanRow{t.name, string(t.unitName(ev.UnitID)), b.name, lk.lane, b.start, ev.Cycle, b.flow, b.has})
+	}
+}
+
+func (s *spanScan) write(chunk *duckdb.DataChunk, row int, r *spanRow) error {
+	vals := []any{r.unit, r.lane, r.name, r.start, r.end, r.end - r.start, nil}
+	if r.hasFlow {
+		vals[6] = r.flow
+	}
+	if s.d.multi {
+		vals = append([]any{r.trace}, vals...)
+	}
+	for c, v := range vals {
+		if err := chunk.SetValue(c, row, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
