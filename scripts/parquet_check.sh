@@ -13,6 +13,10 @@ for b in tracegen trace_reader; do
 		exit 1
 	fi
 done
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+	echo "parquet_check.sh: installing nodejs and npm (Debian)"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
 NODE_API_VERSION=${NODE_API_VERSION:-1.5.6-r.1}
 npmdir=bin/npm-duckdb
 if [ ! -d "$npmdir/node_modules/@duckdb/node-api" ]; then
