@@ -36,10 +36,11 @@ func trace(t *testing.T, name string) string {
 		if tracesErr != nil {
 			return
 		}
-		if _, tracesErr = workload.Run("w1", filepath.Join(tracesDir, "w1.ctrace"), 300_000, 8, 1, chronon.WithAutoMetadata(false)); tracesErr != nil {
+		// Full blocks (no periodic flush): the same layout however slow the run (-race).
+		if _, tracesErr = workload.Run("w1", filepath.Join(tracesDir, "w1.ctrace"), 300_000, 8, 1, chronon.WithAutoMetadata(false), chronon.WithFlushInterval(0)); tracesErr != nil {
 			return
 		}
-		if _, tracesErr = workload.Run("mixed", filepath.Join(tracesDir, "mixed.ctrace"), 20_000, 4, 1, chronon.WithAutoMetadata(false)); tracesErr != nil {
+		if _, tracesErr = workload.Run("mixed", filepath.Join(tracesDir, "mixed.ctrace"), 20_000, 4, 1, chronon.WithAutoMetadata(false), chronon.WithFlushInterval(0)); tracesErr != nil {
 			return
 		}
 		var tr *chronon.Tracer
