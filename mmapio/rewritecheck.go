@@ -33,6 +33,7 @@ func (r *Reader) checkBlocks(blocks []Block) (errs []error, units [][]uint16) {
 					return
 				}
 				b := blocks[i]
+				b.Units = nil // the copy records the units found, whatever the footer said
 				units[i], errs[i] = r.verify(&b)
 			}
 		}()
