@@ -70,6 +70,7 @@ func (r *Reader) decoder() (*zstd.Decoder, error) {
 		zdec, zerr = zstd.NewReader(nil,
 			zstd.WithDecoderConcurrency(max(runtime.GOMAXPROCS(0), 4)),
 			zstd.WithDecoderMaxMemory(maxDecoded),
+			zstd.WithDecoderMaxWindow(maxDecoded), // no block needs a longer history
 			zstd.WithDecodeAllCapLimit(true),
 			zstd.WithDecoderLowmem(true))
 	})
@@ -136,6 +137,10 @@ func (r *Reader) blockBytes(b *Block) (data []byte, buf *[]byte, err error) {
 			return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b),
 				"the zstd frames cannot hold the declared %d bytes: %v", usize, err)
 		}
+		if buf, err = decodeStreamed(src, usize); err != nil {
+			return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b), "%v", err)
+		}
+		return (*buf)[:usize], buf, nil
 	}
 	buf = bufs.get(usize)
 	out, err := dec.DecodeAll(src, (*buf)[:0])
