@@ -21,10 +21,44 @@ const (
 	bufPoolBytes  = 48 << 20 // bytes kept in all
 )
 
+// Buffers larger than bufClassBytes (blocks of 32-64 MiB) are kept only
+// while an iteration runs (begin/end), up to bigBufBytes: an iteration that
+// cuts windows decodes the same big blocks again for every window, and
+// without reuse each decode was a fresh 64 MiB of garbage, which the
+// garbage collector's pacing let grow to 3-4 times the memory budget (40
+// overlapping 64 MiB blocks, 256 MiB budget: 934 MiB mapped, 160 GB
+// allocated). An idle process keeps none of them.
+const bigBufBytes = 128 << 20
+
 type bufPool struct {
 	mu      sync.Mutex
 	classes [28][]*[]byte
 	held    int
+	bigHeld int // bytes kept in classes above bufClassBytes
+	active  int // iterations running (begin without end)
+}
+
+func isBig(c int) bool { return 1<<c > bufClassBytes }
+
+// begin and end bracket an iteration; the last end drops the big buffers.
+func (p *bufPool) begin() {
+	p.mu.Lock()
+	p.active++
+	p.mu.Unlock()
+}
+
+func (p *bufPool) end() {
+	p.mu.Lock()
+	if p.active--; p.active == 0 {
+		for c := range p.classes {
+			if isBig(c) {
+				clear(p.classes[c])
+				p.classes[c] = p.classes[c][:0]
+			}
+		}
+		p.bigHeld = 0
+	}
+	p.mu.Unlock()
 }
 
 func bufClass(n int) int {
@@ -41,7 +75,11 @@ func (p *bufPool) get(n int) *[]byte {
 	if l := p.classes[c]; len(l) > 0 {
 		b := l[len(l)-1]
 		p.classes[c] = l[:len(l)-1]
-		p.held -= 1 << c
+		if isBig(c) {
+			p.bigHeld -= 1 << c
+		} else {
+			p.held -= 1 << c
+		}
 		p.mu.Unlock()
 		return b
 	}
@@ -60,7 +98,13 @@ func (p *bufPool) put(b *[]byte) {
 	}
 	*b = (*b)[:0]
 	p.mu.Lock()
-	if (len(p.classes[c])+1)<<c <= bufClassBytes && p.held+1<<c <= bufPoolBytes {
+	switch {
+	case isBig(c):
+		if p.active > 0 && p.bigHeld+1<<c <= bigBufBytes {
+			p.classes[c] = append(p.classes[c], b)
+			p.bigHeld += 1 << c
+		}
+	case (len(p.classes[c])+1)<<c <= bufClassBytes && p.held+1<<c <= bufPoolBytes:
 		p.classes[c] = append(p.classes[c], b)
 		p.held += 1 << c
 	}

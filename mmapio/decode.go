@@ -70,6 +70,7 @@ func (r *Reader) decoder() (*zstd.Decoder, error) {
 		zdec, zerr = zstd.NewReader(nil,
 			zstd.WithDecoderConcurrency(max(runtime.GOMAXPROCS(0), 4)),
 			zstd.WithDecoderMaxMemory(maxDecoded),
+			zstd.WithDecoderMaxWindow(maxDecoded), // no block needs a longer history
 			zstd.WithDecodeAllCapLimit(true),
 			zstd.WithDecoderLowmem(true))
 	})
@@ -136,6 +137,10 @@ func (r *Reader) blockBytes(b *Block) (data []byte, buf *[]byte, err error) {
 			return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b),
 				"the zstd frames cannot hold the declared %d bytes: %v", usize, err)
 		}
+		if buf, err = decodeStreamed(src, usize); err != nil {
+			return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b), "%v", err)
+		}
+		return (*buf)[:usize], buf, nil
 	}
 	buf = bufs.get(usize)
 	out, err := dec.DecodeAll(src, (*buf)[:0])
@@ -190,6 +195,7 @@ func (r *Reader) scanEvents(b *Block, data []byte, sel *selector, bd *blockData)
 	var prev uint64
 	sorted := true
 	recs := bd.recs[:0]
+	uc := newUnitCheck(b.Units)
 	if sel != nil && sel.wholeBlock(b) {
 		recs = slices.Grow(recs, int(b.EventCount)) // validated: at most usize/26
 		// Every event is selected: one tight loop writing records in place.
@@ -213,6 +219,9 @@ func (r *Reader) scanEvents(b *Block, data []byte, sel *selector, bd *blockData)
 				sorted = false
 			}
 			prev = c
+			if u := le.Uint16(e[18:]); !uc.ok(u) {
+				return r.unitErr(b, p, u)
+			}
 			if k == len(recs) {
 				recs = append(recs, rec{})
 				recs = recs[:cap(recs)]
@@ -245,8 +254,11 @@ func (r *Reader) scanEvents(b *Block, data []byte, sel *selector, bd *blockData)
 			}
 			prev = c
 			count++
+			unit := le.Uint16(e[18:])
+			if !uc.ok(unit) {
+				return r.unitErr(b, p, unit)
+			}
 			if sel != nil {
-				unit := le.Uint16(e[18:])
 				if c >= sel.start && c <= sel.end && sel.units.has(unit) {
 					recs = append(recs, rec{})
 					rc := &recs[len(recs)-1]
@@ -267,6 +279,10 @@ func (r *Reader) scanEvents(b *Block, data []byte, sel *selector, bd *blockData)
 	return nil
 }
 
+func (r *Reader) unitErr(b *Block, p int, u uint16) error {
+	return r.eventErr(b, p, "event of unit %d, but the footer lists the block's units as %v", u, b.Units)
+}
+
 func (r *Reader) eventErr(b *Block, p int, format string, args ...any) error {
 	if isRaw(b) {
 		return formatErr(r.path, blockSection(int(b.Index)), payloadOff(b)+int64(p), format, args...)
@@ -284,11 +300,10 @@ func (r *Reader) eventErr(b *Block, p int, format string, args ...any) error {
 func (r *Reader) decodeBlock(bi int32, sel *selector, bd *blockData) (err error) {
 	defer r.guardFault(&err, panicOnFault())
 	b := r.blocks.at(bi)
-	if sel != nil && !sel.all {
-		b.Units, _ = r.blocks.units(bi, bd.units) // wholeBlock looks at them
-		if r.blocks.fx != nil && b.Units != nil {
-			bd.units = b.Units // keep the grown scratch (never a recovered table's own list)
-		}
+	// wholeBlock and scanEvents's unit check look at the units.
+	b.Units, _ = r.blocks.units(bi, bd.units)
+	if r.blocks.fx != nil && b.Units != nil {
+		bd.units = b.Units // keep the grown scratch (never a recovered table's own list)
 	}
 	bd.block = bi
 	r.decodes.Add(1)

@@ -194,16 +194,21 @@ func (r *Reader) walk(start int64) ([]Block, int64, string) {
 	var wg sync.WaitGroup
 	workers := min(r.opts.decoders, len(cands), r.verifiers(cands))
 	var next atomic.Int64
+	var bad atomic.Int64 // lowest failed candidate: the walk ends there, the rest need no decoding
+	bad.Store(int64(len(cands)))
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(cands) {
+				if i >= len(cands) || int64(i) > bad.Load() {
 					return
 				}
-				cands[i].Units, errs[i] = r.verify(&cands[i])
+				if cands[i].Units, errs[i] = r.verify(&cands[i]); errs[i] != nil {
+					for old := bad.Load(); int64(i) < old && !bad.CompareAndSwap(old, int64(i)); old = bad.Load() {
+					}
+				}
 			}
 		}()
 	}

@@ -16,9 +16,29 @@ import (
 // package read as complete. Unit sets are recorded where known (the writer
 // recorded them, or recovery found them); created, when not zero, becomes
 // the footer's timestamp (a complete input keeps its own).
+//
+// Every block of a complete input is decoded before it is copied (a
+// recovered input's blocks were when it was opened). A block that does not
+// decode is an error naming it, unless the Reader was opened WithRepair:
+// the block is then left out and listed in Rewrite.Dropped.
 func (r *Reader) WriteComplete(w io.Writer, created time.Time) (n int64, err error) {
+	rw, err := r.Rewrite(w, created)
+	return rw.Bytes, err
+}
+
+// Rewrite says what WriteComplete wrote.
+type Rewrite struct {
+	Bytes   int64   // bytes written
+	Blocks  int     // blocks written
+	Events  uint64  // events in them
+	Dropped []error // the blocks left out (WithRepair only), each error naming one
+}
+
+// Rewrite is WriteComplete, reporting what it wrote and left out.
+func (r *Reader) Rewrite(w io.Writer, created time.Time) (rw Rewrite, err error) {
+	n := &rw.Bytes
 	if !r.rlockMap() {
-		return 0, ErrClosed
+		return rw, ErrClosed
 	}
 	defer r.mapMu.RUnlock() // the blocks are copied from the mapping
 	defer r.guardFault(&err, panicOnFault())
@@ -29,7 +49,21 @@ func (r *Reader) WriteComplete(w io.Writer, created time.Time) (n int64, err err
 		flags |= schema.FlagHasSchema
 	}
 	compressed := r.hdr.Flags&schema.FlagCompressed != 0
-	blocks := r.blocks.blocks() // not r.Blocks: the read lock is held
+	all := r.blocks.blocks() // not r.Blocks: the read lock is held
+	errs, units := r.checkBlocks(all)
+	blocks := make([]Block, 0, len(all))
+	for i, e := range errs {
+		switch {
+		case e == nil:
+			b := all[i]
+			b.Units = units[i] // what the events hold, not what a footer claims
+			blocks = append(blocks, b)
+		case r.opts.repair:
+			rw.Dropped = append(rw.Dropped, e)
+		default:
+			return rw, e
+		}
+	}
 	f := &schema.Footer{Blocks: make([]schema.BlockIndex, len(blocks))}
 	off := uint64(schema.HeaderSize + len(sec))
 	first := off
@@ -64,20 +98,21 @@ func (r *Reader) WriteComplete(w io.Writer, created time.Time) (n int64, err err
 
 	write := func(b []byte) error {
 		m, err := w.Write(b)
-		n += int64(m)
+		*n += int64(m)
 		return err
 	}
 	if err := write(schema.AppendHeader(nil, h)); err != nil {
-		return n, err
+		return rw, err
 	}
 	if err := write(sec); err != nil {
-		return n, err
+		return rw, err
 	}
 	for i := range blocks {
 		b := &blocks[i]
 		if err := write(r.data[headerOff(b):blockEnd(b)]); err != nil {
-			return n, err
+			return rw, err
 		}
 	}
-	return n, write(foot)
+	rw.Blocks, rw.Events = len(blocks), f.TotalEvents
+	return rw, write(foot)
 }

@@ -170,6 +170,7 @@ func (r *Reader) startSegments(plan []int32, sel *selector, dump bool) (*segPipe
 		r.running = make(map[*segPipe]struct{})
 	}
 	r.running[sp] = struct{}{}
+	bufs.begin() // ended by stop
 	// Counted before Close can find sp: its stop must wait for them (an
 	// Add after that Wait began would be a misuse of the WaitGroup).
 	sp.wg.Add(workers)
@@ -639,6 +640,7 @@ func (sp *segPipe) stop() {
 			sp.dropState(pi, st)
 		}
 		sp.mu.Unlock()
+		bufs.end()
 		sp.r.mu.Lock()
 		delete(sp.r.running, sp)
 		sp.r.mu.Unlock()

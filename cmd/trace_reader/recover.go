@@ -26,7 +26,7 @@ func recoverFile(c *config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n, err := r.WriteComplete(out, time.Now())
+	rw, err := r.Rewrite(out, time.Now())
 	if err == nil && out.tmp != "" {
 		if fi, serr := os.Stat(c.file); serr == nil {
 			err = out.f.Chmod(fi.Mode().Perm()) // the copy is as readable as the original
@@ -41,6 +41,13 @@ func recoverFile(c *config, stdout io.Writer) error {
 	}
 	st := r.Status()
 	fmt.Fprintf(stdout, "%s: %s\n", c.file, st)
-	fmt.Fprintf(stdout, "wrote %s: %d blocks, %d events, %d bytes\n", c.output, len(r.Blocks()), st.Events, n)
+	for _, e := range rw.Dropped {
+		fmt.Fprintf(stdout, "left out: %v\n", e)
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d blocks, %d events, %d bytes", c.output, rw.Blocks, rw.Events, rw.Bytes)
+	if len(rw.Dropped) > 0 {
+		fmt.Fprintf(stdout, " (%d damaged blocks left out)", len(rw.Dropped))
+	}
+	fmt.Fprintln(stdout)
 	return nil
 }
