@@ -244,7 +244,7 @@ func (d *DB) openSQL() error {
 			sel := selectList(t)
 			stmts = []string{
 				fmt.Sprintf("CREATE VIEW %s AS SELECT %s FROM %s('', '', '') AS ctrace_t", quoteIdent(t.Name), sel, funcName(t.Name)),
-				fmt.Sprintf("CREATE MACRO %s(cycles := '', unit := '') AS TABLE SELECT %s FROM %s(cycles, unit, '') AS ctrace_t", quoteIdent(t.Name), sel, funcName(t.Name)),
+				fmt.Sprintf("CREATE MACRO %s(cycles := '', unit := '') AS TABLE SELECT %s FROM %s(coalesce(cycles, ''), coalesce(unit, ''), '') AS ctrace_t", quoteIdent(t.Name), sel, funcName(t.Name)),
 			}
 		}
 		for _, st := range stmts {

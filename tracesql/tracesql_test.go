@@ -435,3 +435,13 @@ func corruptCopy(t *testing.T, path string) string {
 	require.NoError(t, os.WriteFile(out, data, 0o644))
 	return out
 }
+
+// A NULL selection parameter means no selection; it aborted the process
+// (DuckDB's StringValue::Get on NULL) before.
+func TestNullSelectionParameters(t *testing.T) {
+	db := open(t, []string{trace(t, "pipe")})
+	all := one(t, db, "SELECT count(*) FROM events")
+	require.Equal(t, all, one(t, db, "SELECT count(*) FROM events(unit := NULL)"))
+	require.Equal(t, all, one(t, db, "SELECT count(*) FROM events(cycles := NULL, unit := NULL)"))
+	require.Equal(t, one(t, db, "SELECT count(*) FROM spans"), one(t, db, "SELECT count(*) FROM spans(unit := NULL)"))
+}
