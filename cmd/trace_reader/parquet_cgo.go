@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/chronon-sim/chronon-go/tracesql"
 )
@@ -31,16 +33,48 @@ func parquetMain(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	// The tables go to a temporary directory beside DIR, renamed into place
+	// when complete: a failed or interrupted export leaves no partial
+	// files, and an existing DIR is never mixed with another run's tables.
+	existed := false
+	if st, err := os.Stat(c.output); err == nil {
+		if !st.IsDir() {
+			fmt.Fprintf(stderr, "trace_reader: export: %s exists and is not a directory\n", c.output)
+			return 1
+		}
+		if ents, err := os.ReadDir(c.output); err != nil || len(ents) > 0 {
+			fmt.Fprintf(stderr, "trace_reader: export: %s exists and is not empty (its tables would mix with this export's): remove it or name another\n", c.output)
+			return 1
+		}
+		existed = true
+	}
 	db, err := tracesql.Open(c.files, c.opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "trace_reader: %s\n", oneLine(err.Error()))
 		return 1
 	}
 	defer db.Close()
-	files, err := db.ExportParquet(c.output)
+	_, tmp, err := createTemp(filepath.Clean(c.output), true)
 	if err != nil {
-		fmt.Fprintf(stderr, "trace_reader: export: %s\n", sqlErrLine(err))
+		fmt.Fprintf(stderr, "trace_reader: export: %s: cannot create: %v\n", c.output, pathErr(err))
 		return 1
+	}
+	defer func() { os.RemoveAll(tmp); forgetTemp(tmp) }()
+	files, err := db.ExportParquet(tmp)
+	if err == nil {
+		if existed {
+			err = os.Remove(c.output) // empty (checked above): the export takes its place
+		}
+		if err == nil {
+			err = os.Rename(tmp, c.output)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "trace_reader: export: %s\n", strings.ReplaceAll(sqlErrLine(err), tmp, c.output))
+		return 1
+	}
+	for i, f := range files {
+		files[i] = filepath.Join(c.output, strings.TrimPrefix(f, tmp))
 	}
 	if c.verbose {
 		var total int64

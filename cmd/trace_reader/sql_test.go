@@ -17,6 +17,7 @@ import (
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 	"github.com/chronon-sim/chronon-go/internal/workload"
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // TestSQLCommand: the three output forms of one query, and the selection
@@ -138,4 +139,37 @@ func TestNoCgoBuild(t *testing.T) {
 	got, err := exec.Command(bin, "dump", "--limit", "2", path).Output()
 	require.NoError(t, err)
 	require.Equal(t, 2, strings.Count(string(got), "\n"))
+}
+
+// A Parquet export goes to a temporary directory renamed into place: a
+// failed export leaves nothing, and an existing directory with files in it
+// is refused rather than mixed with another run's tables.
+func TestParquetExportIsAllOrNothing(t *testing.T) {
+	path := w1Trace(t, ctracetest.Options{Compress: true, BlockSize: 8192, PerUnit: true})
+	dir := t.TempDir()
+
+	out := filepath.Join(dir, "pq")
+	code, _, errOut := runTool("export", "--format", "parquet", "-o", out, path)
+	require.Equal(t, 0, code, errOut)
+	code, _, errOut = runTool("export", "--format", "parquet", "-o", out, path)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "is not empty")
+
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	h, ok := schema.DecodeHeader(b)
+	require.True(t, ok)
+	at := int(h.FirstBlockOffset) + schema.BlockHeaderSize + 8
+	copy(b[at:at+64], make([]byte, 64)) // the first block's zstd data no longer decodes
+	bad := filepath.Join(dir, "bad.ctrace")
+	require.NoError(t, os.WriteFile(bad, b, 0o644))
+	code, _, errOut = runTool("export", "--format", "parquet", "-o", filepath.Join(dir, "pq2"), bad)
+	require.Equal(t, 1, code, errOut)
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	require.ElementsMatch(t, []string{"bad.ctrace", "pq"}, names, "no partial output, no temporary left")
 }
