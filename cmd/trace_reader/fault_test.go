@@ -23,10 +23,7 @@ import (
 // exit status 1 and one line naming the file.
 func TestDumpOfAShrinkingFile(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "trace_reader")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := toolBinary(t)
 	path := filepath.Join(dir, "shrinking.ctrace")
 	b, err := ctracetest.Build(ctracetest.W1Schema(8), ctracetest.W1Events(300000, 8, 2), ctracetest.Options{BlockSize: 16 << 10, PerUnit: true, Compress: true})
 	require.NoError(t, err)
@@ -60,10 +57,7 @@ func TestDumpOfAShrinkingFile(t *testing.T) {
 // slowly, so the file is cut while it runs.
 func TestExportOfAShrinkingRawFile(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "trace_reader")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
+	bin := toolBinary(t)
 	path := filepath.Join(dir, "raw.ctrace")
 	b, err := ctracetest.Build(ctracetest.W1Schema(8), ctracetest.W1Events(300000, 8, 2), ctracetest.Options{BlockSize: 16 << 10, PerUnit: true})
 	require.NoError(t, err)

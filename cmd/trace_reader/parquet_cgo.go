@@ -28,8 +28,8 @@ func parquetMain(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	for _, f := range c.files {
-		if sameFile(f, c.output) {
-			fmt.Fprintf(stderr, "trace_reader: export: -o %s is an input file\n", c.output)
+		if err := notInput(f, c.output); err != nil {
+			fmt.Fprintf(stderr, "trace_reader: export: %s\n", err)
 			return 2
 		}
 	}
@@ -86,12 +86,6 @@ func parquetMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "export: %d Parquet files, %d bytes, under %s\n", len(files), total, c.output)
 	}
 	return 0
-}
-
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 const parquetUsage = `Usage: trace_reader export --format parquet [--cycles A-B] [--unit NAME] -o DIR FILE...
