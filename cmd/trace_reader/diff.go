@@ -238,16 +238,27 @@ func (d *differ) produce(s int, out chan<- blockChunks, stop <-chan struct{}) {
 		}
 	}
 	var slot []int32 // by dunit index: its chunk in the block being cut, -1 none
+	ahead := d.decodeAhead(s, stop)
 	for i := range sd.blocks {
 		b := &sd.blocks[i]
 		bc := blockChunks{block: i}
-		if d.c.hasCycles && (b.MaxCycle < d.c.start || b.MinCycle > d.c.end) {
+		var dec decodedBlock
+		select {
+		case fut, ok := <-ahead:
+			if !ok {
+				return // stopped
+			}
+			dec = <-fut
+		case <-stop:
+			return
+		}
+		if dec.skip {
 			if !send(bc) {
 				return
 			}
 			continue
 		}
-		data, err := sd.r.AppendBlock(getBuf(), i)
+		data, err := dec.data, dec.err
 		if err != nil {
 			bc.err = err
 			send(bc)
@@ -320,6 +331,47 @@ func (d *differ) produce(s int, out chan<- blockChunks, stop <-chan struct{}) {
 			return
 		}
 	}
+}
+
+// decodedBlock is one block of a side, decoded ahead of the producer.
+type decodedBlock struct {
+	data []byte
+	err  error
+	skip bool // outside --cycles: not decoded
+}
+
+// decodeAheadBlocks is how many blocks of a side may be decoding or
+// decoded and waiting at once (64 KiB each for W1).
+const decodeAheadBlocks = 8
+
+// decodeAhead decodes side s's blocks in file order on up to
+// decodeAheadBlocks goroutines, so that one side's decoding, the larger
+// part of a diff's work, uses every core while the producer cuts the blocks
+// it already has. The producer receives each block's result in file order.
+func (d *differ) decodeAhead(s int, stop <-chan struct{}) <-chan chan decodedBlock {
+	sd := d.side[s]
+	out := make(chan chan decodedBlock, decodeAheadBlocks)
+	go func() {
+		defer close(out)
+		for i := range sd.blocks {
+			b := &sd.blocks[i]
+			fut := make(chan decodedBlock, 1)
+			select {
+			case out <- fut:
+			case <-stop:
+				return
+			}
+			if d.c.hasCycles && (b.MaxCycle < d.c.start || b.MinCycle > d.c.end) {
+				fut <- decodedBlock{skip: true}
+				continue
+			}
+			go func(i int) {
+				data, err := sd.r.AppendBlock(getBuf(), i)
+				fut <- decodedBlock{data: data, err: err}
+			}(i)
+		}
+	}()
+	return out
 }
 
 // pendRun is a chunk's bytes not compared yet.
