@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# speed.sh measures every whole-process speed target of the writer (issue 2)
-# and the reader (issue 3) on a 20M-event, 16-unit W1 trace, REPS times each,
+# speed.sh measures every whole-process speed target of the writer (issue 2),
+# the reader (issue 3) and the many-runs commands (issue 13: diff against the
+# same events in the original C++ writer's layout, merge of four rank files
+# beside a copy of them) on a 20M-event, 16-unit W1 trace, REPS times each,
 # and prints min / median / max beside the target. The host this runs on is
 # noisy (it alternates between a fast and a slow phase), so runs alternate
 # between measurements instead of repeating one back to back, and the median
@@ -21,6 +23,18 @@ BIN=${BIN:-bin}
 
 go build -o "$BIN/" ./cmd/tracegen ./cmd/trace_reader
 go test -c -o "$BIN/mmapio.test" ./mmapio
+go test -c -o "$BIN/ctracetest.test" ./internal/ctracetest
+
+# The same 20M W1 events in the original writer's layout (one stream, no unit
+# sets), for diff; and four 5M-event rank files (other seeds), for merge.
+CPP=${TMPDIR:-/tmp}/chronon-speed-w1-cpp.ctrace
+RANKS=${TMPDIR:-/tmp}/chronon-speed-ranks
+CTRACE_W1_OUT="$CPP" CTRACE_W1_EVENTS="$EVENTS" CTRACE_W1_LAYOUT=cpp \
+	"$BIN/ctracetest.test" -test.run GenerateW1Bench >/dev/null
+rm -rf "$RANKS" && mkdir -p "$RANKS/copy"
+for k in 0 1 2 3; do
+	"$BIN/tracegen" --workload w1 --events $((EVENTS / 4)) --units 16 --seed $((k + 1)) -o "$RANKS/r$k.ctrace" 2>/dev/null
+done
 
 have_time=0
 [ -x /usr/bin/time ] && have_time=1
@@ -64,13 +78,30 @@ for ((r = 1; r <= REPS; r++)); do
 	ev=$(CHRONON_W1_TRACE="$TRACE" "$BIN/mmapio.test" -test.run NONE -test.bench 'IterateW1$' -test.benchtime 1x |
 		awk '/BenchmarkIterateW1/ {for (i = 1; i <= NF; i++) if ($(i+1) == "events/s") print $i}')
 	record iterate_Mev_s "$(awk -v e="$ev" 'BEGIN{printf "%.2f", e/1e6}')"
+
+	# diff exits 0: the runs hold the same events.
+	t0=$(now)
+	"$BIN/trace_reader" diff "$TRACE" "$CPP" >/dev/null
+	t1=$(now)
+	record diff_cpp_layout_s "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')"
+
+	t0=$(now)
+	cp "$RANKS"/r?.ctrace "$RANKS/copy/" && sync -f "$RANKS/copy"
+	t1=$(now)
+	record copy_ranks_s "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')"
+	t0=$(now)
+	"$BIN/trace_reader" merge -o "$RANKS/merged.ctrace" "$RANKS"/r?.ctrace >/dev/null && sync -f "$RANKS"
+	t1=$(now)
+	record merge_ranks_s "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')"
+	rm -f "$RANKS/merged.ctrace" "$RANKS"/copy/*
 done
-rm -f "$TRACE" "$TRACE.time"
+rm -rf "$TRACE" "$TRACE.time" "$CPP" "$RANKS"
 
 # target direction: >= for rates, <= for times and sizes.
 printf '%-26s %9s %9s %9s   %s\n' measure min median max target
 for m in write_Mev_s:'>=22' write_B_ev:'<=7.9' dump_s:'<=1.7' dump_rss_beyond_map_MiB:'<=64' \
-	filter_unit_s:'<=0.15' filter_cycles_ms:'<=20' iterate_Mev_s:'>=30'; do
+	filter_unit_s:'<=0.15' filter_cycles_ms:'<=20' iterate_Mev_s:'>=30' diff_cpp_layout_s:'<=2' \
+	copy_ranks_s:'>=0' merge_ranks_s:'<=1'; do
 	name=${m%%:*}
 	target=${m#*:}
 	[ -n "${samples[$name]:-}" ] || continue

@@ -9,7 +9,10 @@ import (
 
 // TestGenerateW1Bench writes the 20 M-event benchmark trace to the path in
 // $CTRACE_W1_OUT (skipped otherwise: it takes tens of seconds);
-// $CTRACE_W1_EVENTS asks for another number of events:
+// $CTRACE_W1_EVENTS asks for another number of events, and
+// CTRACE_W1_LAYOUT=cpp for the original C++ writer's layout (every unit's
+// events in one stream of 64 KiB blocks, no unit sets, no unit stats) instead
+// of ours (a block per unit):
 //
 //	CTRACE_W1_OUT=/tmp/w1.ctrace go test ./internal/ctracetest -run GenerateW1Bench -v
 func TestGenerateW1Bench(t *testing.T) {
@@ -24,8 +27,16 @@ func TestGenerateW1Bench(t *testing.T) {
 			t.Fatalf("CTRACE_W1_EVENTS=%q: want a number of events", v)
 		}
 	}
+	opts := W1BenchOptions()
+	switch l := os.Getenv("CTRACE_W1_LAYOUT"); l {
+	case "", "go":
+	case "cpp":
+		opts.PerUnit, opts.UnitStats = false, false
+	default:
+		t.Fatalf("CTRACE_W1_LAYOUT=%q: want go or cpp", l)
+	}
 	start := time.Now()
-	if err := WriteW1File(out, n, W1BenchUnits, W1BenchOptions()); err != nil {
+	if err := WriteW1File(out, n, W1BenchUnits, opts); err != nil {
 		t.Fatal(err)
 	}
 	fi, _ := os.Stat(out)
