@@ -47,11 +47,16 @@ import (
 type kInst struct {
 	id      uint64 // I id in the log
 	flow    uint64
+	idText  [20]byte // id in decimal: it starts every line of the instruction
+	idLen   uint8
 	open    [2]kOpen
 	last    bool // its flow's last event has been read
 	done    bool // R written: a flushed instruction whose flow has events to come
 	details bool // a type 1 label was written
 }
+
+// idb is the instruction's id in decimal.
+func (in *kInst) idb() []byte { return in.idText[:in.idLen] }
 
 // kOpen is the open stage of an instruction on a lane.
 type kOpen struct {
@@ -115,22 +120,35 @@ func (h *kEndHeap) pop() kEnd {
 	return top
 }
 
+// kSlot caches an instruction in flight by flow id.
+type kSlot struct {
+	flow uint64
+	in   *kInst
+}
+
+// kRecent slots cache the instructions in flight: an instruction's events
+// come close together, so nearly every lookup hits a slot and skips the
+// map (a hash and a cache miss per event).
+const kRecent = 1024
+
 type kanataExport struct {
-	r      *mmapio.Reader
-	fmts   []*kFmt
-	kw     *kanataWriter
-	insts  map[uint64]*kInst
-	free   []*kInst
-	ends   kEndHeap
-	seq    uint64
-	serial uint64
-	nextID uint64   // next I id
-	rid    uint64   // next retire id
-	units  []string // escaped unit names by id
-	stages []string // stage names of unnamed spans by unit id
-	view   argview.View
-	text   []byte
-	res    *Result
+	r       *mmapio.Reader
+	fmts    []*kFmt
+	kw      *kanataWriter
+	insts   map[uint64]*kInst
+	recent  [kRecent]kSlot // in front of insts: see inst
+	free    []*kInst
+	ends    kEndHeap
+	seq     uint64
+	serial  uint64
+	nextID  uint64   // next I id
+	rid     uint64   // next retire id
+	units   []string // escaped unit names by id
+	stages  []string // stage names of unnamed spans by unit id
+	view    argview.View
+	cyc     uint64 // the cycle cycText spells
+	cycText []byte
+	res     *Result
 }
 
 // exportKanata writes the Kanata log of the events q selects to path.
@@ -148,7 +166,8 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, res 
 		return err
 	}
 	res.Files = []string{path}
-	x := &kanataExport{r: r, fmts: fmts, kw: kw, insts: map[uint64]*kInst{}, res: res, text: make([]byte, 0, 256)}
+	x := &kanataExport{r: r, fmts: fmts, kw: kw, insts: map[uint64]*kInst{}, res: res}
+	x.cacheUnits()
 	err = x.run(q, le, cyclewin.NewReporter(r, q, o.progress))
 	if cerr := kw.close(); err == nil {
 		err = cerr
@@ -172,8 +191,7 @@ func (x *kanataExport) run(q mmapio.Query, le *lastEvents, progress cyclewin.Rep
 			continue
 		}
 		f := x.fmts[ev.FormatID]
-		x.view.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
-		flow := flowEventID(f, &x.view)
+		flow := flowEventID(f, &ev, &x.view)
 		if flow == 0 {
 			continue
 		}
@@ -198,10 +216,9 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 		return err
 	}
 	x.res.FlowEvents++
-	in := x.insts[flow]
+	in := x.inst(flow)
 	if in != nil && in.done { // flushed already
 		if !more {
-			delete(x.insts, flow)
 			x.recycle(in)
 		}
 		return nil
@@ -211,10 +228,12 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 	}
 	if in == nil {
 		in = x.newInst(flow)
-		if err := x.kw.cmd('I', in.id, flow, 0); err != nil {
+		if err := x.kw.cmd('I', in.idb(), flow, 0); err != nil {
 			return err
 		}
-		if err := x.kw.label(in.id, 0, ev.AppendMessage(x.text[:0])); err != nil {
+		x.kw.labelStart(in.idb(), 0)
+		x.kw.buf = ev.AppendMessage(x.kw.buf)
+		if err := x.kw.labelEnd(); err != nil {
 			return err
 		}
 	} else if err := x.detail(in, ev); err != nil {
@@ -233,10 +252,7 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 		in.open[f.lane].begun = f.kind == schema.KindSpanBegin
 		x.res.Spans++
 		if f.kind == schema.KindSpanComplete {
-			var dur uint64
-			if x.view.Has(f.dur) {
-				dur = x.view.Uint(f.dur)
-			}
+			dur, _ := f.arg(f.dur, ev, &x.view)
 			x.seq++
 			x.ends.push(kEnd{cycle: satAdd(c, dur), seq: x.seq, inst: in, serial: serial, lane: f.lane})
 		}
@@ -263,18 +279,21 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 
 // detail appends the event's text to the instruction's type 1 label.
 func (x *kanataExport) detail(in *kInst, ev *mmapio.Event) error {
-	t := x.text[:0]
+	x.kw.labelStart(in.idb(), 1)
+	t := x.kw.buf
 	if in.details {
 		t = append(t, `\n`...)
 	}
 	in.details = true
-	t = strconv.AppendUint(t, ev.Cycle, 10)
+	if ev.Cycle != x.cyc || len(x.cycText) == 0 { // many events share a cycle
+		x.cyc, x.cycText = ev.Cycle, strconv.AppendUint(x.cycText[:0], ev.Cycle, 10)
+	}
+	t = append(t, x.cycText...)
 	t = append(t, ' ')
 	t = append(t, x.unitName(ev.UnitID)...)
 	t = append(t, ':', ' ')
-	t = ev.AppendMessage(t)
-	x.text = t
-	return x.kw.label(in.id, 1, t)
+	x.kw.buf = ev.AppendMessage(t)
+	return x.kw.labelEnd()
 }
 
 // begin starts a stage on a lane, ending the lane's open stage first.
@@ -286,13 +305,13 @@ func (x *kanataExport) begin(in *kInst, lane uint8, name string) (uint64, error)
 	}
 	x.serial++
 	in.open[lane] = kOpen{name: name, serial: x.serial}
-	return x.serial, x.kw.stage('S', in.id, lane, name)
+	return x.serial, x.kw.stage('S', in.idb(), lane, name)
 }
 
 func (x *kanataExport) end(in *kInst, lane uint8) error {
 	name := in.open[lane].name
 	in.open[lane] = kOpen{}
-	return x.kw.stage('E', in.id, lane, name)
+	return x.kw.stage('E', in.idb(), lane, name)
 }
 
 // flushEnds writes the pending stage ends up to cycle c, and retires the
@@ -348,13 +367,12 @@ func (x *kanataExport) retire(in *kInst, flushed, more bool) error {
 		x.rid++
 		x.res.Retired++
 	}
-	if err := x.kw.cmd('R', in.id, rid, typ); err != nil {
+	if err := x.kw.cmd('R', in.idb(), rid, typ); err != nil {
 		return err
 	}
 	if more {
 		return nil
 	}
-	delete(x.insts, in.flow)
 	// Pending ends may still point at it: their serial no longer matches.
 	x.recycle(in)
 	return nil
@@ -423,17 +441,38 @@ func (x *kanataExport) newInst(flow uint64) *kInst {
 		in = &kInst{}
 	}
 	in.id, in.flow = x.nextID, flow
+	in.idLen = uint8(len(strconv.AppendUint(in.idText[:0], in.id, 10)))
 	x.nextID++
 	x.insts[flow] = in
+	x.recent[flow%kRecent] = kSlot{flow, in}
 	x.res.Instructions++
 	return in
 }
 
-func (x *kanataExport) recycle(in *kInst) { x.free = append(x.free, in) }
+// inst is the instruction in flight with a flow id, or nil.
+func (x *kanataExport) inst(flow uint64) *kInst {
+	s := &x.recent[flow%kRecent]
+	if s.in != nil && s.flow == flow {
+		return s.in
+	}
+	in := x.insts[flow]
+	if in != nil {
+		*s = kSlot{flow, in}
+	}
+	return in
+}
+
+// recycle drops an instruction from the table for reuse.
+func (x *kanataExport) recycle(in *kInst) {
+	delete(x.insts, in.flow)
+	if s := &x.recent[in.flow%kRecent]; s.in == in {
+		*s = kSlot{}
+	}
+	x.free = append(x.free, in)
+}
 
 // unitName is the escaped name of a unit, cached.
 func (x *kanataExport) unitName(id uint16) string {
-	x.cacheUnits()
 	if int(id) < len(x.units) && x.units[id] != "" {
 		return x.units[id]
 	}

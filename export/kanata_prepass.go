@@ -20,13 +20,11 @@ type lastEvents struct {
 	spans     uint64   // span events, with a flow or not
 }
 
-// flowEventID returns the flow id of an event of format f in view v, or 0
-// when the event belongs to no instruction.
-func flowEventID(f *kFmt, v *argview.View) uint64 {
-	if f == nil || !v.Has(f.flow) {
-		return 0
-	}
-	return v.Uint(f.flow)
+// flowEventID returns the flow id of an event of format f, or 0 when the
+// event belongs to no instruction; v is scratch.
+func flowEventID(f *kFmt, ev *mmapio.Event, v *argview.View) uint64 {
+	id, _ := f.arg(f.flow, ev, v)
+	return id
 }
 
 func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt) (*lastEvents, error) {
@@ -47,8 +45,7 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt) (*lastEvents
 		if f.flow < 0 {
 			continue
 		}
-		v.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
-		id := flowEventID(f, &v)
+		id := flowEventID(f, &ev, &v)
 		if id == 0 {
 			continue
 		}
