@@ -148,6 +148,9 @@ type kanataExport struct {
 	view    argview.View
 	cyc     uint64 // the cycle cycText spells
 	cycText []byte
+	retired kRetired // I ids of the last instructions retired, for W lines
+	deps    bool     // some format has a dependency argument
+	pidText []byte
 	res     *Result
 }
 
@@ -168,6 +171,9 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, res 
 	res.Files = []string{path}
 	x := &kanataExport{r: r, fmts: fmts, kw: kw, insts: map[uint64]*kInst{}, res: res}
 	x.cacheUnits()
+	for _, f := range fmts {
+		x.deps = x.deps || f != nil && f.dep >= 0 && f.flow >= 0
+	}
 	err = x.run(q, le, cyclewin.NewReporter(r, q, o.progress))
 	if cerr := kw.close(); err == nil {
 		err = cerr
@@ -239,6 +245,11 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 	} else if err := x.detail(in, ev); err != nil {
 		return err
 	}
+	if f.dep >= 0 {
+		if err := x.depends(in, f, ev); err != nil {
+			return err
+		}
+	}
 	switch f.kind {
 	case schema.KindSpanBegin, schema.KindSpanComplete:
 		name := f.name
@@ -275,6 +286,33 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 		return x.maybeRetire(in)
 	}
 	return nil
+}
+
+// depends writes a W line for an event with a dependency argument: in
+// depends on the instruction whose flow id the argument holds, when that
+// one was exported (in flight, or retired among the last kRetiredIDs);
+// otherwise (outside the selection, or never seen) no line is written, as
+// Konata needs the producer's I before the W.
+func (x *kanataExport) depends(in *kInst, f *kFmt, ev *mmapio.Event) error {
+	pflow, ok := f.arg(f.dep, ev, &x.view)
+	if !ok || pflow == 0 {
+		return nil
+	}
+	var pid []byte
+	if p := x.inst(pflow); p != nil && p != in {
+		pid = p.idb()
+	} else if p == nil {
+		if id, ok := x.retired.get(pflow); ok {
+			x.pidText = strconv.AppendUint(x.pidText[:0], id, 10)
+			pid = x.pidText
+		}
+	}
+	if pid == nil {
+		x.res.DependenciesDropped++
+		return nil
+	}
+	x.res.Dependencies++
+	return x.kw.dep(in.idb(), pid)
 }
 
 // detail appends the event's text to the instruction's type 1 label.
@@ -359,6 +397,9 @@ func (x *kanataExport) retire(in *kInst, flushed, more bool) error {
 		}
 	}
 	in.done = true
+	if x.deps {
+		x.retired.put(in.flow, in.id)
+	}
 	rid, typ := x.rid, uint64(0)
 	if flushed {
 		typ = 1

@@ -96,6 +96,11 @@ func TestKanataValidatorRefuses(t *testing.T) {
 	const ok = "Kanata\t0004\nC=\t5\nI\t0\t9\t0\nL\t0\t0\tx\nS\t0\t0\tF\nC\t1\nE\t0\t0\tF\nR\t0\t0\t0\n"
 	_, err := validateKanata([]byte(ok))
 	require.NoError(t, err)
+	// A second instruction, flushed, that instruction 0 depends on.
+	withW := strings.Replace(ok, "I\t0\t9\t0\n", "I\t0\t9\t0\nI\t1\t8\t0\nW\t0\t1\t0\nR\t1\t0\t1\n", 1)
+	lg, err := validateKanata([]byte(withW))
+	require.NoError(t, err)
+	require.Equal(t, []kLogDep{{producer: 1, cycle: 5}}, lg.insts[0].deps)
 	bad := map[string]string{
 		"header":          strings.Replace(ok, "0004", "0003", 1),
 		"no newline":      strings.TrimSuffix(ok, "\n"),
@@ -115,6 +120,11 @@ func TestKanataValidatorRefuses(t *testing.T) {
 		"retire id":       strings.Replace(ok, "R\t0\t0\t0", "R\t0\t3\t0", 1),
 		"unknown command": strings.Replace(ok, "C\t1\n", "Q\t1\n", 1),
 		"W producer":      strings.Replace(ok, "C\t1\n", "W\t0\t4\t0\nC\t1\n", 1),
+		"W consumer":      strings.Replace(ok, "C\t1\n", "W\t3\t0\t0\nC\t1\n", 1),
+		"W itself":        strings.Replace(ok, "C\t1\n", "W\t0\t0\t0\nC\t1\n", 1),
+		"W type":          strings.Replace(ok, "I\t0\t9\t0\n", "I\t0\t9\t0\nI\t1\t8\t0\nW\t0\t1\t2\nR\t1\t0\t1\n", 1),
+		"W after R":       ok + "W\t0\t0\t0\n",
+		"W twice":         strings.Replace(ok, "I\t0\t9\t0\n", "I\t0\t9\t0\nI\t1\t8\t0\nW\t0\t1\t0\nW\t0\t1\t0\nR\t1\t0\t1\n", 1),
 		"empty line":      strings.Replace(ok, "C\t1\n", "\nC\t1\n", 1),
 	}
 	for name, log := range bad {

@@ -73,6 +73,8 @@ func kanataFormats(r *mmapio.Reader) []*kFmt {
 				k.flow = i
 			case schema.RoleDuration:
 				k.dur = i
+			case schema.RoleDepends:
+				k.dep = i
 			}
 		}
 		if k.kind > schema.KindFlush || (k.kind == schema.KindSpanComplete && k.dur < 0) {
