@@ -138,7 +138,7 @@ type kanataExport struct {
 	insts   map[uint64]*kInst
 	recent  [kRecent]kSlot // in front of insts: see inst
 	free    []*kInst
-	ends    kEndHeap
+	ends    kEnds
 	seq     uint64
 	serial  uint64
 	nextID  uint64   // next I id
@@ -171,9 +171,9 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, res 
 	res.Files = []string{path}
 	x := &kanataExport{r: r, fmts: fmts, kw: kw, insts: map[uint64]*kInst{}, res: res}
 	x.cacheUnits()
-	for _, f := range fmts {
-		x.deps = x.deps || f != nil && f.dep >= 0 && f.flow >= 0
-	}
+	// The schema lists every format registered, used or not: the events
+	// tell whether the table of retired instructions is needed.
+	x.deps = le.deps
 	err = x.run(q, le, cyclewin.NewReporter(r, q, o.progress))
 	if cerr := kw.close(); err == nil {
 		err = cerr
@@ -355,8 +355,12 @@ func (x *kanataExport) end(in *kInst, lane uint8) error {
 // flushEnds writes the pending stage ends up to cycle c, and retires the
 // instructions whose last stage that was.
 func (x *kanataExport) flushEnds(c uint64) error {
-	for len(x.ends) > 0 && x.ends[0].cycle <= c {
-		e := x.ends.pop()
+	defer x.ends.done(c)
+	for {
+		e, ok := x.ends.next(c)
+		if !ok {
+			return nil
+		}
 		in := e.inst
 		if in.done || in.open[e.lane].serial != e.serial {
 			continue // ended already (a later stage on its lane, a flush)
@@ -373,7 +377,6 @@ func (x *kanataExport) flushEnds(c uint64) error {
 			}
 		}
 	}
-	return nil
 }
 
 // maybeRetire retires an instruction whose last event was read once no
@@ -434,7 +437,7 @@ func (x *kanataExport) finish(q mmapio.Query, lastCycle uint64) error {
 		return nil
 	}
 	closeAt := max(x.kw.cycle, lastCycle)
-	if len(x.ends) > 0 { // ends past the window: the stages are open at its end
+	if x.ends.len() > 0 { // ends past the window: the stages are open at its end
 		closeAt = max(closeAt, limit)
 	}
 	open := make([]*kInst, 0, len(x.insts))

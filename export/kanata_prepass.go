@@ -18,6 +18,7 @@ type lastEvents struct {
 	n         uint64   // flow events
 	flowSpans uint64   // ... that are spans
 	spans     uint64   // span events, with a flow or not
+	deps      bool     // some flow event has a dependency argument
 }
 
 // flowEventID returns the flow id of an event of format f, or 0 when the
@@ -53,6 +54,9 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt) (*lastEvents
 		le.n++
 		if f.isSpan() {
 			le.flowSpans++
+		}
+		if f.dep >= 0 {
+			le.deps = true
 		}
 		if ord>>6 >= uint64(len(le.next)) {
 			le.next = append(le.next, 0)
