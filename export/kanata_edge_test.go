@@ -145,3 +145,21 @@ func TestKanataOutputError(t *testing.T) {
 	_, statErr := os.Stat(out)
 	require.True(t, os.IsNotExist(statErr))
 }
+
+// An export over an existing, longer file (the same export run again, or
+// another) leaves exactly the new log: the writer opens without
+// truncating and cuts the file on its own goroutine.
+func TestKanataOverwritesLongerFile(t *testing.T) {
+	trace := pipesimTrace(t, 30)
+	_, fresh, _ := exportKanataLog(t, trace, mmapio.Query{})
+	r, err := mmapio.Open(trace)
+	require.NoError(t, err)
+	defer r.Close()
+	out := filepath.Join(t.TempDir(), "again.kanata")
+	require.NoError(t, os.WriteFile(out, []byte(strings.Repeat("stale line\n", 300_000)), 0o644))
+	_, err = Export(r, mmapio.Query{}, out, WithFormat(FormatKanata))
+	require.NoError(t, err)
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Equal(t, string(fresh), string(got))
+}

@@ -42,7 +42,11 @@ type kChunkErr struct {
 }
 
 func newKanataWriter(path string) (*kanataWriter, error) {
-	f, err := os.Create(path)
+	// Opened without O_TRUNC: cutting an existing output (the same export
+	// run again) frees its pages, which costs as much as writing a few
+	// megabytes; drain does it off the export's path. Errors opening are
+	// still reported here, before any work.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
@@ -61,6 +65,11 @@ func newKanataWriter(path string) (*kanataWriter, error) {
 // reports the error at the end.
 func (kw *kanataWriter) drain() {
 	var err error
+	if st, serr := kw.f.Stat(); serr != nil {
+		err = serr
+	} else if st.Mode().IsRegular() && st.Size() > 0 { // not a pipe or a device
+		err = kw.f.Truncate(0)
+	}
 	for b := range kw.todo {
 		if err == nil {
 			_, err = kw.f.Write(b)
