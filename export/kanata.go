@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
@@ -145,8 +144,7 @@ type kanataExport struct {
 	rid     uint64   // next retire id
 	units   []string // escaped unit names by id
 	stages  []string // stage names of unnamed spans by unit id
-	view    argview.View
-	cyc     uint64 // the cycle cycText spells
+	cyc     uint64   // the cycle cycText spells
 	cycText []byte
 	retired kRetired // I ids of the last instructions retired, for W lines
 	deps    bool     // some format has a dependency argument
@@ -182,42 +180,34 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, res 
 }
 
 func (x *kanataExport) run(q mmapio.Query, le *lastEvents, progress cyclewin.Reporter) error {
-	var ord uint64 // flow events so far, in the pre-pass's order
+	fd := startFeed(x.r, q, x.fmts, le, progress)
 	var lastCycle uint64
-	it := x.r.Iter(q)
-	defer it.Close()
-	for it.Next() {
-		ev := it.Event()
-		x.res.Events++
-		if progress.Active() && x.res.Events&0xFFFF == 0 {
-			progress.Report(ev.Cycle)
+	var iterErr error
+	for b := range fd.batches {
+		x.res.Events += b.events
+		for i := range b.recs {
+			rec := &b.recs[i]
+			if err := x.event(rec, b.text[rec.text[0]:rec.text[1]]); err != nil {
+				fd.halt()
+				return err
+			}
 		}
-		lastCycle = ev.Cycle
-		if int(ev.FormatID) >= len(x.fmts) || x.fmts[ev.FormatID] == nil || x.fmts[ev.FormatID].flow < 0 {
-			continue
+		if b.end {
+			lastCycle, iterErr = b.lastCycle, b.err
 		}
-		f := x.fmts[ev.FormatID]
-		flow := flowEventID(f, &ev, &x.view)
-		if flow == 0 {
-			continue
-		}
-		more := le.more(ord)
-		ord++
-		if err := x.event(&ev, f, flow, more); err != nil {
-			return err
-		}
+		fd.free <- b
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if iterErr != nil {
+		return iterErr
 	}
 	progress.Done()
 	return x.finish(q, lastCycle)
 }
 
-// event handles one event of an instruction; more says whether its flow
-// has later events.
-func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) error {
-	c := ev.Cycle
+// event handles one event of an instruction, text its message; rec.more
+// says whether its flow has later events.
+func (x *kanataExport) event(rec *kRec, text []byte) error {
+	c, f, flow, more := rec.cycle, rec.f, rec.flow, rec.more
 	if err := x.flushEnds(c); err != nil {
 		return err
 	}
@@ -238,15 +228,15 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 			return err
 		}
 		x.kw.labelStart(in.idb(), 0)
-		x.kw.buf = ev.AppendMessage(x.kw.buf)
+		x.kw.buf = append(x.kw.buf, text...)
 		if err := x.kw.labelEnd(); err != nil {
 			return err
 		}
-	} else if err := x.detail(in, ev); err != nil {
+	} else if err := x.detail(in, rec, text); err != nil {
 		return err
 	}
-	if f.dep >= 0 {
-		if err := x.depends(in, f, ev); err != nil {
+	if rec.hasDep {
+		if err := x.depends(in, rec.producer); err != nil {
 			return err
 		}
 	}
@@ -254,7 +244,7 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 	case schema.KindSpanBegin, schema.KindSpanComplete:
 		name := f.name
 		if name == "" {
-			name = x.unitStage(ev.UnitID)
+			name = x.unitStage(rec.unit)
 		}
 		serial, err := x.begin(in, f.lane, name)
 		if err != nil {
@@ -263,9 +253,8 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 		in.open[f.lane].begun = f.kind == schema.KindSpanBegin
 		x.res.Spans++
 		if f.kind == schema.KindSpanComplete {
-			dur, _ := f.arg(f.dur, ev, &x.view)
 			x.seq++
-			x.ends.push(kEnd{cycle: satAdd(c, dur), seq: x.seq, inst: in, serial: serial, lane: f.lane})
+			x.ends.push(kEnd{cycle: satAdd(c, rec.dur), seq: x.seq, inst: in, serial: serial, lane: f.lane})
 		}
 	case schema.KindSpanEnd:
 		// A span end closes the innermost open span on its lane: here the
@@ -293,9 +282,8 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 // one was exported (in flight, or retired among the last kRetiredIDs);
 // otherwise (outside the selection, or never seen) no line is written, as
 // Konata needs the producer's I before the W.
-func (x *kanataExport) depends(in *kInst, f *kFmt, ev *mmapio.Event) error {
-	pflow, ok := f.arg(f.dep, ev, &x.view)
-	if !ok || pflow == 0 {
+func (x *kanataExport) depends(in *kInst, pflow uint64) error {
+	if pflow == 0 {
 		return nil
 	}
 	var pid []byte
@@ -316,21 +304,21 @@ func (x *kanataExport) depends(in *kInst, f *kFmt, ev *mmapio.Event) error {
 }
 
 // detail appends the event's text to the instruction's type 1 label.
-func (x *kanataExport) detail(in *kInst, ev *mmapio.Event) error {
+func (x *kanataExport) detail(in *kInst, rec *kRec, text []byte) error {
 	x.kw.labelStart(in.idb(), 1)
 	t := x.kw.buf
 	if in.details {
 		t = append(t, `\n`...)
 	}
 	in.details = true
-	if ev.Cycle != x.cyc || len(x.cycText) == 0 { // many events share a cycle
-		x.cyc, x.cycText = ev.Cycle, strconv.AppendUint(x.cycText[:0], ev.Cycle, 10)
+	if rec.cycle != x.cyc || len(x.cycText) == 0 { // many events share a cycle
+		x.cyc, x.cycText = rec.cycle, strconv.AppendUint(x.cycText[:0], rec.cycle, 10)
 	}
 	t = append(t, x.cycText...)
 	t = append(t, ' ')
-	t = append(t, x.unitName(ev.UnitID)...)
+	t = append(t, x.unitName(rec.unit)...)
 	t = append(t, ':', ' ')
-	x.kw.buf = ev.AppendMessage(t)
+	x.kw.buf = append(t, text...)
 	return x.kw.labelEnd()
 }
 

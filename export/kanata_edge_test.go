@@ -3,8 +3,10 @@ package export
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -162,4 +164,26 @@ func TestKanataOverwritesLongerFile(t *testing.T) {
 	got, err := os.ReadFile(out)
 	require.NoError(t, err)
 	require.Equal(t, string(fresh), string(got))
+}
+
+// A write failing in the middle (a full disk) ends the export with the
+// error naming the file, and stops its goroutines (the feeder reading
+// ahead, the writer) rather than leaving them blocked.
+func TestKanataWriteErrorStops(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	r, err := mmapio.Open(pipesimTrace(t, 20_000)) // a log of about ten chunks
+	require.NoError(t, err)
+	defer r.Close()
+	before := runtime.NumGoroutine()
+	res, err := Export(r, mmapio.Query{}, "/dev/full", WithFormat(FormatKanata))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "/dev/full")
+	require.Less(t, res.FlowEvents, uint64(6*20_000), "stopped at the first failed chunk, not at the end")
+	// Polled here: require.Eventually runs its condition on a goroutine.
+	for end := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.LessOrEqual(t, runtime.NumGoroutine(), before, "goroutines left running")
 }
