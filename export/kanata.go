@@ -35,11 +35,21 @@ import (
 //     stages; later events of a flushed flow are ignored. Instructions
 //     still open at the end of the window are closed (stages ended, retired)
 //     at its last cycle.
+//   - W: an event of a format with a dependency argument
+//     (schema.RoleDepends, chronon.WithDepends) writes "W consumer producer
+//     0" at its cycle, the consumer its instruction, the producer the
+//     instruction whose flow id the argument holds, when that one was
+//     exported: in flight, or retired or flushed among the last
+//     kRetiredIDs. A producer outside the selection (before a --cycles
+//     window, another unit), the instruction itself or a flow never seen
+//     gets no W (Konata needs the producer's I first); Result counts them
+//     as DependenciesDropped.
 //   - Events without a flow (counters, plain instants) are not shown.
 //
 // Output is one streaming pass in cycle order after a pre-pass over the
 // flow argument (lastEvents) that tells which event is an instruction's
-// last. Memory holds the instructions in flight and their pending stage
+// last; during it a feeder goroutine reads and formats the events
+// (kanata_feed.go) and another writes the file (kanata_writer.go). Memory holds the instructions in flight and their pending stage
 // ends; the file is not split.
 
 // kInst is an instruction in flight.
