@@ -22,6 +22,7 @@ type format struct {
 	argcWord uint64 // arg_count << 16: OR-ed with the unit's source id, record bytes 16..24
 	id       uint32
 	flowArg  int // 1 + index of the argument WithFlow marked, or 0
+	depArg   int // 1 + index of the argument WithDepends marked, or 0
 	info     schema.Format
 }
 
@@ -80,7 +81,7 @@ func WithKind(kind schema.EventKind, roles ...schema.ArgRole) FormatOption {
 			return fmt.Errorf("unknown event kind %d", kind)
 		}
 		for _, r := range roles {
-			if r > schema.RoleValue {
+			if r > schema.RoleDepends {
 				return fmt.Errorf("unknown argument role %d", r)
 			}
 		}
@@ -106,17 +107,23 @@ func (f *format) register(text string, types []schema.ArgType, opts []FormatOpti
 	if n := len(schema.Placeholders(text)); n != len(types) {
 		return fmt.Errorf("chronon: format %q has %d placeholders but %d arguments", text, n, len(types))
 	}
-	if f.flowArg != 0 {
-		if f.flowArg > len(types) {
-			return fmt.Errorf("chronon: format %q: flow argument %d but %d arguments", text, f.flowArg-1, len(types))
+	for _, m := range [...]struct {
+		arg  int
+		role schema.ArgRole
+	}{{f.flowArg, schema.RoleFlow}, {f.depArg, schema.RoleDepends}} {
+		if m.arg == 0 {
+			continue
+		}
+		if m.arg > len(types) {
+			return fmt.Errorf("chronon: format %q: %v argument %d but %d arguments", text, m.role, m.arg-1, len(types))
 		}
 		if len(f.info.ArgRoles) == 0 {
 			f.info.ArgRoles = make([]schema.ArgRole, len(types))
 		}
-		if f.info.ArgRoles[f.flowArg-1] != schema.RolePlain && f.info.ArgRoles[f.flowArg-1] != schema.RoleFlow {
-			return fmt.Errorf("chronon: format %q: argument %d already has role %v", text, f.flowArg-1, f.info.ArgRoles[f.flowArg-1])
+		if r := f.info.ArgRoles[m.arg-1]; r != schema.RolePlain && r != m.role {
+			return fmt.Errorf("chronon: format %q: argument %d already has role %v", text, m.arg-1, r)
 		}
-		f.info.ArgRoles[f.flowArg-1] = schema.RoleFlow
+		f.info.ArgRoles[m.arg-1] = m.role
 	}
 	if len(f.info.ArgRoles) != 0 && len(f.info.ArgRoles) != len(types) {
 		return fmt.Errorf("chronon: format %q: %d argument roles for %d arguments", text, len(f.info.ArgRoles), len(types))
@@ -166,7 +173,7 @@ func checkKind(kind schema.EventKind, roles []schema.ArgRole) error {
 		}
 		return n
 	}
-	for _, r := range []schema.ArgRole{schema.RoleLane, schema.RoleFlow, schema.RoleDuration, schema.RoleValue} {
+	for _, r := range []schema.ArgRole{schema.RoleLane, schema.RoleFlow, schema.RoleDuration, schema.RoleValue, schema.RoleDepends} {
 		if count(r) > 1 {
 			return fmt.Errorf("more than one argument with role %v", r)
 		}
@@ -182,6 +189,8 @@ func checkKind(kind schema.EventKind, roles []schema.ArgRole) error {
 		return errors.New("only counters have a value argument")
 	case kind == schema.KindFlush && count(schema.RoleFlow) != 1:
 		return errors.New("a flush needs one argument with role flow (the instruction squashed)")
+	case count(schema.RoleDepends) != 0 && count(schema.RoleFlow) != 1:
+		return errors.New("a dependency needs one argument with role flow (the instruction that depends)")
 	}
 	return nil
 }

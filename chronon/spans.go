@@ -174,6 +174,23 @@ func WithFlush(i int) FormatOption {
 	}
 }
 
+// WithDepends marks argument i (0-based) as the flow id of an instruction
+// that the event's instruction depends on (its producer: say the one
+// writing a register it reads); the format also needs a flow argument
+// (WithFlow), the instruction that depends. One event records one
+// dependency. The Kanata export draws it as a W line (an arrow in Konata);
+// the other exporters and dump show the argument as a plain value
+// (schema.RoleDepends).
+func WithDepends(i int) FormatOption {
+	return func(f *format) error {
+		if i < 0 || i >= maxArity {
+			return fmt.Errorf("depends argument %d out of range", i)
+		}
+		f.depArg = i + 1
+		return nil
+	}
+}
+
 // WithFlow marks argument i (0-based) of an instant format as the flow id
 // linking the event to an instruction's other events across units.
 func WithFlow(i int) FormatOption {

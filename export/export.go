@@ -20,6 +20,10 @@ type Result struct {
 
 	// Kanata only: instructions (flows) written, and how each ended.
 	Instructions, Retired, Flushed uint64
+	// Kanata only: dependencies (schema.RoleDepends) written as W lines,
+	// and those left out because their producer was not exported (outside
+	// the selection, retired too long before, or the consumer itself).
+	Dependencies, DependenciesDropped uint64
 
 	// NsPerCycle is the scale the timestamps use: the requested one, or 1
 	// when the requested one was under 1 ns (see WithNsPerCycle). TimeScale

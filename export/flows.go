@@ -118,41 +118,119 @@ func (fe *flowEnds) newFile() { clear(fe.live) }
 // runs whose id range holds the id (binary search): ids that count up, like
 // sequence numbers, fall outside every run and cost a comparison per run.
 // Old entries take 16 bytes. Exact whatever the ids.
+//
+// In front of young, a direct-mapped cache (recent, slot id mod
+// recentFlows) holds the flows seen last: the events of a flow come close
+// together, so most of them hit their slot and never reach the map. A flow
+// in its slot is there only (the map may hold an older ord for it); it is
+// written back to young when another flow takes the slot.
+//
+// Ids that count up skip young: a flow written back with an id above every
+// id stored so far (max) is new to the index and is appended to tail, a
+// run in the making, which becomes a run when it holds youngFlows entries
+// (no hashing, no sorting).
 type flowIndex struct {
-	young map[uint64]uint64
-	runs  [][]idOrd // each sorted by id; lengths decreasing
+	recent  [recentFlows]recentFlow
+	young   map[uint64]uint64
+	runs    [][]idOrd // each sorted by id; lengths decreasing
+	tail    []idOrd   // sorted by id
+	max     uint64    // the largest id stored in young, runs or tail
+	storing bool      // one was
 }
+
+type recentFlow struct {
+	id, ord uint64
+	used    bool
+}
+
+const recentFlows = 1 << 10
 
 type idOrd struct{ id, ord uint64 }
 
 const youngFlows = 1 << 13
 
 func newFlowIndex() *flowIndex {
-	return &flowIndex{young: make(map[uint64]uint64, youngFlows)}
+	return &flowIndex{}
 }
 
 // swap records ord as the latest event of id and returns the previous one.
 func (x *flowIndex) swap(id, ord uint64) (prev uint64, ok bool) {
-	if prev, ok = x.young[id]; ok {
-		x.young[id] = ord
+	s := &x.recent[id%recentFlows]
+	if s.used && s.id == id {
+		prev, s.ord = s.ord, ord
 		return prev, true
 	}
+	if s.used {
+		x.store(s.id, s.ord)
+	}
+	// An entry for id in young or the runs is stale from here on, unused
+	// while id holds the slot, and updated when it leaves it.
+	prev, ok = x.lookup(id)
+	*s = recentFlow{id: id, ord: ord, used: true}
+	return prev, ok
+}
+
+// lookup returns the ord young, the runs or the tail hold for id.
+func (x *flowIndex) lookup(id uint64) (uint64, bool) {
+	if !x.storing || id > x.max {
+		return 0, false // new to the index: ids counting up take this way
+	}
+	if ord, ok := x.young[id]; ok {
+		return ord, true
+	}
+	if e := x.inRuns(id); e != nil {
+		return *e, true
+	}
+	return 0, false
+}
+
+// inRuns locates the ord a run or the tail holds for id, or nil.
+func (x *flowIndex) inRuns(id uint64) *uint64 {
 	for _, r := range x.runs {
-		if id < r[0].id || id > r[len(r)-1].id {
-			continue
+		if e := findInRun(r, id); e != nil {
+			return e
 		}
-		k, found := slices.BinarySearchFunc(r, id, func(e idOrd, id uint64) int { return cmp.Compare(e.id, id) })
-		if found {
-			prev = r[k].ord
-			r[k].ord = ord
-			return prev, true
+	}
+	return findInRun(x.tail, id)
+}
+
+func findInRun(r []idOrd, id uint64) *uint64 {
+	if len(r) == 0 || id < r[0].id || id > r[len(r)-1].id {
+		return nil
+	}
+	if k, found := slices.BinarySearchFunc(r, id, func(e idOrd, id uint64) int { return cmp.Compare(e.id, id) }); found {
+		return &r[k].ord
+	}
+	return nil
+}
+
+// store records ord as the latest event of id in young, the runs or the
+// tail.
+func (x *flowIndex) store(id, ord uint64) {
+	if !x.storing || id > x.max { // new, above all: append to the tail
+		x.storing, x.max = true, id
+		x.tail = append(x.tail, idOrd{id, ord})
+		if len(x.tail) >= youngFlows {
+			x.addRun(x.tail)
+			x.tail = nil
 		}
+		return
+	}
+	if _, ok := x.young[id]; ok {
+		x.young[id] = ord
+		return
+	}
+	if e := x.inRuns(id); e != nil {
+		*e = ord
+		return
+	}
+	if x.young == nil { // made when needed: ids counting up never need it
+		x.young = make(map[uint64]uint64, youngFlows)
 	}
 	if len(x.young) >= youngFlows {
 		x.age()
 	}
 	x.young[id] = ord
-	return 0, false
 }
 
 // age moves the young flows into a new run, merging runs as needed.
@@ -163,6 +241,11 @@ func (x *flowIndex) age() {
 	}
 	clear(x.young)
 	slices.SortFunc(r, func(a, b idOrd) int { return cmp.Compare(a.id, b.id) })
+	x.addRun(r)
+}
+
+// addRun adds a sorted run, merging runs like a binary counter.
+func (x *flowIndex) addRun(r []idOrd) {
 	x.runs = append(x.runs, r)
 	for n := len(x.runs); n >= 2 && len(x.runs[n-1]) >= len(x.runs[n-2]); n-- {
 		x.runs[n-2] = mergeRuns(x.runs[n-2], x.runs[n-1])

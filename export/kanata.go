@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
@@ -36,22 +35,37 @@ import (
 //     stages; later events of a flushed flow are ignored. Instructions
 //     still open at the end of the window are closed (stages ended, retired)
 //     at its last cycle.
+//   - W: an event of a format with a dependency argument
+//     (schema.RoleDepends, chronon.WithDepends) writes "W consumer producer
+//     0" at its cycle, the consumer its instruction, the producer the
+//     instruction whose flow id the argument holds, when that one was
+//     exported: in flight, or retired or flushed among the last
+//     kRetiredIDs. A producer outside the selection (before a --cycles
+//     window, another unit), the instruction itself or a flow never seen
+//     gets no W (Konata needs the producer's I first); Result counts them
+//     as DependenciesDropped.
 //   - Events without a flow (counters, plain instants) are not shown.
 //
 // Output is one streaming pass in cycle order after a pre-pass over the
 // flow argument (lastEvents) that tells which event is an instruction's
-// last. Memory holds the instructions in flight and their pending stage
+// last; during it a feeder goroutine reads and formats the events
+// (kanata_feed.go) and another writes the file (kanata_writer.go). Memory holds the instructions in flight and their pending stage
 // ends; the file is not split.
 
 // kInst is an instruction in flight.
 type kInst struct {
 	id      uint64 // I id in the log
 	flow    uint64
+	idText  [20]byte // id in decimal: it starts every line of the instruction
+	idLen   uint8
 	open    [2]kOpen
 	last    bool // its flow's last event has been read
 	done    bool // R written: a flushed instruction whose flow has events to come
 	details bool // a type 1 label was written
 }
+
+// idb is the instruction's id in decimal.
+func (in *kInst) idb() []byte { return in.idText[:in.idLen] }
 
 // kOpen is the open stage of an instruction on a lane.
 type kOpen struct {
@@ -115,22 +129,37 @@ func (h *kEndHeap) pop() kEnd {
 	return top
 }
 
+// kSlot caches an instruction in flight by flow id.
+type kSlot struct {
+	flow uint64
+	in   *kInst
+}
+
+// kRecent slots cache the instructions in flight: an instruction's events
+// come close together, so nearly every lookup hits a slot and skips the
+// map (a hash and a cache miss per event).
+const kRecent = 1024
+
 type kanataExport struct {
-	r      *mmapio.Reader
-	fmts   []*kFmt
-	kw     *kanataWriter
-	insts  map[uint64]*kInst
-	free   []*kInst
-	ends   kEndHeap
-	seq    uint64
-	serial uint64
-	nextID uint64   // next I id
-	rid    uint64   // next retire id
-	units  []string // escaped unit names by id
-	stages []string // stage names of unnamed spans by unit id
-	view   argview.View
-	text   []byte
-	res    *Result
+	r       *mmapio.Reader
+	fmts    []*kFmt
+	kw      *kanataWriter
+	insts   map[uint64]*kInst
+	recent  [kRecent]kSlot // in front of insts: see inst
+	free    []*kInst
+	ends    kEnds
+	seq     uint64
+	serial  uint64
+	nextID  uint64   // next I id
+	rid     uint64   // next retire id
+	units   []string // escaped unit names by id
+	stages  []string // stage names of unnamed spans by unit id
+	cyc     uint64   // the cycle cycText spells
+	cycText []byte
+	retired kRetired // I ids of the last instructions retired, for W lines
+	deps    bool     // some format has a dependency argument
+	pidText []byte
+	res     *Result
 }
 
 // exportKanata writes the Kanata log of the events q selects to path.
@@ -148,7 +177,11 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, res 
 		return err
 	}
 	res.Files = []string{path}
-	x := &kanataExport{r: r, fmts: fmts, kw: kw, insts: map[uint64]*kInst{}, res: res, text: make([]byte, 0, 256)}
+	x := &kanataExport{r: r, fmts: fmts, kw: kw, insts: map[uint64]*kInst{}, res: res}
+	x.cacheUnits()
+	// The schema lists every format registered, used or not: the events
+	// tell whether the table of retired instructions is needed.
+	x.deps = le.deps
 	err = x.run(q, le, cyclewin.NewReporter(r, q, o.progress))
 	if cerr := kw.close(); err == nil {
 		err = cerr
@@ -157,51 +190,41 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, res 
 }
 
 func (x *kanataExport) run(q mmapio.Query, le *lastEvents, progress cyclewin.Reporter) error {
-	var ord uint64 // flow events so far, in the pre-pass's order
+	fd := startFeed(x.r, q, x.fmts, le, progress)
 	var lastCycle uint64
-	it := x.r.Iter(q)
-	defer it.Close()
-	for it.Next() {
-		ev := it.Event()
-		x.res.Events++
-		if progress.Active() && x.res.Events&0xFFFF == 0 {
-			progress.Report(ev.Cycle)
+	var iterErr error
+	for b := range fd.batches {
+		x.res.Events += b.events
+		for i := range b.recs {
+			rec := &b.recs[i]
+			if err := x.event(rec, b.text[rec.text[0]:rec.text[1]]); err != nil {
+				fd.halt()
+				return err
+			}
 		}
-		lastCycle = ev.Cycle
-		if int(ev.FormatID) >= len(x.fmts) || x.fmts[ev.FormatID] == nil || x.fmts[ev.FormatID].flow < 0 {
-			continue
+		if b.end {
+			lastCycle, iterErr = b.lastCycle, b.err
 		}
-		f := x.fmts[ev.FormatID]
-		x.view.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
-		flow := flowEventID(f, &x.view)
-		if flow == 0 {
-			continue
-		}
-		more := le.more(ord)
-		ord++
-		if err := x.event(&ev, f, flow, more); err != nil {
-			return err
-		}
+		fd.free <- b
 	}
-	if err := it.Err(); err != nil {
-		return err
+	if iterErr != nil {
+		return iterErr
 	}
 	progress.Done()
 	return x.finish(q, lastCycle)
 }
 
-// event handles one event of an instruction; more says whether its flow
-// has later events.
-func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) error {
-	c := ev.Cycle
+// event handles one event of an instruction, text its message; rec.more
+// says whether its flow has later events.
+func (x *kanataExport) event(rec *kRec, text []byte) error {
+	c, f, flow, more := rec.cycle, rec.f, rec.flow, rec.more
 	if err := x.flushEnds(c); err != nil {
 		return err
 	}
 	x.res.FlowEvents++
-	in := x.insts[flow]
+	in := x.inst(flow)
 	if in != nil && in.done { // flushed already
 		if !more {
-			delete(x.insts, flow)
 			x.recycle(in)
 		}
 		return nil
@@ -211,20 +234,27 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 	}
 	if in == nil {
 		in = x.newInst(flow)
-		if err := x.kw.cmd('I', in.id, flow, 0); err != nil {
+		if err := x.kw.cmd('I', in.idb(), flow, 0); err != nil {
 			return err
 		}
-		if err := x.kw.label(in.id, 0, ev.AppendMessage(x.text[:0])); err != nil {
+		x.kw.labelStart(in.idb(), 0)
+		x.kw.buf = append(x.kw.buf, text...)
+		if err := x.kw.labelEnd(); err != nil {
 			return err
 		}
-	} else if err := x.detail(in, ev); err != nil {
+	} else if err := x.detail(in, rec, text); err != nil {
 		return err
+	}
+	if rec.hasDep {
+		if err := x.depends(in, rec.producer); err != nil {
+			return err
+		}
 	}
 	switch f.kind {
 	case schema.KindSpanBegin, schema.KindSpanComplete:
 		name := f.name
 		if name == "" {
-			name = x.unitStage(ev.UnitID)
+			name = x.unitStage(rec.unit)
 		}
 		serial, err := x.begin(in, f.lane, name)
 		if err != nil {
@@ -233,12 +263,8 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 		in.open[f.lane].begun = f.kind == schema.KindSpanBegin
 		x.res.Spans++
 		if f.kind == schema.KindSpanComplete {
-			var dur uint64
-			if x.view.Has(f.dur) {
-				dur = x.view.Uint(f.dur)
-			}
 			x.seq++
-			x.ends.push(kEnd{cycle: satAdd(c, dur), seq: x.seq, inst: in, serial: serial, lane: f.lane})
+			x.ends.push(kEnd{cycle: satAdd(c, rec.dur), seq: x.seq, inst: in, serial: serial, lane: f.lane})
 		}
 	case schema.KindSpanEnd:
 		// A span end closes the innermost open span on its lane: here the
@@ -261,20 +287,49 @@ func (x *kanataExport) event(ev *mmapio.Event, f *kFmt, flow uint64, more bool) 
 	return nil
 }
 
+// depends writes a W line for an event with a dependency argument: in
+// depends on the instruction whose flow id the argument holds, when that
+// one was exported (in flight, or retired among the last kRetiredIDs);
+// otherwise (outside the selection, or never seen) no line is written, as
+// Konata needs the producer's I before the W.
+func (x *kanataExport) depends(in *kInst, pflow uint64) error {
+	if pflow == 0 {
+		return nil
+	}
+	var pid []byte
+	if p := x.inst(pflow); p != nil && p != in {
+		pid = p.idb()
+	} else if p == nil {
+		if id, ok := x.retired.get(pflow); ok {
+			x.pidText = strconv.AppendUint(x.pidText[:0], id, 10)
+			pid = x.pidText
+		}
+	}
+	if pid == nil {
+		x.res.DependenciesDropped++
+		return nil
+	}
+	x.res.Dependencies++
+	return x.kw.dep(in.idb(), pid)
+}
+
 // detail appends the event's text to the instruction's type 1 label.
-func (x *kanataExport) detail(in *kInst, ev *mmapio.Event) error {
-	t := x.text[:0]
+func (x *kanataExport) detail(in *kInst, rec *kRec, text []byte) error {
+	x.kw.labelStart(in.idb(), 1)
+	t := x.kw.buf
 	if in.details {
 		t = append(t, `\n`...)
 	}
 	in.details = true
-	t = strconv.AppendUint(t, ev.Cycle, 10)
+	if rec.cycle != x.cyc || len(x.cycText) == 0 { // many events share a cycle
+		x.cyc, x.cycText = rec.cycle, strconv.AppendUint(x.cycText[:0], rec.cycle, 10)
+	}
+	t = append(t, x.cycText...)
 	t = append(t, ' ')
-	t = append(t, x.unitName(ev.UnitID)...)
+	t = append(t, x.unitName(rec.unit)...)
 	t = append(t, ':', ' ')
-	t = ev.AppendMessage(t)
-	x.text = t
-	return x.kw.label(in.id, 1, t)
+	x.kw.buf = append(t, text...)
+	return x.kw.labelEnd()
 }
 
 // begin starts a stage on a lane, ending the lane's open stage first.
@@ -286,20 +341,24 @@ func (x *kanataExport) begin(in *kInst, lane uint8, name string) (uint64, error)
 	}
 	x.serial++
 	in.open[lane] = kOpen{name: name, serial: x.serial}
-	return x.serial, x.kw.stage('S', in.id, lane, name)
+	return x.serial, x.kw.stage('S', in.idb(), lane, name)
 }
 
 func (x *kanataExport) end(in *kInst, lane uint8) error {
 	name := in.open[lane].name
 	in.open[lane] = kOpen{}
-	return x.kw.stage('E', in.id, lane, name)
+	return x.kw.stage('E', in.idb(), lane, name)
 }
 
 // flushEnds writes the pending stage ends up to cycle c, and retires the
 // instructions whose last stage that was.
 func (x *kanataExport) flushEnds(c uint64) error {
-	for len(x.ends) > 0 && x.ends[0].cycle <= c {
-		e := x.ends.pop()
+	defer x.ends.done(c)
+	for {
+		e, ok := x.ends.next(c)
+		if !ok {
+			return nil
+		}
 		in := e.inst
 		if in.done || in.open[e.lane].serial != e.serial {
 			continue // ended already (a later stage on its lane, a flush)
@@ -316,7 +375,6 @@ func (x *kanataExport) flushEnds(c uint64) error {
 			}
 		}
 	}
-	return nil
 }
 
 // maybeRetire retires an instruction whose last event was read once no
@@ -340,6 +398,9 @@ func (x *kanataExport) retire(in *kInst, flushed, more bool) error {
 		}
 	}
 	in.done = true
+	if x.deps {
+		x.retired.put(in.flow, in.id)
+	}
 	rid, typ := x.rid, uint64(0)
 	if flushed {
 		typ = 1
@@ -348,13 +409,12 @@ func (x *kanataExport) retire(in *kInst, flushed, more bool) error {
 		x.rid++
 		x.res.Retired++
 	}
-	if err := x.kw.cmd('R', in.id, rid, typ); err != nil {
+	if err := x.kw.cmd('R', in.idb(), rid, typ); err != nil {
 		return err
 	}
 	if more {
 		return nil
 	}
-	delete(x.insts, in.flow)
 	// Pending ends may still point at it: their serial no longer matches.
 	x.recycle(in)
 	return nil
@@ -375,7 +435,7 @@ func (x *kanataExport) finish(q mmapio.Query, lastCycle uint64) error {
 		return nil
 	}
 	closeAt := max(x.kw.cycle, lastCycle)
-	if len(x.ends) > 0 { // ends past the window: the stages are open at its end
+	if x.ends.len() > 0 { // ends past the window: the stages are open at its end
 		closeAt = max(closeAt, limit)
 	}
 	open := make([]*kInst, 0, len(x.insts))
@@ -423,17 +483,38 @@ func (x *kanataExport) newInst(flow uint64) *kInst {
 		in = &kInst{}
 	}
 	in.id, in.flow = x.nextID, flow
+	in.idLen = uint8(len(strconv.AppendUint(in.idText[:0], in.id, 10)))
 	x.nextID++
 	x.insts[flow] = in
+	x.recent[flow%kRecent] = kSlot{flow, in}
 	x.res.Instructions++
 	return in
 }
 
-func (x *kanataExport) recycle(in *kInst) { x.free = append(x.free, in) }
+// inst is the instruction in flight with a flow id, or nil.
+func (x *kanataExport) inst(flow uint64) *kInst {
+	s := &x.recent[flow%kRecent]
+	if s.in != nil && s.flow == flow {
+		return s.in
+	}
+	in := x.insts[flow]
+	if in != nil {
+		*s = kSlot{flow, in}
+	}
+	return in
+}
+
+// recycle drops an instruction from the table for reuse.
+func (x *kanataExport) recycle(in *kInst) {
+	delete(x.insts, in.flow)
+	if s := &x.recent[in.flow%kRecent]; s.in == in {
+		*s = kSlot{}
+	}
+	x.free = append(x.free, in)
+}
 
 // unitName is the escaped name of a unit, cached.
 func (x *kanataExport) unitName(id uint16) string {
-	x.cacheUnits()
 	if int(id) < len(x.units) && x.units[id] != "" {
 		return x.units[id]
 	}

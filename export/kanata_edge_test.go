@@ -3,8 +3,10 @@ package export
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -96,6 +98,11 @@ func TestKanataValidatorRefuses(t *testing.T) {
 	const ok = "Kanata\t0004\nC=\t5\nI\t0\t9\t0\nL\t0\t0\tx\nS\t0\t0\tF\nC\t1\nE\t0\t0\tF\nR\t0\t0\t0\n"
 	_, err := validateKanata([]byte(ok))
 	require.NoError(t, err)
+	// A second instruction, flushed, that instruction 0 depends on.
+	withW := strings.Replace(ok, "I\t0\t9\t0\n", "I\t0\t9\t0\nI\t1\t8\t0\nW\t0\t1\t0\nR\t1\t0\t1\n", 1)
+	lg, err := validateKanata([]byte(withW))
+	require.NoError(t, err)
+	require.Equal(t, []kLogDep{{producer: 1, cycle: 5}}, lg.insts[0].deps)
 	bad := map[string]string{
 		"header":          strings.Replace(ok, "0004", "0003", 1),
 		"no newline":      strings.TrimSuffix(ok, "\n"),
@@ -115,6 +122,11 @@ func TestKanataValidatorRefuses(t *testing.T) {
 		"retire id":       strings.Replace(ok, "R\t0\t0\t0", "R\t0\t3\t0", 1),
 		"unknown command": strings.Replace(ok, "C\t1\n", "Q\t1\n", 1),
 		"W producer":      strings.Replace(ok, "C\t1\n", "W\t0\t4\t0\nC\t1\n", 1),
+		"W consumer":      strings.Replace(ok, "C\t1\n", "W\t3\t0\t0\nC\t1\n", 1),
+		"W itself":        strings.Replace(ok, "C\t1\n", "W\t0\t0\t0\nC\t1\n", 1),
+		"W type":          strings.Replace(ok, "I\t0\t9\t0\n", "I\t0\t9\t0\nI\t1\t8\t0\nW\t0\t1\t2\nR\t1\t0\t1\n", 1),
+		"W after R":       ok + "W\t0\t0\t0\n",
+		"W twice":         strings.Replace(ok, "I\t0\t9\t0\n", "I\t0\t9\t0\nI\t1\t8\t0\nW\t0\t1\t0\nW\t0\t1\t0\nR\t1\t0\t1\n", 1),
 		"empty line":      strings.Replace(ok, "C\t1\n", "\nC\t1\n", 1),
 	}
 	for name, log := range bad {
@@ -134,4 +146,44 @@ func TestKanataOutputError(t *testing.T) {
 	require.Contains(t, err.Error(), out)
 	_, statErr := os.Stat(out)
 	require.True(t, os.IsNotExist(statErr))
+}
+
+// An export over an existing, longer file (the same export run again, or
+// another) leaves exactly the new log: the writer opens without
+// truncating and cuts the file on its own goroutine.
+func TestKanataOverwritesLongerFile(t *testing.T) {
+	trace := pipesimTrace(t, 30)
+	_, fresh, _ := exportKanataLog(t, trace, mmapio.Query{})
+	r, err := mmapio.Open(trace)
+	require.NoError(t, err)
+	defer r.Close()
+	out := filepath.Join(t.TempDir(), "again.kanata")
+	require.NoError(t, os.WriteFile(out, []byte(strings.Repeat("stale line\n", 300_000)), 0o644))
+	_, err = Export(r, mmapio.Query{}, out, WithFormat(FormatKanata))
+	require.NoError(t, err)
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Equal(t, string(fresh), string(got))
+}
+
+// A write failing in the middle (a full disk) ends the export with the
+// error naming the file, and stops its goroutines (the feeder reading
+// ahead, the writer) rather than leaving them blocked.
+func TestKanataWriteErrorStops(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	r, err := mmapio.Open(pipesimTrace(t, 20_000)) // a log of about ten chunks
+	require.NoError(t, err)
+	defer r.Close()
+	before := runtime.NumGoroutine()
+	res, err := Export(r, mmapio.Query{}, "/dev/full", WithFormat(FormatKanata))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "/dev/full")
+	require.Less(t, res.FlowEvents, uint64(6*20_000), "stopped at the first failed chunk, not at the end")
+	// Polled here: require.Eventually runs its condition on a goroutine.
+	for end := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.LessOrEqual(t, runtime.NumGoroutine(), before, "goroutines left running")
 }

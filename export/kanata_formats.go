@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -14,6 +15,8 @@ type kFmt struct {
 	types []schema.ArgType
 	flow  int    // index of the flow argument, or -1: the event belongs to no instruction
 	dur   int    // index of the duration argument (complete spans)
+	dep   int    // index of the dependency argument (schema.RoleDepends), or -1
+	off   []int  // byte offset of argument i when all before it are fixed-size, else -1
 	name  string // stage name (escaped); "" when the unit's last path element names it
 	lane  uint8  // Kanata lane: 0 stage, 1 stall
 }
@@ -52,13 +55,26 @@ func kanataFormats(r *mmapio.Reader) []*kFmt {
 		if fmts[f.ID] != nil {
 			continue // the first entry with an id wins, as in the original reader
 		}
-		k := &kFmt{kind: f.Kind, types: f.ArgTypes, flow: -1, dur: -1, name: mmapio.EscapeText(f.Name)}
+		k := &kFmt{kind: f.Kind, types: f.ArgTypes, flow: -1, dur: -1, dep: -1, name: mmapio.EscapeText(f.Name)}
+		k.off = make([]int, len(f.ArgTypes))
+		p := 0
+		for i, t := range f.ArgTypes {
+			if p >= 0 && (t.Size() == 0 || t == schema.ArgString) {
+				p = -1 // a string or an unknown type: it and the arguments after it are located by a View
+			}
+			k.off[i] = p
+			if p >= 0 {
+				p += t.Size()
+			}
+		}
 		for i := range f.ArgTypes {
 			switch f.Role(i) {
 			case schema.RoleFlow:
 				k.flow = i
 			case schema.RoleDuration:
 				k.dur = i
+			case schema.RoleDepends:
+				k.dep = i
 			}
 		}
 		if k.kind > schema.KindFlush || (k.kind == schema.KindSpanComplete && k.dur < 0) {
@@ -70,6 +86,30 @@ func kanataFormats(r *mmapio.Reader) []*kFmt {
 		fmts[f.ID] = k
 	}
 	return fmts
+}
+
+// arg reads integer argument i of an event (0, false when i < 0 or the
+// event lacks it: only the first arg_count arguments wholly present exist).
+// An argument at a fixed offset is read in place; the others through v,
+// which is reset for the event: most events need one or two of their
+// arguments, not all located.
+func (k *kFmt) arg(i int, ev *mmapio.Event, v *argview.View) (uint64, bool) {
+	if i < 0 {
+		return 0, false
+	}
+	raw := ev.RawArgs()
+	if off := k.off[i]; off >= 0 {
+		t := k.types[i]
+		if i >= int(ev.ArgCount) || off+t.Size() > len(raw) {
+			return 0, false
+		}
+		return argview.UintAt(t, raw[off:]), true
+	}
+	v.Reset(k.types, raw, int(ev.ArgCount))
+	if !v.Has(i) {
+		return 0, false
+	}
+	return v.Uint(i), true
 }
 
 func (k *kFmt) isSpan() bool {

@@ -18,15 +18,14 @@ type lastEvents struct {
 	n         uint64   // flow events
 	flowSpans uint64   // ... that are spans
 	spans     uint64   // span events, with a flow or not
+	deps      bool     // some flow event has a dependency argument
 }
 
-// flowEventID returns the flow id of an event of format f in view v, or 0
-// when the event belongs to no instruction.
-func flowEventID(f *kFmt, v *argview.View) uint64 {
-	if f == nil || !v.Has(f.flow) {
-		return 0
-	}
-	return v.Uint(f.flow)
+// flowEventID returns the flow id of an event of format f, or 0 when the
+// event belongs to no instruction; v is scratch.
+func flowEventID(f *kFmt, ev *mmapio.Event, v *argview.View) uint64 {
+	id, _ := f.arg(f.flow, ev, v)
+	return id
 }
 
 func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt) (*lastEvents, error) {
@@ -47,8 +46,7 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt) (*lastEvents
 		if f.flow < 0 {
 			continue
 		}
-		v.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
-		id := flowEventID(f, &v)
+		id := flowEventID(f, &ev, &v)
 		if id == 0 {
 			continue
 		}
@@ -56,6 +54,9 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt) (*lastEvents
 		le.n++
 		if f.isSpan() {
 			le.flowSpans++
+		}
+		if f.dep >= 0 {
+			le.deps = true
 		}
 		if ord>>6 >= uint64(len(le.next)) {
 			le.next = append(le.next, 0)

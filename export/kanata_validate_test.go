@@ -28,7 +28,10 @@ import (
 //     closed when the instruction's R comes.
 //   - Exactly one R per I, type 0 (retire) or 1 (flush); retire ids of
 //     retired instructions count 0, 1, 2 ... (Konata indexes by them).
-//   - W names a live consumer and a defined producer, type 0.
+//   - W names a live consumer (after its I, before its R) and a producer
+//     defined before the W line (Konata's parser indexes its instruction
+//     array by it), not the consumer itself, type 0 (wake up, the only one
+//     defined); a consumer names a producer once.
 type kLog struct {
 	insts []*kLogInst
 	first uint64 // the C= cycle
@@ -42,6 +45,11 @@ type kLogInst struct {
 	retired, flush bool
 	end            uint64 // cycle of R
 	open           map[uint64]int
+	deps           []kLogDep // W lines naming it as the consumer
+}
+
+type kLogDep struct {
+	producer, cycle uint64
 }
 
 type kLogStage struct {
@@ -197,9 +205,18 @@ func validateKanata(data []byte) (*kLog, error) {
 			if a >= uint64(len(lg.insts)) {
 				return nil, fmt.Errorf("line %d: W names producer %d, not defined", n, a)
 			}
+			if a == id {
+				return nil, fmt.Errorf("line %d: W makes instruction %d depend on itself", n, id)
+			}
 			if f[3] != "0" {
 				return nil, fmt.Errorf("line %d: W type %s", n, f[3])
 			}
+			for _, d := range in.deps {
+				if d.producer == a {
+					return nil, fmt.Errorf("line %d: W %d %d again", n, id, a)
+				}
+			}
+			in.deps = append(in.deps, kLogDep{producer: a, cycle: cycle})
 		}
 	}
 	for id, in := range lg.insts {

@@ -76,9 +76,14 @@ const (
 	RoleFlow     ArgRole = 2
 	RoleDuration ArgRole = 3
 	RoleValue    ArgRole = 4
+	// RoleDepends: the flow id of an instruction that the event's
+	// instruction (its RoleFlow argument) depends on, a producer whose
+	// result it waits for (the Kanata export's W lines). Readers that
+	// predate it see an unknown role and treat the argument as plain.
+	RoleDepends ArgRole = 5
 )
 
-var roleNames = [...]string{"plain", "lane", "flow", "duration", "value"}
+var roleNames = [...]string{"plain", "lane", "flow", "duration", "value", "depends"}
 
 func (r ArgRole) String() string {
 	if int(r) < len(roleNames) {

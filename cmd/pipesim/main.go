@@ -3,8 +3,8 @@
 // occupancy counter. `trace_reader stats` on the result reports the stage
 // latencies the simulator defines, and `trace_reader export` shows the
 // instructions flowing through the pipeline in Perfetto. With -hazards it
-// adds fetch labels, stalls and squashes (pipesim.RunHazards), what the
-// Kanata export shows in Konata.
+// adds fetch labels, stalls, squashes and register dependencies
+// (pipesim.RunHazards), what the Kanata export shows in Konata.
 //
 //	pipesim [-n INSTRUCTIONS] [-hazards] -o FILE
 package main
@@ -21,7 +21,7 @@ import (
 func main() {
 	n := flag.Uint64("n", 1000, "instructions to simulate")
 	out := flag.String("o", "", "output .ctrace file")
-	hazards := flag.Bool("hazards", false, "add fetch labels, stalls and squashes (wrong-path instructions)")
+	hazards := flag.Bool("hazards", false, "add fetch labels, stalls, squashes (wrong-path instructions) and register dependencies")
 	flag.Parse()
 	if *out == "" || flag.NArg() != 0 {
 		fmt.Fprintln(os.Stderr, "usage: pipesim [-n INSTRUCTIONS] [-hazards] -o FILE")

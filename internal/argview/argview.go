@@ -54,9 +54,14 @@ func (v *View) bytes(i int) []byte { return v.raw[v.off[i]:] }
 
 // Uint returns an integer argument as uint64 (signed ones sign-extended,
 // floats truncated).
-func (v *View) Uint(i int) uint64 {
-	b, le := v.bytes(i), binary.LittleEndian
-	switch v.Types[i] {
+func (v *View) Uint(i int) uint64 { return UintAt(v.Types[i], v.bytes(i)) }
+
+// UintAt converts the argument of type t at the start of b as Uint does;
+// b holds at least t.Size() bytes. A caller that knows an argument's
+// offset (all the arguments before it fixed-size) reads it without a View.
+func UintAt(t schema.ArgType, b []byte) uint64 {
+	le := binary.LittleEndian
+	switch t {
 	case schema.ArgInt8:
 		return uint64(int64(int8(b[0])))
 	case schema.ArgInt16:

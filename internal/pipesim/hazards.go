@@ -19,6 +19,12 @@ import (
 //     path and are squashed when it leaves execute (cycle i+7): their stages
 //     are cut there (those not begun are not emitted), a flush event
 //     "squash seq={}" (chronon.WithFlush) names each, and they do not retire.
+//   - Register dependencies: slot i reads the register slot i-1 writes when
+//     DependsOnPrevious(i) (the instruction after a LOAD, whose stall is
+//     that wait, and the MUL after an ALU); slot i-1 is still in flight
+//     then, so at its rename (cycle i+3) slot i emits "depends seq={}
+//     on={}" on core0.rename (chronon.WithDepends: the producer's flow id),
+//     which the Kanata export draws as a W arrow.
 func RunHazards(t *chronon.Tracer, n uint64) error {
 	s, err := register()
 	if err != nil {
@@ -54,6 +60,9 @@ func RunHazards(t *chronon.Tracer, n uint64) error {
 		c += LatFetch
 		stage(s.decode, units[1], c, LatDecode, uint32(i%LatDecode))
 		c += LatDecode
+		if DependsOnPrevious(i) && (!wrong || c < squash) { // a squashed slot reads nothing after the squash
+			h.depends.Emit(units[2], c, flow, flow-1)
+		}
 		stage(s.rename, units[2], c, LatRename, uint32(i%LatRename))
 		c += LatRename
 		if i%5 == 4 { // waits for the LOAD before it
@@ -75,9 +84,10 @@ func RunHazards(t *chronon.Tracer, n uint64) error {
 }
 
 type hazardFormats struct {
-	fetch  *chronon.Format3[uint64, uint64, string]
-	stall  *chronon.Span
-	squash *chronon.Format1[uint64]
+	fetch   *chronon.Format3[uint64, uint64, string]
+	stall   *chronon.Span
+	squash  *chronon.Format1[uint64]
+	depends *chronon.Format2[uint64, uint64]
 }
 
 var hfmts *hazardFormats
@@ -97,9 +107,17 @@ func registerHazards() (*hazardFormats, error) {
 	if h.squash, err = chronon.NewFormat1[uint64]("squash seq={}", chronon.WithFlush(0)); err != nil {
 		return nil, err
 	}
+	if h.depends, err = chronon.NewFormat2[uint64, uint64]("depends seq={} on={}", chronon.WithFlow(0), chronon.WithDepends(1)); err != nil {
+		return nil, err
+	}
 	hfmts = h
 	return h, nil
 }
+
+// DependsOnPrevious says whether slot i reads the register slot i-1 writes
+// in RunHazards: the slot after a LOAD (i%5 == 4) and the MUL after an ALU
+// (i%5 == 2).
+func DependsOnPrevious(i uint64) bool { return i%5 == 4 || i%5 == 2 }
 
 // HazardOp names slot i's operation in RunHazards.
 func HazardOp(i uint64) string {

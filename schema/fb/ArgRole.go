@@ -13,6 +13,7 @@ const (
 	ArgRoleFlow     ArgRole = 2
 	ArgRoleDuration ArgRole = 3
 	ArgRoleValue    ArgRole = 4
+	ArgRoleDepends  ArgRole = 5
 )
 
 var EnumNamesArgRole = map[ArgRole]string{
@@ -21,6 +22,7 @@ var EnumNamesArgRole = map[ArgRole]string{
 	ArgRoleFlow:     "Flow",
 	ArgRoleDuration: "Duration",
 	ArgRoleValue:    "Value",
+	ArgRoleDepends:  "Depends",
 }
 
 var EnumValuesArgRole = map[string]ArgRole{
@@ -29,6 +31,7 @@ var EnumValuesArgRole = map[string]ArgRole{
 	"Flow":     ArgRoleFlow,
 	"Duration": ArgRoleDuration,
 	"Value":    ArgRoleValue,
+	"Depends":  ArgRoleDepends,
 }
 
 func (v ArgRole) String() string {

@@ -1,0 +1,77 @@
+package export
+
+import "math/bits"
+
+// kEnds holds the pending ends of complete spans, taken out in (cycle,
+// seq) order. Pipeline stages are short, so most ends fall within kWheel
+// cycles of the time they are pushed at: those go to a timing wheel, one
+// slot per cycle (slot cycle mod kWheel, entries in push order, which is
+// seq order), found through a bitmap of the slots in use; a push and a pop
+// cost a few instructions instead of a heap's log n swaps. Ends further
+// away go to a heap (far); pop takes the smaller of the two fronts.
+//
+// Invariant: every end in the wheel has a cycle in [lo, lo+kWheel), lo
+// being the cycle the ends were last taken up to (the export pushes at
+// that cycle), so distinct cycles never share a slot.
+type kEnds struct {
+	wheel [kWheel][]kEnd
+	head  [kWheel]int // next entry of each slot
+	used  uint64      // bit s: slot s holds entries
+	lo    uint64
+	n     int // ends in the wheel
+	far   kEndHeap
+}
+
+const kWheel = 64
+
+func (q *kEnds) len() int { return q.n + len(q.far) }
+
+// push adds an end at or after now, the cycle of the last take.
+func (q *kEnds) push(e kEnd) {
+	if e.cycle-q.lo >= kWheel || e.cycle < q.lo {
+		q.far.push(e)
+		return
+	}
+	s := e.cycle % kWheel
+	q.wheel[s] = append(q.wheel[s], e)
+	q.used |= 1 << s
+	q.n++
+}
+
+// next returns the end to take first, if its cycle is at most c, and
+// takes it.
+func (q *kEnds) next(c uint64) (kEnd, bool) {
+	ws := -1
+	if q.used != 0 {
+		r := q.lo % kWheel
+		ws = int((r + uint64(bits.TrailingZeros64(bits.RotateLeft64(q.used, -int(r))))) % kWheel)
+	}
+	switch {
+	case ws >= 0 && (len(q.far) == 0 || lessEnd(&q.wheel[ws][q.head[ws]], &q.far[0])):
+		e := q.wheel[ws][q.head[ws]]
+		if e.cycle > c {
+			return kEnd{}, false
+		}
+		q.wheel[ws][q.head[ws]] = kEnd{} // drop the pointer
+		q.head[ws]++
+		q.n--
+		if q.head[ws] == len(q.wheel[ws]) { // a slot's ends share a cycle: all taken together
+			q.wheel[ws], q.head[ws] = q.wheel[ws][:0], 0
+			q.used &^= 1 << ws
+		}
+		q.lo = e.cycle
+		return e, true
+	case len(q.far) > 0 && q.far[0].cycle <= c:
+		e := q.far.pop()
+		q.lo = max(q.lo, e.cycle)
+		return e, true
+	}
+	return kEnd{}, false
+}
+
+// done records that the ends up to c were taken.
+func (q *kEnds) done(c uint64) { q.lo = max(q.lo, c) }
+
+func lessEnd(a, b *kEnd) bool {
+	return a.cycle < b.cycle || (a.cycle == b.cycle && a.seq < b.seq)
+}

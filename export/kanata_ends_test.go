@@ -1,0 +1,55 @@
+package export
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// kEnds gives the ends in (cycle, seq) order, as one sorted list would,
+// whether they fall in the wheel or past it (long spans, zero-length ones,
+// ties with the heap, jumps in time far beyond the wheel).
+func TestKanataEndsOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, maxDur := range []uint64{3, 70, 1000} {
+		var q kEnds
+		var pending []kEnd
+		now, seq := uint64(0), uint64(0)
+		for step := 0; step < 6_000; step++ {
+			if rng.IntN(3) == 0 { // time moves, sometimes far
+				now += rng.Uint64N(5)
+				if rng.IntN(100) == 0 {
+					now += 500
+				}
+			}
+			// Take what is due, in order, as flushEnds does.
+			slices.SortFunc(pending, func(a, b kEnd) int {
+				return cmp.Or(cmp.Compare(a.cycle, b.cycle), cmp.Compare(a.seq, b.seq))
+			})
+			for {
+				e, ok := q.next(now)
+				if !ok {
+					break
+				}
+				require.NotEmpty(t, pending)
+				require.Equal(t, pending[0].cycle, e.cycle)
+				require.Equal(t, pending[0].seq, e.seq)
+				pending = pending[1:]
+			}
+			q.done(now)
+			for _, p := range pending {
+				require.Greater(t, p.cycle, now, "all due ends were taken")
+			}
+			require.Equal(t, len(pending), q.len())
+			for k := rng.IntN(3); k > 0; k-- {
+				seq++
+				e := kEnd{cycle: now + rng.Uint64N(maxDur+1), seq: seq}
+				q.push(e)
+				pending = append(pending, e)
+			}
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package export
+
+import (
+	"github.com/chronon-sim/chronon-go/internal/argview"
+	"github.com/chronon-sim/chronon-go/internal/cyclewin"
+	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// The Kanata export runs on two goroutines: a feeder reads the events
+// (the iteration's merge), picks those of instructions, reads their
+// arguments and formats their text, in batches; the export's goroutine
+// turns them into log commands. The log is one ordered stream, so its
+// commands are made on one goroutine; reading and formatting (about half
+// of the work per event) are not, and go on while the previous batch is
+// turned into commands.
+
+// kRec is one event of an instruction, as the feeder read it.
+type kRec struct {
+	cycle    uint64
+	flow     uint64
+	dur      uint64 // a complete span's duration
+	producer uint64 // the dependency argument (0: none)
+	f        *kFmt
+	text     [2]int // the event's text: kBatch.text[text[0]:text[1]]
+	unit     uint16
+	more     bool // its flow has later events
+	hasDep   bool // the dependency argument is present
+}
+
+// kBatch is a batch of records and their text; the last one of an
+// iteration carries its end (events read, last cycle, error).
+type kBatch struct {
+	recs      []kRec
+	text      []byte
+	events    uint64 // events read for this batch, with a flow or not
+	end       bool   // the last batch: the iteration's end
+	lastCycle uint64 // of the last event read (the last batch only)
+	err       error  // of the iteration (the last batch only)
+}
+
+const (
+	kBatchRecs = 1024
+	kBatches   = 4
+)
+
+// kFeed runs the feeder; batches arrives full, free takes them back; stop
+// tells the feeder to give up (the export failed), and the feeder closes
+// batches when it is done.
+type kFeed struct {
+	batches chan *kBatch
+	free    chan *kBatch
+	stop    chan struct{}
+}
+
+func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEvents, progress cyclewin.Reporter) *kFeed {
+	fd := &kFeed{batches: make(chan *kBatch, kBatches), free: make(chan *kBatch, kBatches), stop: make(chan struct{})}
+	for i := 0; i < kBatches; i++ {
+		fd.free <- &kBatch{recs: make([]kRec, 0, kBatchRecs), text: make([]byte, 0, 64*kBatchRecs)}
+	}
+	go fd.run(r, q, fmts, le, progress)
+	return fd
+}
+
+// halt stops the feeder and waits for it to finish; used when the export
+// ends early.
+func (fd *kFeed) halt() {
+	close(fd.stop)
+	for range fd.batches {
+	}
+}
+
+func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEvents, progress cyclewin.Reporter) {
+	defer close(fd.batches)
+	var view argview.View
+	var ord, events, last uint64 // flow events so far (the pre-pass's order), events read, last cycle
+	var b *kBatch
+	take := func() bool {
+		select {
+		case b = <-fd.free:
+			b.recs, b.text, b.events = b.recs[:0], b.text[:0], 0
+			return true
+		case <-fd.stop:
+			return false
+		}
+	}
+	send := func() bool {
+		select {
+		case fd.batches <- b:
+			return true
+		case <-fd.stop:
+			return false
+		}
+	}
+	if !take() {
+		return
+	}
+	it := r.Iter(q)
+	defer it.Close()
+	for it.Next() {
+		ev := it.Event()
+		events++
+		b.events++
+		if progress.Active() && events&0xFFFF == 0 {
+			progress.Report(ev.Cycle)
+		}
+		last = ev.Cycle
+		if int(ev.FormatID) >= len(fmts) || fmts[ev.FormatID] == nil || fmts[ev.FormatID].flow < 0 {
+			continue
+		}
+		f := fmts[ev.FormatID]
+		flow := flowEventID(f, &ev, &view)
+		if flow == 0 {
+			continue
+		}
+		rec := kRec{cycle: ev.Cycle, flow: flow, f: f, unit: ev.UnitID, more: le.more(ord)}
+		ord++
+		if f.kind == schema.KindSpanComplete {
+			rec.dur, _ = f.arg(f.dur, &ev, &view)
+		}
+		if f.dep >= 0 {
+			rec.producer, rec.hasDep = f.arg(f.dep, &ev, &view)
+		}
+		rec.text[0] = len(b.text)
+		b.text = ev.AppendMessage(b.text)
+		rec.text[1] = len(b.text)
+		b.recs = append(b.recs, rec)
+		if len(b.recs) == kBatchRecs {
+			if !send() || !take() {
+				return
+			}
+		}
+	}
+	b.end, b.err, b.lastCycle = true, it.Err(), last
+	send()
+}
