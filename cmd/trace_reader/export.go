@@ -84,6 +84,10 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 	if c.verbose {
 		fmt.Fprintf(stderr, "Exported %d events: %d instants, %d spans, %d counter samples, %d events with a flow; %d unmatched span ends, %d spans closed at the end\n",
 			res.Events, res.Instants, res.Spans, res.Counters, res.FlowEvents, res.UnmatchedEnds, res.UnterminatedSpans)
+		if c.format == "kanata" {
+			fmt.Fprintf(stderr, "Kanata: %d instructions (%d retired, %d flushed), %d dependencies (%d left out: producer not exported)\n",
+				res.Instructions, res.Retired, res.Flushed, res.Dependencies, res.DependenciesDropped)
+		}
 	}
 	return nil
 }

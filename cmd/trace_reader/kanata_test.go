@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,13 @@ func TestExportKanata(t *testing.T) {
 		}
 	}
 	require.Equal(t, 6, flushes, "2 of every 20 slots are squashed: R ... 1")
+	deps := strings.Count(string(b), "\nW\t")
+	require.Positive(t, deps, "pipesim -hazards records register dependencies")
+
+	// -v says what the log holds, in the counts the file has.
+	code, _, stderr = runTool("export", "--format", "kanata", "-v", trace, "-o", out)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, fmt.Sprintf("Kanata: 60 instructions (54 retired, 6 flushed), %d dependencies (0 left out", deps))
 
 	plain := filepath.Join(dir, "plain.ctrace")
 	tr, err = chronon.Create(plain, chronon.WithFlushInterval(0), chronon.WithAutoMetadata(false))
