@@ -146,12 +146,7 @@ func (f *format) register(text string, types []schema.ArgType, opts []FormatOpti
 	f.argsSize = uint16(args)
 	f.size = uint32(schema.EventHeaderSize + args)
 	f.argcWord = uint64(len(types)) << 16
-	if err := registerFormat(f); err != nil {
-		return err
-	}
-	f.info.ID = f.id
-	f.idCat = uint64(f.id) | uint64(uint32(f.category))<<32
-	return nil
+	return registerFormat(f) // sets id, info.ID and idCat before publishing f
 }
 
 // checkKind verifies that a span or counter format has the arguments its
