@@ -224,5 +224,5 @@ func (f *format) Text() string { return f.info.Format }
 // cost grows by one per argument against the inliner's budget of 80): up to
 // it, a disabled event or one before the record-time window costs a load, a
 // compare and a branch at the call site (gate.go); FormatN with more
-// arguments adds a function call. (Format7 fits too, at exactly 80.)
+// arguments adds a function call.
 const maxInlineArity = 6

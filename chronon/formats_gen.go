@@ -15,12 +15,6 @@ const maxArity = 8
 // Format0 is a registered format whose events take 0 arguments.
 type Format0 struct {
 	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
-	// out is Emit's out-of-line path (emitter). Called as a func value it
-	// takes neither f nor a generic dictionary argument, as a method call
-	// would: 3 nodes of the inliner's budget fewer, which pay for the 2
-	// that the gate test costs more than a mask test, so that Emit of 6
-	// arguments stays inlinable.
-	out func(*Unit, uint64)
 	format
 }
 
@@ -31,7 +25,7 @@ func NewFormat0(text string, opts ...FormatOption) (*Format0, error) {
 	if err := f.register(text, []schema.ArgType{}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f, nil
 }
 
@@ -42,7 +36,7 @@ func MustFormat0(text string, opts ...FormatOption) *Format0 {
 	if err := f.register(text, []schema.ArgType{}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f
 }
 
@@ -59,40 +53,29 @@ func MustFormat0(text string, opts ...FormatOption) *Format0 {
 // window are checked exactly.
 func (f *Format0) Emit(u *Unit, cycle uint64) {
 	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
-		f.out(u, cycle)
+		f.emit(u, cycle)
 	}
 }
 
-// emitter returns the out-of-line path of Emit.
-//
-//go:noinline
-func (f *Format0) emitter() func(*Unit, uint64) {
-	return func(u *Unit, cycle uint64) {
-		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-			u.rejected(f.slot)
+func (f *Format0) emit(u *Unit, cycle uint64) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
+	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
 			return
 		}
-		off := u.off
-		if off+f.size > u.lim.Load() {
-			if !u.reserve(f.size) {
-				return
-			}
-			off = 0
-		}
-		u.putHeader(off, cycle, &f.format, 0)
-		u.off = off + f.size
+		off = 0
 	}
+	u.putHeader(off, cycle, &f.format, 0)
+	u.off = off + f.size
 }
 
 // Format1 is a registered format whose events take 1 argument.
 type Format1[A0 Arg] struct {
 	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
-	// out is Emit's out-of-line path (emitter). Called as a func value it
-	// takes neither f nor a generic dictionary argument, as a method call
-	// would: 3 nodes of the inliner's budget fewer, which pay for the 2
-	// that the gate test costs more than a mask test, so that Emit of 6
-	// arguments stays inlinable.
-	out func(*Unit, uint64, A0)
 	format
 }
 
@@ -103,7 +86,7 @@ func NewFormat1[A0 Arg](text string, opts ...FormatOption) (*Format1[A0], error)
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f, nil
 }
 
@@ -114,7 +97,7 @@ func MustFormat1[A0 Arg](text string, opts ...FormatOption) *Format1[A0] {
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f
 }
 
@@ -131,34 +114,29 @@ func MustFormat1[A0 Arg](text string, opts ...FormatOption) *Format1[A0] {
 // window are checked exactly.
 func (f *Format1[A0]) Emit(u *Unit, cycle uint64, a0 A0) {
 	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
-		f.out(u, cycle, a0)
+		f.emit(u, cycle, a0)
 	}
 }
 
-// emitter returns the out-of-line path of Emit.
-//
-//go:noinline
-func (f *Format1[A0]) emitter() func(*Unit, uint64, A0) {
-	return func(u *Unit, cycle uint64, a0 A0) {
-		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-			u.rejected(f.slot)
-			return
-		}
-		if f.varSize {
-			f.emitVar(u, cycle, a0)
-			return
-		}
-		off := u.off
-		if off+f.size > u.lim.Load() {
-			if !u.reserve(f.size) {
-				return
-			}
-			off = 0
-		}
-		p := u.putHeader(off, cycle, &f.format, f.argsSize)
-		*(*A0)(p) = a0
-		u.off = off + f.size
+func (f *Format1[A0]) emit(u *Unit, cycle uint64, a0 A0) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
 	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0)
+		return
+	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	u.off = off + f.size
 }
 
 func (f *Format1[A0]) emitVar(u *Unit, cycle uint64, a0 A0) {
@@ -184,12 +162,6 @@ func (f *Format1[A0]) emitVar(u *Unit, cycle uint64, a0 A0) {
 // Format2 is a registered format whose events take 2 arguments.
 type Format2[A0, A1 Arg] struct {
 	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
-	// out is Emit's out-of-line path (emitter). Called as a func value it
-	// takes neither f nor a generic dictionary argument, as a method call
-	// would: 3 nodes of the inliner's budget fewer, which pay for the 2
-	// that the gate test costs more than a mask test, so that Emit of 6
-	// arguments stays inlinable.
-	out func(*Unit, uint64, A0, A1)
 	format
 }
 
@@ -200,7 +172,7 @@ func NewFormat2[A0, A1 Arg](text string, opts ...FormatOption) (*Format2[A0, A1]
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f, nil
 }
 
@@ -211,7 +183,7 @@ func MustFormat2[A0, A1 Arg](text string, opts ...FormatOption) *Format2[A0, A1]
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f
 }
 
@@ -228,36 +200,31 @@ func MustFormat2[A0, A1 Arg](text string, opts ...FormatOption) *Format2[A0, A1]
 // window are checked exactly.
 func (f *Format2[A0, A1]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
 	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
-		f.out(u, cycle, a0, a1)
+		f.emit(u, cycle, a0, a1)
 	}
 }
 
-// emitter returns the out-of-line path of Emit.
-//
-//go:noinline
-func (f *Format2[A0, A1]) emitter() func(*Unit, uint64, A0, A1) {
-	return func(u *Unit, cycle uint64, a0 A0, a1 A1) {
-		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-			u.rejected(f.slot)
-			return
-		}
-		if f.varSize {
-			f.emitVar(u, cycle, a0, a1)
-			return
-		}
-		off := u.off
-		if off+f.size > u.lim.Load() {
-			if !u.reserve(f.size) {
-				return
-			}
-			off = 0
-		}
-		p := u.putHeader(off, cycle, &f.format, f.argsSize)
-		*(*A0)(p) = a0
-		p = unsafe.Add(p, unsafe.Sizeof(a0))
-		*(*A1)(p) = a1
-		u.off = off + f.size
+func (f *Format2[A0, A1]) emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
 	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1)
+		return
+	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	u.off = off + f.size
 }
 
 func (f *Format2[A0, A1]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1) {
@@ -285,12 +252,6 @@ func (f *Format2[A0, A1]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1) {
 // Format3 is a registered format whose events take 3 arguments.
 type Format3[A0, A1, A2 Arg] struct {
 	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
-	// out is Emit's out-of-line path (emitter). Called as a func value it
-	// takes neither f nor a generic dictionary argument, as a method call
-	// would: 3 nodes of the inliner's budget fewer, which pay for the 2
-	// that the gate test costs more than a mask test, so that Emit of 6
-	// arguments stays inlinable.
-	out func(*Unit, uint64, A0, A1, A2)
 	format
 }
 
@@ -301,7 +262,7 @@ func NewFormat3[A0, A1, A2 Arg](text string, opts ...FormatOption) (*Format3[A0,
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f, nil
 }
 
@@ -312,7 +273,7 @@ func MustFormat3[A0, A1, A2 Arg](text string, opts ...FormatOption) *Format3[A0,
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f
 }
 
@@ -329,38 +290,33 @@ func MustFormat3[A0, A1, A2 Arg](text string, opts ...FormatOption) *Format3[A0,
 // window are checked exactly.
 func (f *Format3[A0, A1, A2]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
 	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
-		f.out(u, cycle, a0, a1, a2)
+		f.emit(u, cycle, a0, a1, a2)
 	}
 }
 
-// emitter returns the out-of-line path of Emit.
-//
-//go:noinline
-func (f *Format3[A0, A1, A2]) emitter() func(*Unit, uint64, A0, A1, A2) {
-	return func(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
-		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-			u.rejected(f.slot)
-			return
-		}
-		if f.varSize {
-			f.emitVar(u, cycle, a0, a1, a2)
-			return
-		}
-		off := u.off
-		if off+f.size > u.lim.Load() {
-			if !u.reserve(f.size) {
-				return
-			}
-			off = 0
-		}
-		p := u.putHeader(off, cycle, &f.format, f.argsSize)
-		*(*A0)(p) = a0
-		p = unsafe.Add(p, unsafe.Sizeof(a0))
-		*(*A1)(p) = a1
-		p = unsafe.Add(p, unsafe.Sizeof(a1))
-		*(*A2)(p) = a2
-		u.off = off + f.size
+func (f *Format3[A0, A1, A2]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
 	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1, a2)
+		return
+	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	u.off = off + f.size
 }
 
 func (f *Format3[A0, A1, A2]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
@@ -390,12 +346,6 @@ func (f *Format3[A0, A1, A2]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2
 // Format4 is a registered format whose events take 4 arguments.
 type Format4[A0, A1, A2, A3 Arg] struct {
 	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
-	// out is Emit's out-of-line path (emitter). Called as a func value it
-	// takes neither f nor a generic dictionary argument, as a method call
-	// would: 3 nodes of the inliner's budget fewer, which pay for the 2
-	// that the gate test costs more than a mask test, so that Emit of 6
-	// arguments stays inlinable.
-	out func(*Unit, uint64, A0, A1, A2, A3)
 	format
 }
 
@@ -406,7 +356,7 @@ func NewFormat4[A0, A1, A2, A3 Arg](text string, opts ...FormatOption) (*Format4
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f, nil
 }
 
@@ -417,7 +367,7 @@ func MustFormat4[A0, A1, A2, A3 Arg](text string, opts ...FormatOption) *Format4
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f
 }
 
@@ -434,40 +384,35 @@ func MustFormat4[A0, A1, A2, A3 Arg](text string, opts ...FormatOption) *Format4
 // window are checked exactly.
 func (f *Format4[A0, A1, A2, A3]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
 	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
-		f.out(u, cycle, a0, a1, a2, a3)
+		f.emit(u, cycle, a0, a1, a2, a3)
 	}
 }
 
-// emitter returns the out-of-line path of Emit.
-//
-//go:noinline
-func (f *Format4[A0, A1, A2, A3]) emitter() func(*Unit, uint64, A0, A1, A2, A3) {
-	return func(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
-		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-			u.rejected(f.slot)
-			return
-		}
-		if f.varSize {
-			f.emitVar(u, cycle, a0, a1, a2, a3)
-			return
-		}
-		off := u.off
-		if off+f.size > u.lim.Load() {
-			if !u.reserve(f.size) {
-				return
-			}
-			off = 0
-		}
-		p := u.putHeader(off, cycle, &f.format, f.argsSize)
-		*(*A0)(p) = a0
-		p = unsafe.Add(p, unsafe.Sizeof(a0))
-		*(*A1)(p) = a1
-		p = unsafe.Add(p, unsafe.Sizeof(a1))
-		*(*A2)(p) = a2
-		p = unsafe.Add(p, unsafe.Sizeof(a2))
-		*(*A3)(p) = a3
-		u.off = off + f.size
+func (f *Format4[A0, A1, A2, A3]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
 	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1, a2, a3)
+		return
+	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	u.off = off + f.size
 }
 
 func (f *Format4[A0, A1, A2, A3]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
@@ -499,11 +444,7 @@ func (f *Format4[A0, A1, A2, A3]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a
 // Format5 is a registered format whose events take 5 arguments.
 type Format5[A0, A1, A2, A3, A4 Arg] struct {
 	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
-	// out is Emit's out-of-line path (emitter). Called as a func value it
-	// takes neither f nor a generic dictionary argument, as a method call
-	// would: 3 nodes of the inliner's budget fewer, which pay for the 2
-	// that the gate test costs more than a mask test, so that Emit of 6
-	// arguments stays inlinable.
+	// out is Emit's out-of-line path, a func value (see directMax).
 	out func(*Unit, uint64, A0, A1, A2, A3, A4)
 	format
 }
@@ -515,7 +456,8 @@ func NewFormat5[A0, A1, A2, A3, A4 Arg](text string, opts ...FormatOption) (*For
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
+	f.out = f.emitter()
 	return f, nil
 }
 
@@ -526,7 +468,8 @@ func MustFormat5[A0, A1, A2, A3, A4 Arg](text string, opts ...FormatOption) *For
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
+	f.out = f.emitter()
 	return f
 }
 
@@ -612,11 +555,7 @@ func (f *Format5[A0, A1, A2, A3, A4]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A
 // Format6 is a registered format whose events take 6 arguments.
 type Format6[A0, A1, A2, A3, A4, A5 Arg] struct {
 	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
-	// out is Emit's out-of-line path (emitter). Called as a func value it
-	// takes neither f nor a generic dictionary argument, as a method call
-	// would: 3 nodes of the inliner's budget fewer, which pay for the 2
-	// that the gate test costs more than a mask test, so that Emit of 6
-	// arguments stays inlinable.
+	// out is Emit's out-of-line path, a func value (see directMax).
 	out func(*Unit, uint64, A0, A1, A2, A3, A4, A5)
 	format
 }
@@ -628,7 +567,8 @@ func NewFormat6[A0, A1, A2, A3, A4, A5 Arg](text string, opts ...FormatOption) (
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4](), argTypeOf[A5]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
+	f.out = f.emitter()
 	return f, nil
 }
 
@@ -639,7 +579,8 @@ func MustFormat6[A0, A1, A2, A3, A4, A5 Arg](text string, opts ...FormatOption) 
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4](), argTypeOf[A5]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
+	f.out = f.emitter()
 	return f
 }
 
@@ -729,12 +670,6 @@ func (f *Format6[A0, A1, A2, A3, A4, A5]) emitVar(u *Unit, cycle uint64, a0 A0, 
 // Format7 is a registered format whose events take 7 arguments.
 type Format7[A0, A1, A2, A3, A4, A5, A6 Arg] struct {
 	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
-	// out is Emit's out-of-line path (emitter). Called as a func value it
-	// takes neither f nor a generic dictionary argument, as a method call
-	// would: 3 nodes of the inliner's budget fewer, which pay for the 2
-	// that the gate test costs more than a mask test, so that Emit of 6
-	// arguments stays inlinable.
-	out func(*Unit, uint64, A0, A1, A2, A3, A4, A5, A6)
 	format
 }
 
@@ -745,7 +680,7 @@ func NewFormat7[A0, A1, A2, A3, A4, A5, A6 Arg](text string, opts ...FormatOptio
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4](), argTypeOf[A5](), argTypeOf[A6]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f, nil
 }
 
@@ -756,7 +691,7 @@ func MustFormat7[A0, A1, A2, A3, A4, A5, A6 Arg](text string, opts ...FormatOpti
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4](), argTypeOf[A5](), argTypeOf[A6]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f
 }
 
@@ -773,46 +708,41 @@ func MustFormat7[A0, A1, A2, A3, A4, A5, A6 Arg](text string, opts ...FormatOpti
 // window are checked exactly.
 func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
 	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
-		f.out(u, cycle, a0, a1, a2, a3, a4, a5, a6)
+		f.emit(u, cycle, a0, a1, a2, a3, a4, a5, a6)
 	}
 }
 
-// emitter returns the out-of-line path of Emit.
-//
-//go:noinline
-func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emitter() func(*Unit, uint64, A0, A1, A2, A3, A4, A5, A6) {
-	return func(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
-		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-			u.rejected(f.slot)
-			return
-		}
-		if f.varSize {
-			f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5, a6)
-			return
-		}
-		off := u.off
-		if off+f.size > u.lim.Load() {
-			if !u.reserve(f.size) {
-				return
-			}
-			off = 0
-		}
-		p := u.putHeader(off, cycle, &f.format, f.argsSize)
-		*(*A0)(p) = a0
-		p = unsafe.Add(p, unsafe.Sizeof(a0))
-		*(*A1)(p) = a1
-		p = unsafe.Add(p, unsafe.Sizeof(a1))
-		*(*A2)(p) = a2
-		p = unsafe.Add(p, unsafe.Sizeof(a2))
-		*(*A3)(p) = a3
-		p = unsafe.Add(p, unsafe.Sizeof(a3))
-		*(*A4)(p) = a4
-		p = unsafe.Add(p, unsafe.Sizeof(a4))
-		*(*A5)(p) = a5
-		p = unsafe.Add(p, unsafe.Sizeof(a5))
-		*(*A6)(p) = a6
-		u.off = off + f.size
+func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
 	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5, a6)
+		return
+	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	p = unsafe.Add(p, unsafe.Sizeof(a3))
+	*(*A4)(p) = a4
+	p = unsafe.Add(p, unsafe.Sizeof(a4))
+	*(*A5)(p) = a5
+	p = unsafe.Add(p, unsafe.Sizeof(a5))
+	*(*A6)(p) = a6
+	u.off = off + f.size
 }
 
 func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
@@ -850,12 +780,6 @@ func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emitVar(u *Unit, cycle uint64, a0 
 // Format8 is a registered format whose events take 8 arguments.
 type Format8[A0, A1, A2, A3, A4, A5, A6, A7 Arg] struct {
 	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
-	// out is Emit's out-of-line path (emitter). Called as a func value it
-	// takes neither f nor a generic dictionary argument, as a method call
-	// would: 3 nodes of the inliner's budget fewer, which pay for the 2
-	// that the gate test costs more than a mask test, so that Emit of 6
-	// arguments stays inlinable.
-	out func(*Unit, uint64, A0, A1, A2, A3, A4, A5, A6, A7)
 	format
 }
 
@@ -866,7 +790,7 @@ func NewFormat8[A0, A1, A2, A3, A4, A5, A6, A7 Arg](text string, opts ...FormatO
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4](), argTypeOf[A5](), argTypeOf[A6](), argTypeOf[A7]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f, nil
 }
 
@@ -877,7 +801,7 @@ func MustFormat8[A0, A1, A2, A3, A4, A5, A6, A7 Arg](text string, opts ...Format
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4](), argTypeOf[A5](), argTypeOf[A6](), argTypeOf[A7]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot, f.out = gateSlot(f.category), f.emitter()
+	f.slot = gateSlot(f.category)
 	return f
 }
 
@@ -894,48 +818,43 @@ func MustFormat8[A0, A1, A2, A3, A4, A5, A6, A7 Arg](text string, opts ...Format
 // window are checked exactly.
 func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {
 	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
-		f.out(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
+		f.emit(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
 	}
 }
 
-// emitter returns the out-of-line path of Emit.
-//
-//go:noinline
-func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emitter() func(*Unit, uint64, A0, A1, A2, A3, A4, A5, A6, A7) {
-	return func(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {
-		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-			u.rejected(f.slot)
-			return
-		}
-		if f.varSize {
-			f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
-			return
-		}
-		off := u.off
-		if off+f.size > u.lim.Load() {
-			if !u.reserve(f.size) {
-				return
-			}
-			off = 0
-		}
-		p := u.putHeader(off, cycle, &f.format, f.argsSize)
-		*(*A0)(p) = a0
-		p = unsafe.Add(p, unsafe.Sizeof(a0))
-		*(*A1)(p) = a1
-		p = unsafe.Add(p, unsafe.Sizeof(a1))
-		*(*A2)(p) = a2
-		p = unsafe.Add(p, unsafe.Sizeof(a2))
-		*(*A3)(p) = a3
-		p = unsafe.Add(p, unsafe.Sizeof(a3))
-		*(*A4)(p) = a4
-		p = unsafe.Add(p, unsafe.Sizeof(a4))
-		*(*A5)(p) = a5
-		p = unsafe.Add(p, unsafe.Sizeof(a5))
-		*(*A6)(p) = a6
-		p = unsafe.Add(p, unsafe.Sizeof(a6))
-		*(*A7)(p) = a7
-		u.off = off + f.size
+func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
 	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
+		return
+	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	p = unsafe.Add(p, unsafe.Sizeof(a3))
+	*(*A4)(p) = a4
+	p = unsafe.Add(p, unsafe.Sizeof(a4))
+	*(*A5)(p) = a5
+	p = unsafe.Add(p, unsafe.Sizeof(a5))
+	*(*A6)(p) = a6
+	p = unsafe.Add(p, unsafe.Sizeof(a6))
+	*(*A7)(p) = a7
+	u.off = off + f.size
 }
 
 func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {

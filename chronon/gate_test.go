@@ -47,6 +47,8 @@ func gateEv(u *chronon.Unit, f *chronon.Format1[uint32], cycle uint64, arg uint3
 // a slot. Events before the window and of disabled categories never reach
 // the out-of-line path: that is what makes them cost what a disabled event
 // does (BenchmarkEmitWindow/before); events past the window do reach it.
+// The count is taken on a format of 6 arguments, whose out-of-line path is
+// a func value the test can wrap; for the others the gate values show it.
 func TestGateRejectsAtTheCallSite(t *testing.T) {
 	tr, path := create(t, chronon.WithSelect("cycles=100-200"))
 	u, err := tr.NewUnit("g", chronon.WithUnitMask(gA|gC))
@@ -64,28 +66,31 @@ func TestGateRejectsAtTheCallSite(t *testing.T) {
 	sa2, _ := chronon.GateOf(u, gateA2)
 	require.Equal(t, sa, sa2, "same mask, same slot")
 
-	f := chronon.MustFormat1[uint32]("gate counted {}", chronon.WithCategory(gA))
+	f := chronon.MustFormat6[uint32, uint8, uint8, uint8, uint8, uint8]("gate counted {} {} {} {} {} {}", chronon.WithCategory(gA))
+	fev := func(c uint64, arg uint32) rbEvent {
+		return ev(c, f.ID(), uint32(f.Category()), u, 6, cat(le32(arg), []byte{1, 2, 3, 4, 5}))
+	}
 	calls := chronon.CountOutOfLine(f)
 	for c := uint64(0); c < 100; c++ {
-		f.Emit(u, c, 1)       // before the window
-		gateB.Emit(u, c, 1)   // disabled
-		gateB.Emit(u, 150, 1) // disabled, inside the window
+		f.Emit(u, c, 1, 1, 2, 3, 4, 5) // before the window
+		gateB.Emit(u, c, 1)            // disabled
+		gateB.Emit(u, 150, 1)          // disabled, inside the window
 	}
 	require.Zero(t, calls.Load(), "events before the window went out of line")
-	f.Emit(u, 100, 2)
-	f.Emit(u, 200, 3)
+	f.Emit(u, 100, 2, 1, 2, 3, 4, 5)
+	f.Emit(u, 200, 3, 1, 2, 3, 4, 5)
 	require.EqualValues(t, 2, calls.Load())
-	f.Emit(u, 201, 4) // past the window: out of line, rejected there
-	f.Emit(u, math.MaxUint64, 5)
+	f.Emit(u, 201, 4, 1, 2, 3, 4, 5) // past the window: out of line, rejected there
+	f.Emit(u, math.MaxUint64, 5, 1, 2, 3, 4, 5)
 	require.EqualValues(t, 4, calls.Load())
 	u.Disable(gA)
-	f.Emit(u, 150, 6)
+	f.Emit(u, 150, 6, 1, 2, 3, 4, 5)
 	require.EqualValues(t, 4, calls.Load(), "Disable did not close the gate")
 	u.Enable(gA)
-	f.Emit(u, 150, 7)
+	f.Emit(u, 150, 7, 1, 2, 3, 4, 5)
 	require.EqualValues(t, 5, calls.Load(), "Enable did not open the gate")
 	require.NoError(t, tr.Close())
-	require.Equal(t, []rbEvent{gateEv(u, f, 100, 2), gateEv(u, f, 200, 3), gateEv(u, f, 150, 7)}, readBack(t, path).events)
+	require.Equal(t, []rbEvent{fev(100, 2), fev(200, 3), fev(150, 7)}, readBack(t, path).events)
 }
 
 // A window starting at cycle 0 gates nothing by cycle: gate 0, as without
