@@ -14,7 +14,7 @@ const CategoryDefault uint64 = 1
 // format is the part of every FormatN shared by all arities: what the
 // emit path needs, packed for it, and what the schema records.
 type format struct {
-	category uint64 // category mask; an event is recorded when unit.mask&category != 0
+	category uint64 // category mask; an event is recorded when unit.mask&category != 0 (gate.go)
 	size     uint32 // whole event size when fixed (26 + args)
 	argsSize uint16 // args_size of a fixed-size event
 	varSize  bool   // some argument is a string
@@ -153,12 +153,7 @@ func (f *format) register(text string, types []schema.ArgType, opts []FormatOpti
 	f.argsSize = uint16(args)
 	f.size = uint32(schema.EventHeaderSize + args)
 	f.argcWord = uint64(len(types)) << 16
-	if err := registerFormat(f); err != nil {
-		return err
-	}
-	f.info.ID = f.id
-	f.idCat = uint64(f.id) | uint64(uint32(f.category))<<32
-	return nil
+	return registerFormat(f) // sets id, info.ID and idCat before publishing f
 }
 
 // checkKind verifies that a span or counter format has the arguments its
@@ -236,6 +231,7 @@ func (f *format) Text() string { return f.info.Format }
 
 // maxInlineArity is the largest arity whose Emit the compiler inlines (its
 // cost grows by one per argument against the inliner's budget of 80): up to
-// it, a disabled event costs a load, an AND and a branch at the call site;
-// FormatN with more arguments adds a function call.
+// it, a disabled event or one before the record-time window costs a load, a
+// compare and a branch at the call site (gate.go); FormatN with more
+// arguments adds a function call.
 const maxInlineArity = 6

@@ -13,8 +13,9 @@ import (
 
 // TestEmitInlined checks the promise behind maxInlineArity: a call site of
 // Emit for formats of up to that many arguments is inlined, so a disabled
-// category costs a load, an AND and a branch there. It compiles a small
-// program with -gcflags=-m and reads the compiler's inlining decisions.
+// category or a cycle before the record-time window costs a load, a compare
+// and a branch there (gate.go). It compiles a small program with -gcflags=-m
+// and reads the compiler's inlining decisions.
 func TestEmitInlined(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles a program: skipped with -short")

@@ -39,6 +39,10 @@ func registerFormat(f *format) error {
 	next := make([]*format, len(old), len(old)+1)
 	copy(next, old)
 	f.id = uint32(len(old) + 1)
+	// Before the store publishes f: a running tracer's writer reads f.info
+	// (schemaSnapshot) as soon as the registry holds f.
+	f.info.ID = f.id
+	f.idCat = uint64(f.id) | uint64(uint32(f.category))<<32
 	next = append(next, f)
 	registry.formats.Store(&next)
 	registry.gen.Add(1)

@@ -3,8 +3,11 @@ package chronon
 import "testing"
 
 // BenchmarkEmitWindow measures an emit under a record-time cycle window
-// (WithSelect "cycles="): outside it the event costs the mask test, the
-// call and one compare; inside it costs what BenchmarkEmit/u64_bool does.
+// (WithSelect "cycles="): before the window the inlined gate test rejects
+// the event at the call site, as a disabled category is (BenchmarkEmit/
+// disabled); past the window's end it costs a call and the exact checks
+// out of line; inside it costs what BenchmarkEmit/u64_bool does. "outside"
+// is "before" under its earlier name, kept for comparisons across versions.
 func BenchmarkEmitWindow(b *testing.B) {
 	run := func(b *testing.B, sel string) {
 		t, err := Create(b.TempDir()+"/bench.ctrace", WithAutoMetadata(false), WithLevel(LevelNone),
@@ -25,5 +28,7 @@ func BenchmarkEmitWindow(b *testing.B) {
 		report(b, t)
 	}
 	b.Run("outside", func(b *testing.B) { run(b, "cycles=18446744073709551000-18446744073709551615") })
+	b.Run("before", func(b *testing.B) { run(b, "cycles=18446744073709551000-18446744073709551615") })
+	b.Run("after", func(b *testing.B) { run(b, "cycles=0-0") })
 	b.Run("inside", func(b *testing.B) { run(b, "cycles=0-") })
 }

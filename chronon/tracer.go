@@ -204,6 +204,7 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 		}
 		h.handle = uint64(uintptr(unsafe.Pointer(h)))
 		u.waitCh = make(chan struct{}, 1)
+		u.setGates(0) // Go emits on a foreign unit record nothing, as its Go mask is 0
 		registerForeign(u)
 		t.hasForeign.Store(true)
 		publish(&t.active, u) // a C producer fills the mapped ring without telling Go
@@ -211,6 +212,7 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 		u.ring = newRing(blockSize, ringSize/int(blockSize)) // chunks come at the first emit (activate)
 		u.maskp, u.limp = &u.mask, &u.lim
 		u.mask = c.mask // before the unit is published
+		u.setGates(c.mask)
 	}
 	t.byID[id] = u
 	if name != "" {

@@ -3,6 +3,7 @@ package chronon
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -23,6 +24,14 @@ type Unit struct {
 	maxArgs int            // largest args area an event may have in this unit's chunks
 	wlo     uint64         // record-time cycle window (select.go): kept when cycle-wlo <= wspan;
 	wspan   uint64         // 0 and MaxUint64 without a window, which every cycle passes
+
+	// gate[s]: the lowest cycle at which an event of gate slot s may be
+	// recorded (gate.go), MaxUint64 while the mask disables the slot; the
+	// inlined Emit reads it. Atomic: SetMask rewrites the gates from any
+	// goroutine, under gateMu. gated counts the slots computed.
+	gate   [gateSlots]uint64
+	gated  atomic.Uint32
+	gateMu sync.Mutex
 
 	// Producer slow path.
 	head     uint64 // producer's copy of ring.head
@@ -107,13 +116,38 @@ func (u *Unit) Mask() uint64 { return atomic.LoadUint64(u.maskp) }
 
 // SetMask replaces the category enable mask. Safe from any goroutine: the
 // emitting goroutine sees the change at its next emit.
-func (u *Unit) SetMask(mask uint64) { atomic.StoreUint64(u.maskp, mask) }
+func (u *Unit) SetMask(mask uint64) {
+	if u.foreign { // its C producer reads the mask in the control block; Go keeps no gates for it
+		atomic.StoreUint64(u.maskp, mask)
+		return
+	}
+	u.gateMu.Lock()
+	atomic.StoreUint64(&u.mask, mask)
+	u.setGates(mask)
+	u.gateMu.Unlock()
+}
 
 // Enable turns categories on.
-func (u *Unit) Enable(mask uint64) { atomic.OrUint64(u.maskp, mask) }
+func (u *Unit) Enable(mask uint64) {
+	if u.foreign {
+		atomic.OrUint64(u.maskp, mask)
+		return
+	}
+	u.gateMu.Lock()
+	u.setGates(atomic.OrUint64(&u.mask, mask) | mask)
+	u.gateMu.Unlock()
+}
 
 // Disable turns categories off.
-func (u *Unit) Disable(mask uint64) { atomic.AndUint64(u.maskp, ^mask) }
+func (u *Unit) Disable(mask uint64) {
+	if u.foreign {
+		atomic.AndUint64(u.maskp, ^mask)
+		return
+	}
+	u.gateMu.Lock()
+	u.setGates(atomic.AndUint64(&u.mask, ^mask) &^ mask)
+	u.gateMu.Unlock()
+}
 
 // Enabled reports whether an event of the given category would be recorded.
 func (u *Unit) Enabled(category uint64) bool { return atomic.LoadUint64(u.maskp)&category != 0 }

@@ -1,0 +1,99 @@
+package chronon
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+)
+
+// Gates let the inlined Emit reject both a disabled category and a cycle
+// before the record-time window with one load, one compare and one branch:
+// the inliner's budget (80) leaves no room for a second test in Emit of
+// formats with arguments.
+//
+// Formats with the same category mask share a gate slot; each Go unit keeps
+// one gate per slot, the lowest cycle at which an event of the slot goes out
+// of line: MaxUint64 while the unit's mask disables the slot's mask, the
+// window's first cycle (0 without a window) while it enables it. Emit calls
+// the out-of-line path when gate <= cycle, and that path checks the mask and
+// the window exactly, so a cycle past the window, cycle MaxUint64, the
+// overflow slot or a gate not yet computed cost a call but are never
+// recorded wrongly. Only a gate too high for the unit's mask would lose
+// events; SetMask, Enable, Disable and the lazy computation of a new slot
+// (rejected) therefore compute gates under the unit's gateMu, from the mask
+// read under it.
+//
+// Foreign units (foreign.go) keep their mask in the ring's control block,
+// read by their C producer; their Go mask stays 0 and so do all their gates
+// at MaxUint64: Emit from Go on such a unit records nothing, as before.
+
+// gateSlots is the number of gates per unit (8 bytes each). Slot 0 belongs
+// to no format: its gate stays MaxUint64, so Emit of a zero FormatN (never
+// registered) records nothing, as the mask test did. The last slot is the
+// overflow slot, shared by every mask beyond the first gateSlots-2 distinct
+// ones; its gate stays 0: its events always go out of line.
+const (
+	gateSlots    = 64
+	overflowSlot = gateSlots - 1
+)
+
+// gateReg assigns gate slots to category masks, process-wide like the
+// format registry: slots 1..n hold masks[1..n].
+var gateReg struct {
+	mu    sync.Mutex
+	masks [overflowSlot]uint64 // masks[s] is written before n covers s
+	n     atomic.Uint32        // highest slot assigned
+}
+
+// gateSlot returns the slot of a format with category mask mask.
+func gateSlot(mask uint64) uint8 {
+	gateReg.mu.Lock()
+	defer gateReg.mu.Unlock()
+	n := gateReg.n.Load()
+	for s := uint32(1); s <= n; s++ {
+		if gateReg.masks[s] == mask {
+			return uint8(s)
+		}
+	}
+	if n+1 == overflowSlot {
+		return overflowSlot
+	}
+	gateReg.masks[n+1] = mask
+	gateReg.n.Store(n + 1) // publishes masks[n+1] to setGates, which reads without the lock
+	return uint8(n + 1)
+}
+
+// setGates computes the gates of slots 0..n from mask. The caller holds
+// u.gateMu (or owns a unit not yet published): two writers interleaving
+// could otherwise leave the gates of an older mask behind a newer one, and
+// a gate left at MaxUint64 for an enabled category silently drops events.
+func (u *Unit) setGates(mask uint64) {
+	n := gateReg.n.Load()
+	atomic.StoreUint64(&u.gate[0], math.MaxUint64)
+	for s := uint32(1); s <= n; s++ {
+		g := uint64(math.MaxUint64)
+		if mask&gateReg.masks[s] != 0 {
+			g = u.wlo
+		}
+		atomic.StoreUint64(&u.gate[s], g)
+	}
+	u.gated.Store(n + 1)
+}
+
+// rejected is called by the out-of-line emit when it drops an event. A
+// slot assigned after the unit computed its gates has gate 0 (every event
+// goes out of line); the first event dropped computes it, so that later
+// events of a disabled category or before the window stop at the call site
+// again.
+func (u *Unit) rejected(slot uint8) {
+	if slot < overflowSlot && uint32(slot) >= u.gated.Load() {
+		u.refreshGates()
+	}
+}
+
+//go:noinline
+func (u *Unit) refreshGates() {
+	u.gateMu.Lock()
+	u.setGates(atomic.LoadUint64(&u.mask)) // read under the lock: no SetMask can come between
+	u.gateMu.Unlock()
+}
