@@ -105,7 +105,7 @@
 //	klauspost SpeedFastest        160     4.7 M       6.389
 //	klauspost SpeedDefault         96     2.8 M       6.489
 //
-//	go test -run NONE -bench 'BenchmarkEncode$' -benchtime 5x -count 3 ./chronon/internal/zrec
+//	go test -run NONE -bench 'BenchmarkEncode$' -benchtime 5x -count 3 ./internal/zrec
 //
 // # Cost and limits
 //
