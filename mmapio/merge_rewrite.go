@@ -127,13 +127,11 @@ func startMergePipe(readers []*Reader, plans []*mergePlan, o MergeOptions) (*mer
 func (mp *mergePipe) stop() {
 	close(mp.quit)
 	mp.wg.Wait()
-	// Jobs the writer never collected may still hold pooled buffers.
-	for {
-		select {
-		case j := <-mp.free:
-			j.releaseBuf()
-		default:
-			return
+	// Blocks the writer did not take (it stopped on an error) give their
+	// decoded buffers back to the reader's pool; the workers are done.
+	for it := range mp.order {
+		if it.job != nil {
+			it.job.releaseBuf()
 		}
 	}
 }

@@ -352,9 +352,9 @@ func (mw *mergeWriter) writeBlocks(readers []*Reader, plans []*mergePlan, foot *
 			UncompressedSize: b.UncompressedSize, CompressedSize: b.CompressedSize, DataOffset: uint64(mw.off), Units: b.Units}
 		if j := it.job; j != nil {
 			<-j.done
-			if j.err != nil {
-				mp.give(j)
-				return j.err
+			if err := j.err; err != nil {
+				mp.give(j) // j is the feeder's again: err was read before
+				return err
 			}
 			e.CompressedSize = uint32(len(j.data))
 			if b.Units != nil {
