@@ -30,11 +30,6 @@ type MergeOptions struct {
 	// twice as fast). Blocks of fixed-size events go to the record-aware
 	// encoder (internal/zrec), which has no levels.
 	Level zstd.EncoderLevel
-	// FastLiterals makes the record-aware encoder store a block's literals
-	// raw unless Huffman coding saves at least 1/8 of them, as chronon's
-	// writer does at levels 1 to 3: about a fifth faster, 0.4 bytes/event
-	// larger on W1.
-	FastLiterals bool
 	// Workers is the number of blocks rewritten at once (default
 	// GOMAXPROCS).
 	Workers int
