@@ -1,4 +1,7 @@
-// Package zrec is a record-aware zstd encoder for trace blocks.
+// Package zrec is a record-aware zstd encoder for trace blocks. The
+// writer (chronon) compresses with it, and so does trace_reader merge
+// (mmapio) when it re-encodes blocks whose ids it renumbered; it sits at
+// the module root because chronon and mmapio never import each other.
 //
 // A trace block is a concatenation of events, each
 //
