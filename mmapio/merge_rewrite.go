@@ -85,7 +85,7 @@ type mergePipe struct {
 func startMergePipe(readers []*Reader, plans []*mergePlan, o MergeOptions) (*mergePipe, error) {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	if o.Workers > 0 {
-		workers = o.Workers
+		workers = min(o.Workers, 256) // each holds a job's buffers and a goroutine
 	}
 	jobs := 2*workers + 2 // every worker busy, plus finished blocks waiting for the writer
 	mp := &mergePipe{
