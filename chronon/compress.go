@@ -3,7 +3,7 @@ package chronon
 import (
 	"sync"
 
-	"github.com/chronon-sim/chronon-go/chronon/internal/zrec"
+	"github.com/chronon-sim/chronon-go/internal/zrec"
 	"github.com/chronon-sim/chronon-go/schema"
 	"github.com/klauspost/compress/zstd"
 )

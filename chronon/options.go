@@ -104,7 +104,7 @@ func WithRingSize(bytes int) Option {
 
 // WithLevel sets the compression level on zstd's scale: 0 stores blocks
 // raw, 1 is fastest, 3 the default, up to 22. Levels 1 to 5 use the
-// record-aware encoder for blocks of fixed-size events (chronon/internal/zrec)
+// record-aware encoder for blocks of fixed-size events (internal/zrec)
 // and klauspost's zstd for the rest; 6 and above use klauspost's better and
 // best encoders for every block.
 func WithLevel(level int) Option {

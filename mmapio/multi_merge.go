@@ -2,7 +2,6 @@ package mmapio
 
 import (
 	"bufio"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"math/bits"
@@ -26,9 +25,14 @@ type MergeOptions struct {
 	// uncompressed: for a merged file that is only read once (a temporary
 	// one), recompressing would cost more than it saves.
 	RawRewrites bool
-	// Level is the zstd level of rewritten blocks (default SpeedFastest:
-	// W1 blocks compress about as well as at SpeedDefault, twice as fast).
+	// Level is the zstd level of rewritten blocks holding strings (default
+	// SpeedFastest: W1 blocks compress about as well as at SpeedDefault,
+	// twice as fast). Blocks of fixed-size events go to the record-aware
+	// encoder (internal/zrec), which has no levels.
 	Level zstd.EncoderLevel
+	// Workers is the number of blocks rewritten at once (default
+	// GOMAXPROCS).
+	Workers int
 }
 
 // MergeResult says what WriteMerged did.
@@ -47,6 +51,7 @@ type mergePlan struct {
 	fmts     map[uint32]uint32 // input format id -> output id
 	fmtDense []uint32          // the same for ids below 1<<16: output id + 1, 0 = none (no map lookup per event)
 	fmtsID   bool              // every format keeps its id
+	fixedFmt []bool            // by input format id below 1<<16: known, no string argument
 	label    string
 	hasUnits map[uint16]bool // ids the schema or the unit sets name
 }
@@ -99,13 +104,15 @@ func (m *Multi) WriteMerged(w io.WriteSeeker, o MergeOptions) (res MergeResult, 
 		foot.CreatedTimestamp = uint64(o.Created.Unix())
 	}
 	compressed := false
-	for i, r := range m.readers {
+	for _, r := range m.readers {
 		if r.hdr.Flags&schema.FlagCompressed != 0 {
 			compressed = true
 		}
-		if err := mw.copyFile(r, plans[i], foot, &res); err != nil {
-			return res, err
-		}
+	}
+	if err := mw.writeBlocks(m.readers, plans, foot, &res); err != nil {
+		return res, err
+	}
+	for i, r := range m.readers {
 		for _, us := range r.UnitStats() {
 			us.UnitID = plans[i].units[us.UnitID]
 			foot.UnitStats = append(foot.UnitStats, us)
@@ -266,7 +273,13 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/" + kv.Key, Value: kv.Value})
 		}
 	}
-	for _, p := range plans {
+	for i, p := range plans {
+		p.fixedFmt = make([]bool, 1<<16)
+		for _, f := range m.readers[i].sch.Formats {
+			if f.ID < 1<<16 && !slices.Contains(f.ArgTypes, schema.ArgString) {
+				p.fixedFmt[f.ID] = true
+			}
+		}
 		p.fmtDense = make([]uint32, 1<<16)
 		for from, to := range p.fmts {
 			if from < 1<<16 {
@@ -316,73 +329,61 @@ func (p *mergePlan) keeps(b *Block) bool {
 	return true
 }
 
-// rewritten is one block decoded and renumbered by a worker.
-type rewritten struct {
-	data  []byte // the new payload (compressed or raw)
-	usize uint32
-	units []uint16
-	err   error
-}
-
-// copyFile writes file r's blocks in file order: copied, or rewritten on
-// GOMAXPROCS workers (a batch at a time, written in order).
-func (mw *mergeWriter) copyFile(r *Reader, p *mergePlan, foot *schema.Footer, res *MergeResult) (err error) {
-	defer r.guardFault(&err, panicOnFault())
-	blocks := r.blocks.blocks()
-	if blocks == nil && r.blocks.len() > 0 {
-		return r.Err()
+// writeBlocks writes every block of the files in order: copied from the
+// mapping, or rewritten by the pipeline (merge_rewrite.go).
+func (mw *mergeWriter) writeBlocks(readers []*Reader, plans []*mergePlan, foot *schema.Footer, res *MergeResult) error {
+	mp, err := startMergePipe(readers, plans, mw.o)
+	if err != nil {
+		return err
 	}
-	workers := max(1, runtime.GOMAXPROCS(0))
-	batch := 4 * workers
-	for start := 0; start < len(blocks); start += batch {
-		end := min(len(blocks), start+batch)
-		out := make([]*rewritten, end-start)
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, workers)
-		for i := start; i < end; i++ {
-			b := &blocks[i]
-			if p.keeps(b) {
-				continue
-			}
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(i int) {
-				defer wg.Done()
-				defer func() { <-sem }()
-				out[i-start] = mw.rewrite(r, p, &blocks[i])
-			}(i)
+	defer mp.stop()
+	var hdr []byte
+	for it := range mp.order {
+		if it.b == nil {
+			return it.r.Err() // the reader lost its index
 		}
-		wg.Wait()
-		for i := start; i < end; i++ {
-			b := &blocks[i]
-			e := schema.BlockIndex{Index: uint32(len(foot.Blocks)), EventCount: b.EventCount, MinCycle: b.MinCycle, MaxCycle: b.MaxCycle,
-				UncompressedSize: b.UncompressedSize, CompressedSize: b.CompressedSize, DataOffset: uint64(mw.off), Units: b.Units}
-			if rw := out[i-start]; rw != nil {
-				if rw.err != nil {
-					return rw.err
-				}
-				e.CompressedSize, e.Units = uint32(len(rw.data)), rw.units
-				if err := mw.write(schema.AppendBlockHeader(nil, e.Inline())); err != nil {
-					return err
-				}
-				if err := mw.write(rw.data); err != nil {
-					return err
-				}
-				res.Rewritten++
-			} else {
-				ih, _ := schema.DecodeBlockHeader(r.data[headerOff(b):])
-				if ih != b.Inline() {
-					return formatErr(r.path, blockSection(int(b.Index)), headerOff(b), "inline block header disagrees with the footer")
-				}
-				if err := mw.write(r.data[headerOff(b):blockEnd(b)]); err != nil {
-					return err
-				}
-				res.Copied++
+		b := it.b
+		e := schema.BlockIndex{Index: uint32(len(foot.Blocks)), EventCount: b.EventCount, MinCycle: b.MinCycle, MaxCycle: b.MaxCycle,
+			UncompressedSize: b.UncompressedSize, CompressedSize: b.CompressedSize, DataOffset: uint64(mw.off), Units: b.Units}
+		if j := it.job; j != nil {
+			<-j.done
+			if err := j.err; err != nil {
+				mp.give(j) // j is the feeder's again: err was read before
+				return err
 			}
-			foot.Blocks = append(foot.Blocks, e)
+			e.CompressedSize = uint32(len(j.data))
+			if b.Units != nil {
+				e.Units = append([]uint16(nil), j.units...) // the footer keeps it; the job's is reused
+			}
+			hdr = schema.AppendBlockHeader(hdr[:0], e.Inline())
+			err := mw.write(hdr)
+			if err == nil {
+				err = mw.write(j.data)
+			}
+			mp.give(j)
+			if err != nil {
+				return err
+			}
+			res.Rewritten++
+		} else {
+			if err := mw.copyBlock(it.r, b); err != nil {
+				return err
+			}
+			res.Copied++
 		}
+		foot.Blocks = append(foot.Blocks, e)
 	}
 	return nil
+}
+
+// copyBlock copies block b of r, header and payload, as it is.
+func (mw *mergeWriter) copyBlock(r *Reader, b *Block) (err error) {
+	defer r.guardFault(&err, panicOnFault())
+	ih, _ := schema.DecodeBlockHeader(r.data[headerOff(b):])
+	if ih != b.Inline() {
+		return formatErr(r.path, blockSection(int(b.Index)), headerOff(b), "inline block header disagrees with the footer")
+	}
+	return mw.write(r.data[headerOff(b):blockEnd(b)])
 }
 
 // mergeEncoders are the zstd encoders of rewritten blocks, one per level.
@@ -399,64 +400,6 @@ func mergeEncoder(level zstd.EncoderLevel) (*zstd.Encoder, error) {
 	}
 	act, _ := mergeEncoders.LoadOrStore(level, e)
 	return act.(*zstd.Encoder), nil
-}
-
-// rewrite decodes and verifies block b, renumbers its events' unit and
-// format ids by plan p and re-encodes it.
-func (mw *mergeWriter) rewrite(r *Reader, p *mergePlan, b *Block) (rw *rewritten) {
-	rw = &rewritten{}
-	defer r.guardFault(&rw.err, panicOnFault())
-	data, buf, err := r.blockBytes(b)
-	if err != nil {
-		rw.err = err
-		return rw
-	}
-	bd := blockData{}
-	if err := r.scanEvents(b, data, nil, &bd); err != nil {
-		rw.err = err
-		return rw
-	}
-	raw := append([]byte(nil), data...)
-	if buf != nil {
-		bufs.put(buf)
-	}
-	le := binary.LittleEndian
-	var seen [1 << 16 / 64]uint64
-	for q := 0; q < len(raw); {
-		e := raw[q:]
-		u := p.units[le.Uint16(e[18:])]
-		le.PutUint16(e[18:], u)
-		seen[u/64] |= 1 << (u % 64)
-		if f := le.Uint32(e[10:]); f < 1<<16 {
-			if g := p.fmtDense[f]; g != 0 {
-				le.PutUint32(e[10:], g-1)
-			}
-		} else if g, ok := p.fmts[f]; ok {
-			le.PutUint32(e[10:], g)
-		}
-		q += schema.EventHeaderSize + int(le.Uint16(e))
-	}
-	if b.Units != nil {
-		for w, bits := range seen {
-			for ; bits != 0; bits &= bits - 1 {
-				rw.units = append(rw.units, uint16(w*64+tzc(bits)))
-			}
-		}
-	}
-	rw.usize = uint32(len(raw))
-	rw.data = raw
-	if isRaw(b) || mw.o.RawRewrites {
-		return rw
-	}
-	enc, err := mergeEncoder(mw.o.Level)
-	if err != nil {
-		rw.err = err
-		return rw
-	}
-	if z := enc.EncodeAll(raw, nil); len(z) < len(raw) {
-		rw.data = z
-	}
-	return rw
 }
 
 func tzc(v uint64) int { return bits.TrailingZeros64(v) }

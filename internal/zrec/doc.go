@@ -1,4 +1,7 @@
-// Package zrec is a record-aware zstd encoder for trace blocks.
+// Package zrec is a record-aware zstd encoder for trace blocks. The
+// writer (chronon) compresses with it, and so does trace_reader merge
+// (mmapio) when it re-encodes blocks whose ids it renumbered; it sits at
+// the module root because chronon and mmapio never import each other.
 //
 // A trace block is a concatenation of events, each
 //
@@ -105,7 +108,7 @@
 //	klauspost SpeedFastest        160     4.7 M       6.389
 //	klauspost SpeedDefault         96     2.8 M       6.489
 //
-//	go test -run NONE -bench 'BenchmarkEncode$' -benchtime 5x -count 3 ./chronon/internal/zrec
+//	go test -run NONE -bench 'BenchmarkEncode$' -benchtime 5x -count 3 ./internal/zrec
 //
 // # Cost and limits
 //
