@@ -91,3 +91,16 @@ func TestMemoryBoundDumpRSS(t *testing.T) {
 		require.LessOrEqual(t, peak-base, c.budget+32<<20, "peak %d MiB, baseline %d MiB", peak>>20, base>>20)
 	}
 }
+
+// The tool's soft memory limit follows --memory (one budget per input)
+// plus mmapio's slack; GOMEMLIMIT wins.
+func TestMemoryLimitFromBudget(t *testing.T) {
+	c, err := parseArgs([]string{"dump", "--memory", "64MiB", "a.ctrace"})
+	require.NoError(t, err)
+	require.Equal(t, mmapio.ProcessMemoryLimit(64<<20), memoryLimit(c, ""))
+	require.Zero(t, memoryLimit(c, "1GiB"))
+	c, err = parseArgs([]string{"diff", "a.ctrace", "b.ctrace"})
+	require.NoError(t, err)
+	require.Equal(t, mmapio.ProcessMemoryLimit(2*mmapio.DefaultMemoryBudget), memoryLimit(c, ""))
+	require.Equal(t, int64(mmapio.DefaultMemoryBudget+32<<20), mmapio.ProcessMemoryLimit(mmapio.DefaultMemoryBudget))
+}
