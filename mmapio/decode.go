@@ -179,6 +179,7 @@ func ownOrPooled(own *ownBuf, n int) *[]byte {
 	}
 	if own.p == nil || cap(*own.p) < n {
 		own.p = bufs.get(max(n, own.size))
+		bufs.dropBig() // the others of the blocks decoded before are idle
 	}
 	return own.p
 }

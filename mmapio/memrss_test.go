@@ -160,3 +160,29 @@ func TestWindowedDumpPeakRSS(t *testing.T) {
 		require.LessOrEqual(t, peak-base, c.budget+rssSlack, "peak RSS %d MiB, baseline %d MiB, budget %d MiB", peak>>20, base>>20, c.budget>>20)
 	}
 }
+
+// Big buffers left idle in the pool by blocks decoded before an iteration
+// switched to windows are dropped when the windows take their own: only
+// that one is counted by the budget.
+func TestWindowsDropIdleBigBuffers(t *testing.T) {
+	b, err := ctracetest.OverlapBomb(2, 20<<20, 4096)
+	require.NoError(t, err)
+	r := openBytesT(t, b, WithMemoryBudget(128<<20))
+	bufs.begin() // as an iteration running beside this one
+	defer bufs.end()
+	bigHeld := func() int {
+		bufs.mu.Lock()
+		defer bufs.mu.Unlock()
+		return bufs.bigHeld
+	}
+	held := []*[]byte{bufs.get(32 << 20), bufs.get(32 << 20), bufs.get(32 << 20)}
+	for _, b := range held {
+		bufs.put(b)
+	}
+	require.Equal(t, 96<<20, bigHeld())
+	it := r.Iter(Query{})
+	defer it.Close()
+	require.True(t, it.Next())
+	require.NotNil(t, it.sp.win, "windowed")
+	require.Zero(t, bigHeld(), "idle big buffers beside the window's own")
+}
