@@ -259,6 +259,14 @@ func (sp *segPipe) windowBlock(pi int32, low, cut wkey, keep int64, kept []*bloc
 	r := sp.r
 	bi := sp.plan[pi]
 	b := r.blocks.at(bi)
+	w := sp.win
+	tmp := &w.tmp
+	// scanEvents checks each event against the footer's unit set, as
+	// decodeBlock does: a set that lies is an error, not lost events.
+	b.Units, _ = r.blocks.units(bi, tmp.units)
+	if r.blocks.fx != nil && b.Units != nil {
+		tmp.units = b.Units // keep the grown scratch (never a recovered table's own list)
+	}
 	sel := *sp.sel
 	sel.all = false
 	sel.start = max(sel.start, low.cycle)
@@ -269,8 +277,6 @@ func (sp *segPipe) windowBlock(pi int32, low, cut wkey, keep int64, kept []*bloc
 	// (validated: one per 26 bytes) and for the decoded block (fits).
 	// From the pool: the buffer of a block the iteration decoded before it
 	// switched to windows is reused, not kept idle beside.
-	w := sp.win
-	tmp := &w.tmp
 	r.decodes.Add(1)
 	data, buf, err := r.blockBytesInto(&b, &w.buf)
 	if buf != nil && buf != w.buf.p { // cannot happen: bufMax holds the block
