@@ -50,15 +50,27 @@ func (p *bufPool) begin() {
 func (p *bufPool) end() {
 	p.mu.Lock()
 	if p.active--; p.active == 0 {
-		for c := range p.classes {
-			if isBig(c) {
-				clear(p.classes[c])
-				p.classes[c] = p.classes[c][:0]
-			}
-		}
-		p.bigHeld = 0
+		p.dropBigLocked()
 	}
 	p.mu.Unlock()
+}
+
+// dropBig drops the idle big buffers: a windowed iteration (windowmem.go)
+// took the one it reuses and counts only that one against its budget.
+func (p *bufPool) dropBig() {
+	p.mu.Lock()
+	p.dropBigLocked()
+	p.mu.Unlock()
+}
+
+func (p *bufPool) dropBigLocked() {
+	for c := range p.classes {
+		if isBig(c) {
+			clear(p.classes[c])
+			p.classes[c] = p.classes[c][:0]
+		}
+	}
+	p.bigHeld = 0
 }
 
 func bufClass(n int) int {

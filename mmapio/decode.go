@@ -90,6 +90,14 @@ var (
 // (returned in buf; the caller puts it back). The inline header must agree
 // with what the reader was told about the block (the footer entry).
 func (r *Reader) blockBytes(b *Block) (data []byte, buf *[]byte, err error) {
+	return r.blockBytesInto(b, nil)
+}
+
+// blockBytesInto is blockBytes decoding into own's buffer (then buf is
+// own.p, which stays the caller's: not put in the pool) when own is not
+// nil. A windowed iteration decodes every block into one buffer of its own
+// (windowmem.go).
+func (r *Reader) blockBytesInto(b *Block, own *ownBuf) (data []byte, buf *[]byte, err error) {
 	if r.data == nil {
 		return nil, nil, ErrClosed
 	}
@@ -137,22 +145,49 @@ func (r *Reader) blockBytes(b *Block) (data []byte, buf *[]byte, err error) {
 			return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b),
 				"the zstd frames cannot hold the declared %d bytes: %v", usize, err)
 		}
-		if buf, err = decodeStreamed(src, usize); err != nil {
+		if buf, err = decodeStreamed(src, usize, own); err != nil {
 			return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b), "%v", err)
 		}
 		return (*buf)[:usize], buf, nil
 	}
-	buf = bufs.get(usize)
+	buf = ownOrPooled(own, usize)
 	out, err := dec.DecodeAll(src, (*buf)[:0])
 	if err != nil {
-		bufs.put(buf)
+		putUnlessOwn(buf, own)
 		return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b), "zstd frame does not decode to the declared %d bytes: %v", usize, err)
 	}
 	if len(out) != usize {
-		bufs.put(buf)
+		putUnlessOwn(buf, own)
 		return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b), "zstd frame decodes to %d bytes, the block header declares %d", len(out), usize)
 	}
 	return out, buf, nil
+}
+
+// ownBuf is a decode buffer a caller keeps across blocks, taken from the
+// pool only once a block's frames passed their checks (so a few bytes
+// that declare 64 MiB cost nothing), at least size bytes.
+type ownBuf struct {
+	p    *[]byte
+	size int
+}
+
+// ownOrPooled returns own's buffer, grown to n bytes, or without own a
+// pooled buffer.
+func ownOrPooled(own *ownBuf, n int) *[]byte {
+	if own == nil {
+		return bufs.get(n)
+	}
+	if own.p == nil || cap(*own.p) < n {
+		own.p = bufs.get(max(n, own.size))
+		bufs.dropBig() // the others of the blocks decoded before are idle
+	}
+	return own.p
+}
+
+func putUnlessOwn(buf *[]byte, own *ownBuf) {
+	if own == nil || buf != own.p {
+		bufs.put(buf)
+	}
 }
 
 // selector decides which events of a block a query wants.

@@ -31,15 +31,20 @@ import (
 // FaultError reports that reading the mapped file faulted: the file became
 // shorter than when it was opened (or its storage failed) while it was read.
 type FaultError struct {
-	File   string
-	Offset int64 // byte of the file whose page faulted; -1 when not known
+	File    string
+	Section string // the section read ("block 3", "schema"); "" when not known
+	Offset  int64  // byte of the file whose page faulted; -1 when not known
 }
 
 func (e *FaultError) Error() string {
-	if e.Offset < 0 {
-		return fmt.Sprintf("%s: reading the mapped file faulted: the file shrank or its storage failed while it was read", e.File)
+	file := e.File
+	if e.Section != "" {
+		file += ": " + e.Section
 	}
-	return fmt.Sprintf("%s: reading byte %d of the mapped file faulted: the file shrank or its storage failed while it was read", e.File, e.Offset)
+	if e.Offset < 0 {
+		return fmt.Sprintf("%s: reading the mapped file faulted: the file shrank or its storage failed while it was read", file)
+	}
+	return fmt.Sprintf("%s: reading byte %d of the mapped file faulted: the file shrank or its storage failed while it was read", file, e.Offset)
 }
 
 // faultAddr is the runtime.Error a fault raises under SetPanicOnFault.

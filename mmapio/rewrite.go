@@ -104,15 +104,58 @@ func (r *Reader) Rewrite(w io.Writer, created time.Time) (rw Rewrite, err error)
 	if err := write(schema.AppendHeader(nil, h)); err != nil {
 		return rw, err
 	}
-	if err := write(sec); err != nil {
+	bounce := make([]byte, min(rewriteBounce, len(r.data)))
+	if err := r.writeMapped(write, r.schemaOff, sec, "schema", bounce); err != nil {
 		return rw, err
 	}
 	for i := range blocks {
 		b := &blocks[i]
-		if err := write(r.data[headerOff(b):blockEnd(b)]); err != nil {
+		if err := r.writeMapped(write, headerOff(b), r.data[headerOff(b):blockEnd(b)], blockSection(int(b.Index)), bounce); err != nil {
 			return rw, err
 		}
 	}
 	rw.Blocks, rw.Events = len(blocks), f.TotalEvents
 	return rw, write(foot)
+}
+
+// rewriteBounce is the buffer the mapped sections are copied through.
+const rewriteBounce = 1 << 20
+
+// writeMapped writes p, the bytes of section at offset off of the mapping,
+// through bounce. A write(2) straight from the mapping of a file that
+// shrank fails with EFAULT, an error of the output that names neither the
+// input nor what was read; a copy in user space faults instead (the caller
+// panics on faults), which becomes a FaultError naming the input, the
+// section and the byte. The copy costs little beside the write.
+func (r *Reader) writeMapped(write func([]byte) error, off int64, p []byte, section string, bounce []byte) error {
+	for len(p) > 0 {
+		k, err := r.copyMapped(bounce, p, off, section)
+		if err != nil {
+			return err
+		}
+		if err := write(bounce[:k]); err != nil {
+			return err
+		}
+		p, off = p[k:], off+int64(k)
+	}
+	return nil
+}
+
+// copyMapped copies the start of src (mapped bytes from offset off) into
+// dst and returns how many; a fault is the input's error.
+func (r *Reader) copyMapped(dst, src []byte, off int64, section string) (k int, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			fe := asFault(v, r.path, r.faultData())
+			if fe == nil {
+				panic(v)
+			}
+			if fe.Offset < 0 {
+				fe.Offset = off
+			}
+			fe.Section = section
+			err = fe
+		}
+	}()
+	return copy(dst, src), nil
 }

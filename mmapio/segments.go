@@ -218,8 +218,10 @@ func (sp *segPipe) build() *segment {
 		bytes += int(sp.r.blocks.uncompressedSize(sp.plan[j]))
 		j++
 	}
-	// The next segment must start at a later cycle than this one.
-	for sp.builtAny && j < len(sp.plan) && sp.eMin(j) <= sp.start {
+	// The next segment must start at a later cycle than this one (the
+	// first one too: a first segment of one block followed by blocks that
+	// start at its cycle was empty, and decoded its block for nothing).
+	for j < len(sp.plan) && sp.eMin(j) <= seg.lo {
 		seg.blocks = append(seg.blocks, int32(j))
 		j++
 	}

@@ -55,3 +55,26 @@ func TestFooterUnitsChecked(t *testing.T) {
 		})
 	}
 }
+
+// The windowed path (a budget smaller than the overlapping blocks) checks
+// each decoded block against its footer unit set too.
+func TestFooterUnitsCheckedInWindows(t *testing.T) {
+	good, err := overlapTrace()
+	require.NoError(t, err)
+	f := mustFooter(t, good)
+	lie := f.Blocks[1].Units
+	require.NotEqual(t, f.Blocks[0].Units, lie)
+	bad := rewriteFooter(t, good, func(f *schema.Footer) { f.Blocks[0].Units = lie })
+	r, err := OpenBytes("bad.ctrace", bad, WithMemoryBudget(4<<20))
+	require.NoError(t, err)
+	defer r.Close()
+	_, err = r.WriteDump(&bytes.Buffer{}, Query{}, 0)
+	requireFormatError(t, err, "block 0", int64(f.Blocks[0].DataOffset)+schema.BlockHeaderSize, "but the footer lists the block's units as")
+	// The budget does take the dump through windows (blocks decoded again).
+	r0, err := OpenBytes("good.ctrace", good, WithMemoryBudget(4<<20))
+	require.NoError(t, err)
+	defer r0.Close()
+	_, err = r0.WriteDump(&bytes.Buffer{}, Query{}, 0)
+	require.NoError(t, err)
+	require.Greater(t, r0.decodes.Load(), int64(r0.NumBlocks()))
+}

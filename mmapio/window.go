@@ -15,8 +15,8 @@ import (
 // offset, position in the block). For each window every block that can
 // hold its events is decoded again, one at a time; only the events after
 // the last one emitted are kept, with their arguments copied out, and no
-// more than about half of what the budget leaves after the block being
-// decoded. When the kept events outgrow that, the ones latest in merge
+// more than keep bytes (about a quarter of what the budget leaves after
+// the decode scratch and the dump text). When the kept events outgrow that, the ones latest in merge
 // order are dropped and the window ends before them (the cut): every block
 // still to decode then keeps only events before the cut. Once the blocks
 // are done, the kept events are exactly the next ones in merge order; they
@@ -24,12 +24,13 @@ import (
 // event follows the last one emitted, so windows are contiguous even
 // inside one cycle.
 //
-// Memory: one block decoding (decodeCost) + the dump text + the kept events
-// (at most keep bytes: a third of the rest of the budget, for the block
-// being decoded; the cut brings them back to 3/4 of that) + the block's
-// share of new events (at most keep) + the copy a cut makes of one block's
-// share (at most keep, while no block is decoding). The time: each window decodes every
-// block overlapping it, so a block is decoded once per window it overlaps.
+// Memory (windowmem.go): allocated once when the iteration switches to
+// windows and reused by every window: one block decoding (the scratch,
+// for the largest block), the dump text, and an arena for the kept events
+// and the share of the block being taken (at most keep bytes each, the
+// cut lowering the kept ones to 3/4 of that), beside their merge buffers.
+// The time: each window decodes every block overlapping it, so a block is
+// decoded once per window it overlaps.
 
 // wkey is an event's place in the merge order.
 type wkey struct {
@@ -70,6 +71,8 @@ type windower struct {
 	done    bool
 	err     error // reported after the window that ends at it
 	text    int64 // reserved for the dump text while windowed
+
+	windowMem // the decode scratch and the kept events' arena (windowmem.go)
 }
 
 // startWindows switches the pipeline to windows from the head segment on.
@@ -86,10 +89,15 @@ func (sp *segPipe) startWindows() {
 	sp.queue, sp.carried = nil, nil
 	if sp.dump {
 		w.text = textReserve(sp.textCap)
-		sp.mu.Lock()
-		sp.reserve(w.text)
-		sp.mu.Unlock()
 	}
+	first := int32(w.next)
+	if len(w.active) > 0 {
+		first = w.active[0]
+	}
+	w.size(sp, first)
+	sp.mu.Lock()
+	sp.reserve(w.text + w.scratchMax + w.arenaMax)
+	sp.mu.Unlock()
 	sp.win = w
 }
 
@@ -140,31 +148,23 @@ func (sp *segPipe) window() *segment {
 	// take decodes plan entry pi and keeps its events between low and cut.
 	take := func(pi int32) {
 		bi := sp.plan[pi]
-		t := sp.decodeCost(bi, 0) // the kept events' merge is in their cost
-		// Beside the decode and the text: the kept events, this block's
-		// share and the copy a cut makes of one block's share, a third each.
-		keep := (sp.budget - t - w.text) / 3
-		if keep < windowBytesPerEvent+maxArgsBytes {
-			b := blocks.at(bi)
+		b := blocks.at(bi)
+		if !w.fits(&b) {
 			sp.failAt(&cut, &errCut, &werr, sp.eMin(int(pi)), formatErr(sp.r.path, blockSection(int(bi)), headerOff(&b),
-				"decoding the block takes up to %d bytes, too many for the memory budget of %d bytes (WithMemoryBudget)", t, sp.budget))
+				"decoding the block takes up to %d bytes, too many for the memory budget of %d bytes (WithMemoryBudget)", scratchNeed(&b), sp.budget))
 			return
 		}
-		if keptCost > keep { // kept under a smaller block's decode: make room
-			keptCost = sp.cutWindow(kept, &cut, keep*3/4)
-		}
-		sp.mu.Lock()
-		sp.reserve(t)
-		sp.mu.Unlock()
-		kb, err := sp.windowBlock(pi, low, cut, keep)
+		// The kept events and this block's share, at most keep bytes
+		// each (windowmem.go).
+		keep := w.keep
+		kb, err := sp.windowBlock(pi, low, cut, keep, kept)
 		var c int64
 		if kb != nil {
 			c = kb.windowCost()
+			sp.mu.Lock()
+			sp.reserve(kb.mergeCost())
+			sp.mu.Unlock()
 		}
-		sp.mu.Lock()
-		sp.inUse -= t
-		sp.reserve(c)
-		sp.mu.Unlock()
 		if err != nil {
 			sp.failAt(&cut, &errCut, &werr, sp.eMin(int(pi)), err)
 		}
@@ -255,32 +255,48 @@ func (sp *segPipe) failAt(cut, errCut *wkey, werr *error, cycle uint64, err erro
 // events with keys in (low, cut) (from low on, inclusive, before the first
 // window), at most keep bytes of them (windowCost); nil when there are
 // none. kb.cut is the key of the first event it left out for lack of room.
-func (sp *segPipe) windowBlock(pi int32, low, cut wkey, keep int64) (*blockData, error) {
+func (sp *segPipe) windowBlock(pi int32, low, cut wkey, keep int64, kept []*blockData) (*blockData, error) {
 	r := sp.r
 	bi := sp.plan[pi]
 	b := r.blocks.at(bi)
+	w := sp.win
+	tmp := &w.tmp
+	// scanEvents checks each event against the footer's unit set, as
+	// decodeBlock does: a set that lies is an error, not lost events.
+	b.Units, _ = r.blocks.units(bi, tmp.units)
+	if r.blocks.fx != nil && b.Units != nil {
+		tmp.units = b.Units // keep the grown scratch (never a recovered table's own list)
+	}
 	sel := *sp.sel
 	sel.all = false
 	sel.start = max(sel.start, low.cycle)
 	if cut != maxKey {
 		sel.end = min(sel.end, cut.cycle)
 	}
-	tmp := blockDatas.get()
-	defer r.release(tmp)
-	// Records at most as many as the header says (validated: one per 26
-	// bytes, as blockCost counts), without append doubling past that.
-	tmp.recs = slices.Grow(tmp.recs[:0], int(b.EventCount))
+	// The scratch has room for as many records as the header says
+	// (validated: one per 26 bytes) and for the decoded block (fits).
+	// From the pool: the buffer of a block the iteration decoded before it
+	// switched to windows is reused, not kept idle beside.
 	r.decodes.Add(1)
-	data, buf, err := r.blockBytes(&b)
+	data, buf, err := r.blockBytesInto(&b, &w.buf)
+	if buf != nil && buf != w.buf.p { // cannot happen: bufMax holds the block
+		bufs.put(buf)
+	}
 	if err != nil {
 		return nil, err
 	}
-	tmp.buf = buf
-	if err := r.scanEvents(&b, data, &sel, tmp); err != nil {
+	w.allocRecs()
+	tmp.recs = tmp.recs[:0]
+	err = r.scanEvents(&b, data, &sel, tmp)
+	recs := tmp.recs
+	tmp.recs = recs[:0]
+	if int64(cap(recs)) > w.recsMax {
+		tmp.recs = nil // grown past the header's count: an error, and not reserved
+	}
+	if err != nil {
 		return nil, err
 	}
 	rank := r.rankOf(bi)
-	recs := tmp.recs
 	keyOf := func(i int) wkey { return wkey{recs[i].cycle, rank, recs[i].argOff} }
 	// Strictly after low: before the first window low is (from, 0, 0),
 	// which no event has (an event's arguments are past its header).
@@ -304,9 +320,8 @@ func (sp *segPipe) windowBlock(pi int32, low, cut wkey, keep int64) (*blockData,
 	if n == a {
 		return nil, nil
 	}
-	kb.recs = make([]rec, 0, n-a)
-	kb.win.offs = make([]uint32, 0, n-a)
-	own := make([]byte, 0, args)
+	w.alloc(kb, n-a, int(args), kept)
+	own := kb.data[:0]
 	for i := a; i < n; i++ {
 		rc := recs[i]
 		kb.win.offs = append(kb.win.offs, rc.argOff)
@@ -322,10 +337,15 @@ func (sp *segPipe) windowBlock(pi int32, low, cut wkey, keep int64) (*blockData,
 // key is the merge-order key of kept record i of a window's block.
 func (bd *blockData) key(i int) wkey { return wkey{bd.recs[i].cycle, bd.win.rank, bd.win.offs[i]} }
 
-// windowCost is the memory a window's block holds, as reserved.
+// windowCost is what a window's block counts against keep: its events and
+// arguments in the arena, its events in the merge buffers.
 func (bd *blockData) windowCost() int64 {
 	return int64(len(bd.recs))*windowBytesPerEvent + int64(len(bd.data))
 }
+
+// mergeCost is the part of windowCost reserved for the block itself (the
+// arena is reserved as a whole): its events in the merge buffers.
+func (bd *blockData) mergeCost() int64 { return int64(len(bd.recs)) * mergeBytesPerEvent }
 
 // releaseWindow gives back a consumed window's memory.
 func (sp *segPipe) releaseWindow(seg *segment) {
@@ -334,6 +354,7 @@ func (sp *segPipe) releaseWindow(seg *segment) {
 	}
 	seg.bds = seg.bds[:0]
 	putSegment(seg)
+	sp.win.used = 0 // nothing in the arena is used any more
 }
 
 // windowData is what a window's copy of a block keeps besides records.
@@ -341,4 +362,6 @@ type windowData struct {
 	rank uint32   // the block's rank by file offset
 	offs []uint32 // each record's position in the block (its key)
 	cut  wkey     // the first event left out for lack of room (maxKey: none)
+	// arena: recs, offs and data lie in the windower's arena (windowmem.go)
+	arena bool
 }

@@ -98,18 +98,19 @@ func (bd *blockData) prefixCost(n int) int64 {
 	return int64(n)*windowBytesPerEvent + args
 }
 
-// shrinkWindowData keeps the first n records of a window's block, copying
-// them so the memory of the rest goes, and returns what it then costs.
+// shrinkWindowData keeps the first n records of a window's block and
+// returns what it then costs. The rest stays in the arena, unused, until
+// the arena is compacted (windowmem.go): no copy, no garbage.
 func (sp *segPipe) shrinkWindowData(kb *blockData, n int) int64 {
 	if n < len(kb.recs) {
-		before := kb.windowCost()
+		before := kb.mergeCost()
 		end := uint32(0)
 		if n > 0 {
 			end = kb.recs[n-1].argOff + uint32(kb.recs[n-1].argLen)
 		}
-		kb.recs, kb.win.offs, kb.data = slices.Clone(kb.recs[:n]), slices.Clone(kb.win.offs[:n]), slices.Clone(kb.data[:end])
+		kb.recs, kb.win.offs, kb.data = kb.recs[:n:n], kb.win.offs[:n:n], kb.data[:end:end]
 		sp.mu.Lock()
-		sp.inUse -= before - kb.windowCost()
+		sp.inUse -= before - kb.mergeCost()
 		sp.mu.Unlock()
 	}
 	return kb.windowCost()
@@ -117,7 +118,7 @@ func (sp *segPipe) shrinkWindowData(kb *blockData, n int) int64 {
 
 func (sp *segPipe) dropWindowData(kb *blockData) {
 	sp.mu.Lock()
-	sp.inUse -= kb.windowCost()
+	sp.inUse -= kb.mergeCost()
 	sp.mu.Unlock()
 	kb.recs, kb.win.offs, kb.data = nil, nil, nil
 }

@@ -10,9 +10,9 @@ import (
 )
 
 // decodeStreamed decodes src, zstd frames whose headers carry no content
-// size (a streaming encoder's), into a pooled buffer of exactly usize
-// bytes, the size the block header declares. DecodeAll cannot be told to
-// stop there: a frame of a few KiB that decodes to gigabytes made it work
+// size (a streaming encoder's), into own (when large enough) or a pooled
+// buffer, of exactly usize bytes, the size the block header declares.
+// DecodeAll cannot be told to stop there: a frame of a few KiB that decodes to gigabytes made it work
 // through (and allocate for) all of it. Here a streaming decoder fills the
 // buffer and stops at the first byte past it. Its history buffer is the
 // frame's window, allocated up front, so the window is bounded: by the
@@ -24,7 +24,7 @@ import (
 // size in a block smaller than it.
 const streamWindow = 8 << 20
 
-func decodeStreamed(src []byte, usize int) (*[]byte, error) {
+func decodeStreamed(src []byte, usize int, own *ownBuf) (*[]byte, error) {
 	wnd := uint64(max(usize, streamWindow))
 	d, err := zstd.NewReader(bytes.NewReader(src),
 		zstd.WithDecoderConcurrency(1), // decodes in the caller's goroutine, no read-ahead
@@ -35,7 +35,7 @@ func decodeStreamed(src []byte, usize int) (*[]byte, error) {
 		return nil, err
 	}
 	defer d.Close()
-	buf := bufs.get(usize)
+	buf := ownOrPooled(own, usize)
 	n, err := io.ReadFull(d, (*buf)[:usize])
 	if err == nil {
 		var one [1]byte
@@ -54,6 +54,6 @@ func decodeStreamed(src []byte, usize int) (*[]byte, error) {
 	} else {
 		err = fmt.Errorf("zstd frame does not decode to the declared %d bytes: %w", usize, err)
 	}
-	bufs.put(buf)
+	putUnlessOwn(buf, own)
 	return nil, err
 }

@@ -84,3 +84,41 @@ func TestExportOfAShrinkingRawFile(t *testing.T) {
 	require.Equal(t, 1, strings.Count(msg, "\n"), msg)
 	require.Contains(t, msg, "the file shrank or its storage failed while it was read")
 }
+
+// recover copies blocks from the mapping into its output: a write(2) from
+// pages the input lost fails with EFAULT, which was reported as an error
+// writing the output ("bad address"). It names the input, the block and
+// the byte now. The output is a FIFO we read slowly, so the input is cut
+// while the blocks are copied.
+func TestRecoverOfAShrinkingFile(t *testing.T) {
+	dir := t.TempDir()
+	bin := toolBinary(t)
+	path := filepath.Join(dir, "in.ctrace")
+	b, err := ctracetest.Build(ctracetest.W1Schema(8), ctracetest.W1Events(300000, 8, 2), ctracetest.Options{BlockSize: 16 << 10, PerUnit: true})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	fifo := filepath.Join(dir, "out.ctrace")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+
+	cmd := exec.Command(bin, "recover", "-o", fifo, path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	out, err := os.Open(fifo)
+	require.NoError(t, err)
+	defer out.Close()
+	_, err = io.ReadFull(out, make([]byte, 4096))
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(path, 0))
+	n, _ := io.Copy(io.Discard, out)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "the copy of %d more bytes succeeded", n)
+	require.Equal(t, 1, exit.ExitCode(), "stderr: %s", stderr.String())
+	msg := stderr.String()
+	require.Equal(t, 1, strings.Count(msg, "\n"), msg)
+	require.True(t, strings.HasPrefix(msg, "trace_reader: "+path+": block "), msg)
+	require.Contains(t, msg, ": reading byte ")
+	require.Contains(t, msg, "the file shrank or its storage failed while it was read")
+	require.NotContains(t, msg, "bad address")
+}

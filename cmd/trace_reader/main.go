@@ -57,6 +57,7 @@ func main() {
 		// mapping) at no measurable cost in time.
 		debug.SetGCPercent(25)
 	}
+	setMemoryLimit(os.Args[1:])
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	if dying.Load() {
 		// The command failed or ended because its temporaries were

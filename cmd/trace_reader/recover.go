@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +35,10 @@ func recoverFile(c *config, stdout io.Writer) error {
 	}
 	if err != nil {
 		out.abort()
+		var fe *mmapio.FaultError
+		if errors.As(err, &fe) { // the input shrank: its error names it
+			return err
+		}
 		return fmt.Errorf("recover: writing %s: %w", c.output, pathErr(err))
 	}
 	if err := out.commit(true); err != nil {
