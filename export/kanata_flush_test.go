@@ -42,7 +42,7 @@ func TestKanataFlushOfUnseenFlow(t *testing.T) {
 	require.True(t, lg.insts[2].retired, "flow 78's span after its stray flush is an instruction")
 	require.Equal(t, uint64(3), res.Instructions)
 	require.Equal(t, uint64(1), res.Flushed)
-	// require.Equal(t, uint64(2), res.FlushesIgnored)
+	require.Equal(t, uint64(2), res.FlushesIgnored)
 }
 
 // A selection without events (a --cycles window past the trace, or
