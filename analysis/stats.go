@@ -10,6 +10,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
+	"github.com/chronon-sim/chronon-go/internal/runs"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -94,7 +95,10 @@ type OccupancyStats struct {
 	Occupancy float64 `json:"occupancy"`
 }
 
-// StageStats is the latency from one unit to the next along flows.
+// StageStats is the latency from one unit to the next along flows. In a
+// trace merged from several runs (mmapio.Multi.WriteMerged: units named
+// "<label>/<unit>", the labels in its metadata) a flow is a flow id within
+// one run: events of two runs never pair, whatever their ids.
 type StageStats struct {
 	From string `json:"from"`
 	To   string `json:"to"`
@@ -150,7 +154,8 @@ type stater struct {
 	formats map[uint32]*counted
 	spans   map[spanKey]*hist
 	stages  map[stageKey]*hist
-	flows   map[uint64]flowPos
+	flows   []map[uint64]flowPos // by run: flows pair only within one (see runOf)
+	runOf   []uint16             // run of each unit id in a merged trace; nil: one run
 	occ     map[occKey]*sweep
 	ends    endHeap
 	open    map[laneKey][]uint64 // begin cycles of begin/end spans, innermost last
@@ -207,8 +212,16 @@ type occKey struct {
 func newStater(r *mmapio.Reader) *stater {
 	s := &stater{
 		r: r, fmts: map[uint32]*fmtRoles{}, units: map[uint16]*counted{}, formats: map[uint32]*counted{},
-		spans: map[spanKey]*hist{}, stages: map[stageKey]*hist{}, flows: map[uint64]flowPos{},
+		spans: map[spanKey]*hist{}, stages: map[stageKey]*hist{},
 		occ: map[occKey]*sweep{}, open: map[laneKey][]uint64{}, notes: map[string]uint64{},
+	}
+	// A trace merged from several runs has each run's flow ids (sequence
+	// numbers from 0 in every one): the same id in two runs is two flows.
+	labels := runs.Labels(r.Metadata())
+	s.runOf = runs.Of(r.Units(), r.UnitName, labels)
+	s.flows = make([]map[uint64]flowPos, runs.Count(labels))
+	for i := range s.flows {
+		s.flows[i] = map[uint64]flowPos{}
 	}
 	for _, f := range r.Formats() {
 		if s.fmts[f.ID] != nil {
@@ -306,8 +319,12 @@ func (s *stater) span(lk laneKey, name string, start, dur uint64) {
 }
 
 func (s *stater) flowStep(flow uint64, unit uint16, c uint64) {
-	prev, ok := s.flows[flow]
-	s.flows[flow] = flowPos{unit: unit, cycle: c}
+	flows := s.flows[0]
+	if s.runOf != nil {
+		flows = s.flows[s.runOf[unit]]
+	}
+	prev, ok := flows[flow]
+	flows[flow] = flowPos{unit: unit, cycle: c}
 	if !ok || prev.unit == unit {
 		return
 	}

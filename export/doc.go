@@ -22,6 +22,16 @@
 //     Chrome JSON the first event of a chain says flow_out, the last
 //     flow_in, the others both; a pre-pass over the flow argument knows
 //     which is last.
+//   - A trace merged from several runs (mmapio.Multi.WriteMerged, units
+//     named "<label>/<unit>") draws each run as a process, its units under
+//     it. The runs are WithProcesses' labels or, without it, those the
+//     merged trace's metadata names ("<label>/file"), so a merged file read
+//     later exports as the multi-file read. A flow is a flow id within a
+//     run: the written ids are the flow id in the first run and the id with
+//     the run's index in its top 16 bits in the others (distinct for ids
+//     below 2^48), so no arrow joins two runs; in Kanata each run's
+//     instructions are their own rows, the I line's thread id the run's
+//     index.
 //   - One cycle is WithNsPerCycle nanoseconds (default 1). Both formats'
 //     viewers keep whole nanoseconds, so under 1 ns per cycle the export
 //     uses 1 and reports the scale in Result.TimeScale rather than merge

@@ -20,6 +20,9 @@ type Result struct {
 
 	// Kanata only: instructions (flows) written, and how each ended.
 	Instructions, Retired, Flushed uint64
+	// Kanata only: flush events of a flow with no instruction in the
+	// export (outside the selection, or never seen), which make no row.
+	FlushesIgnored uint64
 	// Kanata only: dependencies (schema.RoleDepends) written as W lines,
 	// and those left out because their producer was not exported (outside
 	// the selection, retired too long before, or the consumer itself).
@@ -54,17 +57,19 @@ func Export(r *mmapio.Reader, q mmapio.Query, path string, opts ...Option) (Resu
 	if o.nsPerCycle < 1 {
 		res.NsPerCycle, res.TimeScale = 1, 1/o.nsPerCycle
 	}
+	labels, runOf := exportRuns(r, o)
 	if o.format == FormatKanata {
-		err := exportKanata(r, q, path, o, &res)
+		err := exportKanata(r, q, path, o, labels, runOf, &res)
 		return res, err
 	}
 	d := newDriver(r, res.NsPerCycle, o.maxBytes, &res)
-	d.ts.setProcesses(o.processes)
+	d.ts.setProcesses(labels)
+	d.runOf = runOf
 	var err error
 	switch o.format {
 	case FormatChromeJSON:
 		var flows *flowEnds
-		if flows, err = countFlows(r, q, d.fmts); err != nil {
+		if flows, err = countFlows(r, q, d.fmts, labels, runOf); err != nil {
 			return res, err
 		}
 		d.sink, err = newChromeSink(path, r.Schema().SimulationName, flows)

@@ -37,7 +37,10 @@ type flowEnds struct {
 // countFlows runs the pre-pass for the events of q that the exporter writes
 // with a flow (span begins, complete spans and instants; span ends and
 // counters carry none). It returns nil when no format has a flow argument.
-func countFlows(r *mmapio.Reader, q mmapio.Query, fmts []*fmtInfo) (*flowEnds, error) {
+//
+// labels and runOf are the trace's runs (exportRuns): flows are followed
+// within a run, one flowIndex each.
+func countFlows(r *mmapio.Reader, q mmapio.Query, fmts []*fmtInfo, labels []string, runOf []uint16) (*flowEnds, error) {
 	need := false
 	for _, f := range fmts {
 		if f != nil && f.flow >= 0 && carriesFlow(f.kind) {
@@ -48,7 +51,7 @@ func countFlows(r *mmapio.Reader, q mmapio.Query, fmts []*fmtInfo) (*flowEnds, e
 		return nil, nil
 	}
 	fe := &flowEnds{live: map[uint64]struct{}{}}
-	latest := newFlowIndex()
+	latest := newRunIndexes(labels)
 	var v argview.View
 	it := r.Iter(q)
 	defer it.Close()
@@ -74,7 +77,7 @@ func countFlows(r *mmapio.Reader, q mmapio.Query, fmts []*fmtInfo) (*flowEnds, e
 		if ord>>6 >= uint64(len(fe.next)) {
 			fe.next = append(fe.next, 0)
 		}
-		if prev, ok := latest.swap(id, ord); ok {
+		if prev, ok := latest.of(runOf, ev.UnitID).swap(id, ord); ok {
 			fe.next[prev>>6] |= 1 << (prev & 63)
 		}
 	}
@@ -87,7 +90,8 @@ func carriesFlow(k schema.EventKind) bool {
 	return k == schema.KindInstant || k == schema.KindSpanBegin || k == schema.KindSpanComplete
 }
 
-// step is called for each flow event written, in order, and says which
+// step is called for each flow event written (id as written: runs.FlowID
+// of its run), in order, and says which
 // ends of the arrow it has: in (an arrow arrives from the flow's previous
 // event in this file) and out (an arrow leaves to its next event).
 func (fe *flowEnds) step(id uint64) (in, out bool) {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
+	"github.com/chronon-sim/chronon-go/internal/runs"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -14,7 +15,10 @@ import (
 //
 //   - An instruction is a flow id: the events whose flow argument has that
 //     id (0 is no flow). Its I id is assigned in order of first appearance;
-//     the I line's simulator id is the flow id, its thread 0.
+//     the I line's simulator id is the flow id, its thread id the index of
+//     its run in a trace merged from several (runs.go; the order of the
+//     files, of WithProcesses' labels), 0 for a single run. The same flow id
+//     in two runs is two instructions, each in its own run's thread.
 //   - A stage is a span on the instruction's flow (complete, or begin/end),
 //     named after the span's format name, or when it has none the last
 //     element of its unit's path. Lane 0 holds stages, lane 1 stalls: a
@@ -32,7 +36,10 @@ import (
 //     the end of its last stage, or when its last event is not a stage, at
 //     that event; an event of a flush format (schema.KindFlush) ends its
 //     instruction as flushed (R id rid 1) at its cycle, closing its open
-//     stages; later events of a flushed flow are ignored. Instructions
+//     stages; later events of a flushed flow are ignored. A flush of a
+//     flow with no instruction in the export (its events outside the
+//     selection, or none: a kill of a sequence number never fetched) makes
+//     no row; Result counts it as FlushesIgnored. Instructions
 //     still open at the end of the window are closed (stages ended, retired)
 //     at its last cycle.
 //   - W: an event of a format with a dependency argument
@@ -56,6 +63,7 @@ import (
 type kInst struct {
 	id      uint64 // I id in the log
 	flow    uint64
+	run     uint16   // its run (the I line's thread id)
 	idText  [20]byte // id in decimal: it starts every line of the instruction
 	idLen   uint8
 	open    [2]kOpen
@@ -140,12 +148,19 @@ type kSlot struct {
 // map (a hash and a cache miss per event).
 const kRecent = 1024
 
+// kRun is the instructions of one run, by flow id.
+type kRun struct {
+	insts   map[uint64]*kInst
+	recent  [kRecent]kSlot // in front of insts: see inst
+	retired kRetired       // I ids of the last instructions retired, for W lines
+}
+
 type kanataExport struct {
 	r       *mmapio.Reader
 	fmts    []*kFmt
 	kw      *kanataWriter
-	insts   map[uint64]*kInst
-	recent  [kRecent]kSlot // in front of insts: see inst
+	runs    []*kRun // by run index; made on first use but run 0
+	live    int     // instructions in the tables of all runs
 	free    []*kInst
 	ends    kEnds
 	seq     uint64
@@ -156,20 +171,20 @@ type kanataExport struct {
 	stages  []string // stage names of unnamed spans by unit id
 	cyc     uint64   // the cycle cycText spells
 	cycText []byte
-	retired kRetired // I ids of the last instructions retired, for W lines
-	deps    bool     // some format has a dependency argument
+	deps    bool // some format has a dependency argument
 	pidText []byte
 	res     *Result
 }
 
 // exportKanata writes the Kanata log of the events q selects to path.
-func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, res *Result) error {
+// labels and runOf are r's runs (exportRuns).
+func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labels []string, runOf []uint16, res *Result) error {
 	fmts := kanataFormats(r)
-	le, err := scanLastEvents(r, q, fmts)
+	le, err := scanLastEvents(r, q, fmts, labels, runOf)
 	if err != nil {
 		return err
 	}
-	if err := needFlowsAndSpans(r.Path(), le); err != nil {
+	if err := needFlowsAndSpans(r.Path(), q, le); err != nil {
 		return err
 	}
 	kw, err := newKanataWriter(path)
@@ -177,20 +192,22 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, res 
 		return err
 	}
 	res.Files = []string{path}
-	x := &kanataExport{r: r, fmts: fmts, kw: kw, insts: map[uint64]*kInst{}, res: res}
+	x := &kanataExport{r: r, fmts: fmts, kw: kw, res: res}
+	x.runs = make([]*kRun, runs.Count(labels))
+	x.runs[0] = &kRun{insts: map[uint64]*kInst{}}
 	x.cacheUnits()
 	// The schema lists every format registered, used or not: the events
 	// tell whether the table of retired instructions is needed.
 	x.deps = le.deps
-	err = x.run(q, le, cyclewin.NewReporter(r, q, o.progress))
+	err = x.run(q, le, runOf, cyclewin.NewReporter(r, q, o.progress))
 	if cerr := kw.close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-func (x *kanataExport) run(q mmapio.Query, le *lastEvents, progress cyclewin.Reporter) error {
-	fd := startFeed(x.r, q, x.fmts, le, progress)
+func (x *kanataExport) run(q mmapio.Query, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) error {
+	fd := startFeed(x.r, q, x.fmts, le, runOf, progress)
 	var lastCycle uint64
 	var iterErr error
 	for b := range fd.batches {
@@ -222,19 +239,23 @@ func (x *kanataExport) event(rec *kRec, text []byte) error {
 		return err
 	}
 	x.res.FlowEvents++
-	in := x.inst(flow)
+	in := x.inst(rec.run, flow)
 	if in != nil && in.done { // flushed already
 		if !more {
 			x.recycle(in)
 		}
 		return nil
 	}
+	if in == nil && f.kind == schema.KindFlush { // no instruction to flush: no row
+		x.res.FlushesIgnored++
+		return nil
+	}
 	if err := x.kw.step(c); err != nil {
 		return err
 	}
 	if in == nil {
-		in = x.newInst(flow)
-		if err := x.kw.cmd('I', in.idb(), flow, 0); err != nil {
+		in = x.newInst(rec.run, flow)
+		if err := x.kw.cmd('I', in.idb(), flow, uint64(rec.run)); err != nil {
 			return err
 		}
 		x.kw.labelStart(in.idb(), 0)
@@ -288,8 +309,8 @@ func (x *kanataExport) event(rec *kRec, text []byte) error {
 }
 
 // depends writes a W line for an event with a dependency argument: in
-// depends on the instruction whose flow id the argument holds, when that
-// one was exported (in flight, or retired among the last kRetiredIDs);
+// depends on the instruction of its run whose flow id the argument holds,
+// when that one was exported (in flight, or retired among the last kRetiredIDs);
 // otherwise (outside the selection, or never seen) no line is written, as
 // Konata needs the producer's I before the W.
 func (x *kanataExport) depends(in *kInst, pflow uint64) error {
@@ -297,10 +318,10 @@ func (x *kanataExport) depends(in *kInst, pflow uint64) error {
 		return nil
 	}
 	var pid []byte
-	if p := x.inst(pflow); p != nil && p != in {
+	if p := x.inst(in.run, pflow); p != nil && p != in {
 		pid = p.idb()
 	} else if p == nil {
-		if id, ok := x.retired.get(pflow); ok {
+		if id, ok := x.runs[in.run].retired.get(pflow); ok {
 			x.pidText = strconv.AppendUint(x.pidText[:0], id, 10)
 			pid = x.pidText
 		}
@@ -399,7 +420,7 @@ func (x *kanataExport) retire(in *kInst, flushed, more bool) error {
 	}
 	in.done = true
 	if x.deps {
-		x.retired.put(in.flow, in.id)
+		x.runs[in.run].retired.put(in.flow, in.id)
 	}
 	rid, typ := x.rid, uint64(0)
 	if flushed {
@@ -431,17 +452,22 @@ func (x *kanataExport) finish(q mmapio.Query, lastCycle uint64) error {
 	if err := x.flushEnds(limit); err != nil {
 		return err
 	}
-	if len(x.insts) == 0 {
+	if x.live == 0 {
 		return nil
 	}
 	closeAt := max(x.kw.cycle, lastCycle)
 	if x.ends.len() > 0 { // ends past the window: the stages are open at its end
 		closeAt = max(closeAt, limit)
 	}
-	open := make([]*kInst, 0, len(x.insts))
-	for _, in := range x.insts {
-		if !in.done {
-			open = append(open, in)
+	open := make([]*kInst, 0, x.live)
+	for _, rn := range x.runs {
+		if rn == nil {
+			continue
+		}
+		for _, in := range rn.insts {
+			if !in.done {
+				open = append(open, in)
+			}
 		}
 	}
 	slices.SortFunc(open, func(a, b *kInst) int { return int64cmp(a.id, b.id) })
@@ -474,7 +500,7 @@ func int64cmp(a, b uint64) int {
 	return 0
 }
 
-func (x *kanataExport) newInst(flow uint64) *kInst {
+func (x *kanataExport) newInst(run uint16, flow uint64) *kInst {
 	var in *kInst
 	if n := len(x.free); n > 0 {
 		in, x.free = x.free[n-1], x.free[:n-1]
@@ -482,22 +508,32 @@ func (x *kanataExport) newInst(flow uint64) *kInst {
 	} else {
 		in = &kInst{}
 	}
-	in.id, in.flow = x.nextID, flow
+	in.id, in.flow, in.run = x.nextID, flow, run
 	in.idLen = uint8(len(strconv.AppendUint(in.idText[:0], in.id, 10)))
 	x.nextID++
-	x.insts[flow] = in
-	x.recent[flow%kRecent] = kSlot{flow, in}
+	rn := x.runs[run]
+	if rn == nil {
+		rn = &kRun{insts: map[uint64]*kInst{}}
+		x.runs[run] = rn
+	}
+	rn.insts[flow] = in
+	rn.recent[flow%kRecent] = kSlot{flow, in}
+	x.live++
 	x.res.Instructions++
 	return in
 }
 
-// inst is the instruction in flight with a flow id, or nil.
-func (x *kanataExport) inst(flow uint64) *kInst {
-	s := &x.recent[flow%kRecent]
+// inst is the instruction in flight of a run with a flow id, or nil.
+func (x *kanataExport) inst(run uint16, flow uint64) *kInst {
+	rn := x.runs[run]
+	if rn == nil {
+		return nil
+	}
+	s := &rn.recent[flow%kRecent]
 	if s.in != nil && s.flow == flow {
 		return s.in
 	}
-	in := x.insts[flow]
+	in := rn.insts[flow]
 	if in != nil {
 		*s = kSlot{flow, in}
 	}
@@ -506,10 +542,12 @@ func (x *kanataExport) inst(flow uint64) *kInst {
 
 // recycle drops an instruction from the table for reuse.
 func (x *kanataExport) recycle(in *kInst) {
-	delete(x.insts, in.flow)
-	if s := &x.recent[in.flow%kRecent]; s.in == in {
+	rn := x.runs[in.run]
+	delete(rn.insts, in.flow)
+	if s := &rn.recent[in.flow%kRecent]; s.in == in {
 		*s = kSlot{}
 	}
+	x.live--
 	x.free = append(x.free, in)
 }
 

@@ -24,8 +24,9 @@ type kRec struct {
 	f        *kFmt
 	text     [2]int // the event's text: kBatch.text[text[0]:text[1]]
 	unit     uint16
-	more     bool // its flow has later events
-	hasDep   bool // the dependency argument is present
+	run      uint16 // its run in a merged trace (0: the only one)
+	more     bool   // its flow has later events
+	hasDep   bool   // the dependency argument is present
 }
 
 // kBatch is a batch of records and their text; the last one of an
@@ -53,12 +54,12 @@ type kFeed struct {
 	stop    chan struct{}
 }
 
-func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEvents, progress cyclewin.Reporter) *kFeed {
+func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) *kFeed {
 	fd := &kFeed{batches: make(chan *kBatch, kBatches), free: make(chan *kBatch, kBatches), stop: make(chan struct{})}
 	for i := 0; i < kBatches; i++ {
 		fd.free <- &kBatch{recs: make([]kRec, 0, kBatchRecs), text: make([]byte, 0, 64*kBatchRecs)}
 	}
-	go fd.run(r, q, fmts, le, progress)
+	go fd.run(r, q, fmts, le, runOf, progress)
 	return fd
 }
 
@@ -70,7 +71,7 @@ func (fd *kFeed) halt() {
 	}
 }
 
-func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEvents, progress cyclewin.Reporter) {
+func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) {
 	defer close(fd.batches)
 	var view argview.View
 	var ord, events, last uint64 // flow events so far (the pre-pass's order), events read, last cycle
@@ -115,6 +116,9 @@ func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEve
 		}
 		rec := kRec{cycle: ev.Cycle, flow: flow, f: f, unit: ev.UnitID, more: le.more(ord)}
 		ord++
+		if runOf != nil {
+			rec.run = runOf[ev.UnitID]
+		}
 		if f.kind == schema.KindSpanComplete {
 			rec.dur, _ = f.arg(f.dur, &ev, &view)
 		}

@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
@@ -119,8 +120,17 @@ func (k *kFmt) isSpan() bool {
 // needFlowsAndSpans says why the selected events cannot be exported to
 // Kanata when none carries a flow id or none of those is a span: the
 // registered formats do not tell (a schema lists every format the
-// simulator registered, used or not), the events do.
-func needFlowsAndSpans(path string, le *lastEvents) error {
+// simulator registered, used or not), the events do. A selection without
+// any event (a window past the trace, or between its events) says so,
+// naming the window.
+func needFlowsAndSpans(path string, q mmapio.Query, le *lastEvents) error {
+	if le.events == 0 {
+		where := "" // no window: the file (or the units selected) has no events
+		if start, end, ok := q.Cycles(); ok {
+			where = " (cycles " + strconv.FormatUint(start, 10) + "-" + strconv.FormatUint(end, 10) + ")"
+		}
+		return fmt.Errorf("%s: cannot export to kanata: no events in the selection%s", path, where)
+	}
 	var missing string
 	switch {
 	case le.n == 0 && le.spans == 0:

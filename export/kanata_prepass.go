@@ -15,6 +15,7 @@ import (
 // one bit per flow event, as for Chrome JSON's flow ends (flows.go).
 type lastEvents struct {
 	next      []uint64 // bit i: flow event i has a successor in its flow
+	events    uint64   // events selected, with a flow or not
 	n         uint64   // flow events
 	flowSpans uint64   // ... that are spans
 	spans     uint64   // span events, with a flow or not
@@ -28,14 +29,17 @@ func flowEventID(f *kFmt, ev *mmapio.Event, v *argview.View) uint64 {
 	return id
 }
 
-func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt) (*lastEvents, error) {
+// scanLastEvents runs the pre-pass; flows are followed within a run
+// (labels and runOf as exportRuns gives them).
+func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []string, runOf []uint16) (*lastEvents, error) {
 	le := &lastEvents{}
-	latest := newFlowIndex()
+	latest := newRunIndexes(labels)
 	var v argview.View
 	it := r.Iter(q)
 	defer it.Close()
 	for it.Next() {
 		ev := it.Event()
+		le.events++
 		if int(ev.FormatID) >= len(fmts) || fmts[ev.FormatID] == nil {
 			continue
 		}
@@ -61,7 +65,7 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt) (*lastEvents
 		if ord>>6 >= uint64(len(le.next)) {
 			le.next = append(le.next, 0)
 		}
-		if prev, ok := latest.swap(id, ord); ok {
+		if prev, ok := latest.of(runOf, ev.UnitID).swap(id, ord); ok {
 			le.next[prev>>6] |= 1 << (prev & 63)
 		}
 	}

@@ -39,7 +39,7 @@ type kLog struct {
 }
 
 type kLogInst struct {
-	sim            uint64
+	sim, thread    uint64
 	label, detail  string
 	stages         []kLogStage
 	retired, flush bool
@@ -129,10 +129,11 @@ func validateKanata(data []byte) (*kLog, error) {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := num(n, f[3]); err != nil {
+			thread, err := num(n, f[3])
+			if err != nil {
 				return nil, err
 			}
-			lg.insts = append(lg.insts, &kLogInst{sim: sim, open: map[uint64]int{}})
+			lg.insts = append(lg.insts, &kLogInst{sim: sim, thread: thread, open: map[uint64]int{}})
 			continue
 		}
 		if id >= uint64(len(lg.insts)) {

@@ -36,7 +36,10 @@ func defaults() options {
 // (the units of a trace merged from several runs, see mmapio.Multi) as one
 // process per label: a Perfetto process track, a Chrome JSON pid, with the
 // unit's dotted path nested under it. Other units stay under the
-// simulation's track.
+// simulation's track. Flows are joined only within a label (runs.go). Without
+// this option the labels are those a merged trace's metadata names
+// (mmapio.Multi.WriteMerged writes "<label>/file" for each input), so a
+// merged file read later is drawn the same way.
 func WithProcesses(labels []string) Option {
 	return func(o *options) error {
 		o.processes = labels

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
+	"github.com/chronon-sim/chronon-go/internal/runs"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -45,6 +46,7 @@ type driver struct {
 	hasSpans  bool // some format is a span
 	view      argview.View
 	res       *Result
+	runOf     []uint16 // run of each unit id in a merged trace (flow ids per run); nil: one run
 }
 
 // newDriver makes a driver for r; its sink is set before run.
@@ -245,6 +247,9 @@ func (d *driver) event(ev *mmapio.Event) error {
 		flow = v.Uint(f.flow)
 		if flow != 0 {
 			d.res.FlowEvents++
+			if d.runOf != nil {
+				flow = runs.FlowID(d.runOf[ev.UnitID], flow)
+			}
 		}
 	}
 	ns := d.ns(c)
