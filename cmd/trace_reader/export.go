@@ -85,8 +85,8 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 		fmt.Fprintf(stderr, "Exported %d events: %d instants, %d spans, %d counter samples, %d events with a flow; %d unmatched span ends, %d spans closed at the end\n",
 			res.Events, res.Instants, res.Spans, res.Counters, res.FlowEvents, res.UnmatchedEnds, res.UnterminatedSpans)
 		if c.format == "kanata" {
-			fmt.Fprintf(stderr, "Kanata: %d instructions (%d retired, %d flushed), %d dependencies (%d left out: producer not exported)\n",
-				res.Instructions, res.Retired, res.Flushed, res.Dependencies, res.DependenciesDropped)
+			fmt.Fprintf(stderr, "Kanata: %d instructions (%d retired, %d flushed), %d dependencies (%d left out: producer not exported), %d flushes of instructions not shown\n",
+				res.Instructions, res.Retired, res.Flushed, res.Dependencies, res.DependenciesDropped, res.FlushesIgnored)
 		}
 	}
 	return nil
