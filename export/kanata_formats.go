@@ -68,14 +68,21 @@ func kanataFormats(r *mmapio.Reader) []*kFmt {
 				p += t.Size()
 			}
 		}
-		for i := range f.ArgTypes {
+		// Flows, durations and dependencies are integers, one of each per
+		// format, as chronon registers them; a crafted schema's role on
+		// another type, or a second argument with the role, is ignored
+		// (the first integer argument with the role counts).
+		for i, t := range f.ArgTypes {
+			if t < schema.ArgInt8 || t > schema.ArgUInt64 {
+				continue
+			}
 			switch f.Role(i) {
 			case schema.RoleFlow:
-				k.flow = i
+				k.flow = firstRole(k.flow, i)
 			case schema.RoleDuration:
-				k.dur = i
+				k.dur = firstRole(k.dur, i)
 			case schema.RoleDepends:
-				k.dep = i
+				k.dep = firstRole(k.dep, i)
 			}
 		}
 		if k.kind > schema.KindFlush || (k.kind == schema.KindSpanComplete && k.dur < 0) {
@@ -111,6 +118,14 @@ func (k *kFmt) arg(i int, ev *mmapio.Event, v *argview.View) (uint64, bool) {
 		return 0, false
 	}
 	return v.Uint(i), true
+}
+
+// firstRole keeps an argument index already found (-1: none yet).
+func firstRole(have, i int) int {
+	if have >= 0 {
+		return have
+	}
+	return i
 }
 
 func (k *kFmt) isSpan() bool {
