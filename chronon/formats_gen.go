@@ -442,6 +442,10 @@ func (f *Format4[A0, A1, A2, A3]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a
 }
 
 // Format5 is a registered format whose events take 5 arguments.
+//
+// Make one with NewFormat5 or MustFormat5: the zero value's Emit
+// records nothing below cycle MaxUint64 and panics at it (its out-of-line
+// path, a func value, is set by registration).
 type Format5[A0, A1, A2, A3, A4 Arg] struct {
 	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
 	// out is Emit's out-of-line path, a func value (see directMax).
@@ -553,6 +557,10 @@ func (f *Format5[A0, A1, A2, A3, A4]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A
 }
 
 // Format6 is a registered format whose events take 6 arguments.
+//
+// Make one with NewFormat6 or MustFormat6: the zero value's Emit
+// records nothing below cycle MaxUint64 and panics at it (its out-of-line
+// path, a func value, is set by registration).
 type Format6[A0, A1, A2, A3, A4, A5 Arg] struct {
 	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
 	// out is Emit's out-of-line path, a func value (see directMax).

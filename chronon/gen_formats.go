@@ -79,17 +79,18 @@ func gen(b *bytes.Buffer, n int) {
 		sep = ", "
 	}
 	indirect := n > directMax && n <= indirectMax
-	outField, setOut, call := "", "", "emit"
+	outField, setOut, call, zeroDoc := "", "", "emit", ""
 	if indirect {
 		outField = fmt.Sprintf("\t// out is Emit's out-of-line path, a func value (see directMax).\n\tout func(*Unit, uint64%s%s)\n", sep, tlist)
 		setOut, call = "\n\tf.out = f.emitter()", "out"
+		zeroDoc = "\n//\n// Make one with New" + name + " or Must" + name + ": the zero value's Emit\n// records nothing below cycle MaxUint64 and panics at it (its out-of-line\n// path, a func value, is set by registration)."
 	}
 	plural := "s"
 	if n == 1 {
 		plural = ""
 	}
 	fmt.Fprintf(b, `
-// %[1]s is a registered format whose events take %[2]d argument%[9]s.
+// %[1]s is a registered format whose events take %[2]d argument%[9]s.%[14]s
 type %[1]s%[3]s struct {
 	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
 %[11]s	format
@@ -133,7 +134,7 @@ func (f *%[1]s%[4]s) Emit(u *Unit, cycle uint64%[8]s%[6]s) {
 		f.%[13]s(u, cycle%[8]s%[7]s)
 	}
 }
-`, name, n, tparams, targs, types, params, args, sep, plural, tlist, outField, setOut, call)
+`, name, n, tparams, targs, types, params, args, sep, plural, tlist, outField, setOut, call, zeroDoc)
 
 	// Fixed-size path.
 	// The gate in Emit lets through every enabled event from the window's
