@@ -103,7 +103,7 @@ var (
 			c.maxFileBytes = n
 			return nil
 		}}
-	optFollow = &option{[]string{"--follow"}, "", "Follow a file being written: per-unit rates every second, until it is closed",
+	optFollow = &option{[]string{"--follow"}, "", "Follow one file being written: per-unit rates every second, until it is closed",
 		func(c *config, _ string) error { c.follow = true; return nil }}
 	optMemory = &option{[]string{"--memory"}, "SIZE", "Memory for decoded data beyond the file's mapping (default 256MiB; bytes, or KiB/MiB/GiB)",
 		func(c *config, v string) error {
@@ -286,6 +286,11 @@ func parseOptions(c *config, cmd *command, rest []string) error {
 	}
 	if fileArity(cmd.name) == 2 && len(c.files) != 2 {
 		return usagef("needs two files, not %d", len(c.files))
+	}
+	if (cmd.name == "follow" || c.follow) && len(c.files) > 1 {
+		// A follower polls one growing file; merging several live ones
+		// by cycle would need them all to advance together.
+		return usagef("follows one file only, not %d", len(c.files))
 	}
 	if cmd.needsOut && c.output == "" {
 		return usagef("needs -o OUT")
