@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -286,14 +287,40 @@ func followTrace(ctx context.Context, c *config, w io.Writer, every time.Duratio
 		return err
 	}
 	defer fl.Close()
-	return fl.run(ctx, every, func(r *mmapio.Reader) error {
+	matched := false
+	err = fl.run(ctx, every, func(r *mmapio.Reader) error {
 		q, ok := followQuery(c, r)
 		if !ok {
 			return nil
 		}
+		matched = true
 		_, err := r.WriteDump(w, q, 0)
 		return err
 	})
+	if err == nil && !matched {
+		err = fl.noUnit(c)
+	}
+	return err
+}
+
+// noUnit is dump's error for a --unit no unit matches, once the file is
+// complete: while it is written, the unit may still be registered.
+func (fl *follower) noUnit(c *config) error {
+	if !c.hasUnit || !fl.done {
+		return nil
+	}
+	if len(fl.schema) > 0 {
+		s, _, err := schema.DecodeSchema(fl.schema, int64(fl.schOff))
+		if err != nil {
+			return fmt.Errorf("%s: %w", fl.path, err)
+		}
+		for _, u := range s.Units {
+			if u.Name != "" && strings.Contains(u.Name, c.unit) {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%s: no unit name contains %q", c.file, c.unit)
 }
 
 // run calls f with each batch of new blocks until the file is complete.

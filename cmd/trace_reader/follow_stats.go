@@ -61,6 +61,7 @@ func followStats(ctx context.Context, c *config, w io.Writer, period time.Durati
 	defer stop()
 	errc := make(chan error, 1)
 	batches := make(chan *mmapio.Reader)
+	matched := false // a batch had a unit --unit matches
 	go func() {
 		errc <- fl.run(fctx, followPoll, func(r *mmapio.Reader) error {
 			select {
@@ -78,7 +79,7 @@ func followStats(ctx context.Context, c *config, w io.Writer, period time.Durati
 	for {
 		select {
 		case r := <-batches:
-			countBatch(c, r, rates)
+			matched = countBatch(c, r, rates) || matched
 			batches <- nil
 		case <-tick.C:
 			if err := show(false); err != nil {
@@ -91,16 +92,22 @@ func followStats(ctx context.Context, c *config, w io.Writer, period time.Durati
 			if ctx.Err() != nil {
 				return nil
 			}
+			if !matched {
+				if err := fl.noUnit(c); err != nil {
+					return err
+				}
+			}
 			return show(true)
 		}
 	}
 }
 
-// countBatch adds the events of a batch that pass the filters.
-func countBatch(c *config, r *mmapio.Reader, rates map[uint16]*unitRate) {
+// countBatch adds the events of a batch that pass the filters, and says
+// whether the batch has a unit --unit matches.
+func countBatch(c *config, r *mmapio.Reader, rates map[uint16]*unitRate) bool {
 	q, ok := followQuery(c, r)
 	if !ok {
-		return
+		return false
 	}
 	for ev := range r.Events(q) {
 		u := rates[ev.UnitID]
@@ -112,6 +119,7 @@ func countBatch(c *config, r *mmapio.Reader, rates map[uint16]*unitRate) {
 		u.events++
 		u.lastCycle = max(u.lastCycle, ev.Cycle)
 	}
+	return true
 }
 
 func writeRates(b *strings.Builder, rates map[uint16]*unitRate, elapsed time.Duration, dt float64, final bool) {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -29,4 +32,36 @@ func TestFollowOneFile(t *testing.T) {
 	code, out, _ := runTool("help", "follow")
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "Usage: trace_reader follow [options] <file.ctrace>\n")
+}
+
+// TestFollowNoUnitOfAClosedFile: follow --unit NAME of a complete file
+// that has no such unit fails as dump does (status 1, the same message);
+// on a live file (no footer) it keeps waiting, for the unit may come.
+func TestFollowNoUnitOfAClosedFile(t *testing.T) {
+	code, _, want := runTool("dump", ref("multiblock.ctrace"), "--unit", "nosuch")
+	require.Equal(t, 1, code)
+	code, out, stderr := runTool("follow", ref("multiblock.ctrace"), "--unit", "nosuch")
+	require.Equal(t, 1, code)
+	require.Empty(t, out)
+	require.Equal(t, want, stderr)
+	code, _, stderr = runTool("stats", "--follow", ref("multiblock.ctrace"), "--unit", "nosuch")
+	require.Equal(t, 1, code)
+	require.Equal(t, want, stderr)
+	// A unit that exists: no error, even when --cycles selects none of its events.
+	code, out, stderr = runTool("follow", ref("multiblock.ctrace"), "--unit", "core0", "--cycles", "999999999")
+	require.Equal(t, 0, code, stderr)
+	require.Empty(t, out)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- followTrace(ctx, &config{command: "follow", file: ref("noindex.ctrace"), unit: "nosuch", hasUnit: true}, io.Discard, time.Millisecond)
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("follow of a live file returned: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	cancel()
+	require.NoError(t, <-done)
 }
