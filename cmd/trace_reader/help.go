@@ -93,6 +93,9 @@ func optionHelp(cmd *command, o *option) string {
 		return "Write to FILE (required; not the input file)"
 	case cmd.name == "info" && (o == optCycles || o == optUnit || o == optLimit):
 		return "Accepted for the original tool's scripts, and ignored"
+	case cmd.name == "diff" && o == optUnit:
+		// diff's status 1 means "different": its errors are 2.
+		return strings.Replace(o.help, "(none: status 1)", "(none: status 2, an error; 1 means different)", 1)
 	case cmd.name == "convert" && o == optLimit:
 		return "Accepted for the original tool's scripts, and ignored (convert writes every event)"
 	}

@@ -32,3 +32,20 @@ func TestHelpSaysWhatEachCommandDoesWithAnOption(t *testing.T) {
 		require.NotContains(t, l, "standard output")
 	}
 }
+
+// help diff says what diff does when no unit matches --unit: status 2 (an
+// error), since 1 means "different"; and it does so.
+func TestHelpDiffUnitStatus(t *testing.T) {
+	code, out, _ := runTool("help", "diff")
+	require.Equal(t, 0, code)
+	var unit string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "--unit") {
+			unit = l
+		}
+	}
+	require.Contains(t, unit, "none: status 2")
+	require.NotContains(t, unit, "status 1")
+	code, _, _ = runTool("diff", ref("multiblock.ctrace"), ref("multiblock.ctrace"), "--unit", "nosuch")
+	require.Equal(t, 2, code)
+}
