@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -79,7 +80,7 @@ var (
 		func(c *config, _ string) error { c.help = true; return nil }}
 	optFormat = &option{[]string{"--format"}, "F", "perfetto (default), chrome-json or kanata; parquet: -o DIR, FILE... (help sql)",
 		func(c *config, v string) error {
-			if v != export.FormatPerfetto && v != export.FormatChromeJSON && v != export.FormatKanata {
+			if !slices.Contains(exportFormats, v) {
 				return usagef("--format %q: want perfetto, chrome-json or kanata", v)
 			}
 			c.format = v
@@ -126,6 +127,10 @@ var (
 	optJSON = &option{[]string{"--json"}, "", "JSON instead of tables",
 		func(c *config, _ string) error { c.json = true; return nil }}
 )
+
+// exportFormats are the values of export --format this parser accepts
+// (parquet, which writes a directory, is sql.go's).
+var exportFormats = []string{export.FormatPerfetto, export.FormatChromeJSON, export.FormatKanata}
 
 // originalOptions are the options of the original tool, which accepted
 // every one of them with each of its commands (info ignores the filters):
