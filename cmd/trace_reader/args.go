@@ -55,7 +55,7 @@ type option struct {
 }
 
 var (
-	optCycles = &option{[]string{"--cycles"}, "START-END", "Only events with START <= cycle <= END (START: from there on)",
+	optCycles = &option{[]string{"--cycles"}, "START-END", "Only events with START <= cycle <= END (START- or START: from there on; 0x: hex)",
 		func(c *config, v string) (err error) {
 			c.start, c.end, err = parseCycles(v)
 			c.hasCycles = true
@@ -322,17 +322,22 @@ func allOptions() []*option {
 	return all
 }
 
-// parseCycles parses START-END (inclusive) or START (from there on).
+// parseCycles parses START-END (inclusive), START- or START (from there
+// on); each number decimal or 0x hex. It is CHRONON_TRACE's cycles= syntax
+// (chronon/select.go parseWindow), duplicated rather than imported because
+// two differences matter: a bare START is "from START on" here, as in the
+// original tool (a single cycle there), and a leading zero stays decimal,
+// as it always was here (strconv's base 0 there reads 010 as octal 8).
 func parseCycles(s string) (uint64, uint64, error) {
-	bad := usagef("--cycles %q: want START-END or START", s)
+	bad := usagef("--cycles %q: want START-END, START- or START (decimal or 0x hex)", s)
 	lo, hi, hasHi := strings.Cut(s, "-")
-	start, err := strconv.ParseUint(strings.TrimSpace(lo), 10, 64)
+	start, err := parseCycle(lo)
 	if err != nil {
 		return 0, 0, bad
 	}
 	end := uint64(math.MaxUint64)
-	if hasHi {
-		if end, err = strconv.ParseUint(strings.TrimSpace(hi), 10, 64); err != nil {
+	if hi = strings.TrimSpace(hi); hasHi && hi != "" {
+		if end, err = parseCycle(hi); err != nil {
 			return 0, 0, bad
 		}
 		if end < start {
@@ -340,6 +345,29 @@ func parseCycles(s string) (uint64, uint64, error) {
 		}
 	}
 	return start, end, nil
+}
+
+// parseCycle reads a decimal or 0x hex cycle.
+func parseCycle(s string) (uint64, error) {
+	s = strings.TrimSpace(s)
+	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+		return strconv.ParseUint(h, 16, 64)
+	}
+	return strconv.ParseUint(s, 10, 64)
+}
+
+// openEnded shows a recorded selection (chronon.select metadata) as it is
+// written: an open cycle window as cycles=A-, not A-18446744073709551615.
+func openEnded(sel string) string {
+	parts := strings.Split(sel, ";")
+	for i, p := range parts {
+		if w, ok := strings.CutPrefix(p, "cycles="); ok {
+			if lo, ok := strings.CutSuffix(w, "-18446744073709551615"); ok {
+				parts[i] = "cycles=" + lo + "-"
+			}
+		}
+	}
+	return strings.Join(parts, ";")
 }
 
 // parseSize reads a byte count: digits, optionally followed by K, M, G or T

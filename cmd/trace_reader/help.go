@@ -39,7 +39,8 @@ timeline, merged by cycle (ties in file order), units named <label>/<unit>
 
 Options (info, dump, filter, convert; most of them also the other commands,
 help CMD says which):
-  --cycles START-END  Only events with START <= cycle <= END (START: from there on)
+  --cycles START-END  Only events with START <= cycle <= END (START- or START:
+                      from there on; decimal or 0x hex)
   --unit NAME         Only events of units whose name contains NAME
   --limit N           Stop after N events (0 = no limit)
   --memory SIZE       Memory for decoded data beyond the file's mapping
