@@ -18,7 +18,7 @@ type config struct {
 	files      []string // every file, in command line order
 	hasCycles  bool
 	start, end uint64
-	unit       string
+	units      []string // --unit values, in order (units.go)
 	hasUnit    bool
 	limit      int
 	output     string
@@ -61,8 +61,8 @@ var (
 			c.hasCycles = true
 			return err
 		}}
-	optUnit = &option{[]string{"--unit"}, "NAME", "Only events of units whose name contains NAME (none: status 1)",
-		func(c *config, v string) error { c.unit, c.hasUnit = v, true; return nil }}
+	optUnit = &option{[]string{"--unit"}, "NAME", "Units whose name contains NAME, or with * ? [ matches it whole (path.Match); repeated: any (none: status 1)",
+		addUnit}
 	optLimit = &option{[]string{"--limit"}, "N", "Stop after N events (0 = no limit)",
 		func(c *config, v string) error {
 			n, err := strconv.ParseUint(v, 10, 63)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -315,12 +314,12 @@ func (fl *follower) noUnit(c *config) error {
 			return fmt.Errorf("%s: %w", fl.path, err)
 		}
 		for _, u := range s.Units {
-			if u.Name != "" && strings.Contains(u.Name, c.unit) {
+			if c.unitMatches(u.Name) {
 				return nil
 			}
 		}
 	}
-	return fmt.Errorf("%s: no unit name contains %q", c.file, c.unit)
+	return noUnitError(c, c.file)
 }
 
 // run calls f with each batch of new blocks until the file is complete.
@@ -359,7 +358,7 @@ func followQuery(c *config, r *mmapio.Reader) (mmapio.Query, bool) {
 		q = q.WithCycles(c.start, c.end)
 	}
 	if c.hasUnit {
-		ids := r.UnitsNamed(c.unit)
+		ids := unitIDs(c, r)
 		if len(ids) == 0 {
 			return q, false
 		}

@@ -55,7 +55,7 @@ func TestFollowNoUnitOfAClosedFile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- followTrace(ctx, &config{command: "follow", file: ref("noindex.ctrace"), unit: "nosuch", hasUnit: true}, io.Discard, time.Millisecond)
+		done <- followTrace(ctx, &config{command: "follow", file: ref("noindex.ctrace"), units: []string{"nosuch"}, hasUnit: true}, io.Discard, time.Millisecond)
 	}()
 	select {
 	case err := <-done:

@@ -41,7 +41,9 @@ Options (info, dump, filter, convert; most of them also the other commands,
 help CMD says which):
   --cycles START-END  Only events with START <= cycle <= END (START- or START:
                       from there on; decimal or 0x hex)
-  --unit NAME         Only events of units whose name contains NAME
+  --unit NAME         Only events of units whose name contains NAME; with * ? [
+                      a pattern on the whole name (path.Match, as CHRONON_TRACE's
+                      units=); repeated: units any of them selects
   --limit N           Stop after N events (0 = no limit)
   --memory SIZE       Memory for decoded data beyond the file's mapping
                       (default 256MiB; bytes, or KiB/MiB/GiB)
