@@ -6,8 +6,7 @@
 //
 // It prints events/s and bytes/event (per event emitted) on stderr, and the
 // events written when a selection (CHRONON_TRACE) or drops kept fewer.
-// Exit status: 0 ok, 1 the
-// trace could not be written, 2 usage.
+// Exit status: 0 ok, 1 the trace could not be written, 2 usage.
 package main
 
 import (
