@@ -165,7 +165,8 @@ var commandTable = []*command{
 		"need no renumbering are copied without recompression.",
 		[]*option{optOutput, optVerbose, optHelp}, true},
 	{"diff", "[options] <a.ctrace> <b.ctrace>", "Compare two runs event by event per unit (not byte by byte): for each unit\n" +
-		"that differs, its first divergence with context and its counts per format;\n" +
+		"that differs, its first divergence (events numbered from 1 within the unit)\n" +
+		"with context and its counts per format;\n" +
 		"units present in one run only. Exit 0 equal, 1 different, 2 error.",
 		[]*option{optCycles, optUnit, optContext, optOutput, optMemory, optHelp}, false},
 	{"stats", "[options] <file.ctrace>...", "Per unit and format: counts and rates; spans: durations and occupancy;\n" +
