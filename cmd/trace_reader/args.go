@@ -104,7 +104,7 @@ var (
 			c.maxFileBytes = n
 			return nil
 		}}
-	optFollow = &option{[]string{"--follow"}, "", "Follow one file being written: per-unit rates every second, until it is closed",
+	optFollow = &option{[]string{"--follow"}, "", "Follow one file being written: per-unit rates every second; at its close, rates since follow started",
 		func(c *config, _ string) error { c.follow = true; return nil }}
 	optMemory = &option{[]string{"--memory"}, "SIZE", "Memory for decoded data beyond the file's mapping (default 256MiB; bytes, or KiB/MiB/GiB)",
 		func(c *config, v string) error {

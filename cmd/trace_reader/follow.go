@@ -74,6 +74,24 @@ func openFollower(path string) (*follower, error) {
 
 func (fl *follower) Close() error { return fl.f.Close() }
 
+// complete reports whether the file's writer has already closed it (its
+// header names a footer).
+func (fl *follower) complete() (bool, error) {
+	st, err := fl.f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", fl.path, err)
+	}
+	if st.Size() < schema.HeaderSize {
+		return false, nil
+	}
+	var b [schema.HeaderSize]byte
+	if _, err := fl.f.ReadAt(b[:], 0); err != nil {
+		return false, fmt.Errorf("%s: header: %w", fl.path, err)
+	}
+	h, _ := schema.DecodeHeader(b[:])
+	return h.Magic == schema.Magic && h.FooterOffset != 0, nil
+}
+
 // readHeader reads and checks the file header. A header that is not a
 // .ctrace header is an error; one naming sections past the end of the file
 // is taken as a race with the writer (ok false): the next poll looks again.

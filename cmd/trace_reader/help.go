@@ -64,7 +64,10 @@ Export options (and --cycles, --unit, -o, -v, --memory):
 Stats options (and --cycles, --unit, -o, --memory):
   --json              JSON instead of tables
   --follow            Follow one file being written: per-unit rates every
-                      second, until it is closed (not with --json or -o)
+                      second; when it is closed, a last table whose rates are
+                      the whole run's (events read since follow started / wall
+                      time since then; '-' if it was complete at the start)
+                      (not with --json or -o)
 
 Diff options (and --cycles, --unit, -o, --memory):
   --context N         Events of context around a divergence (default 3)
