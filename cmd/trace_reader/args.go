@@ -173,7 +173,8 @@ var commandTable = []*command{
 		"flows: cycles from each unit to the next.",
 		[]*option{optCycles, optUnit, optJSON, optFollow, optOutput, optMemory, optHelp}, false},
 	{"follow", "[options] <file.ctrace>", "Print the events of a file while its writer appends them, as dump prints them\n" +
-		"(cycle order per unit), until the writer closes the file (or Ctrl-C).",
+		"(cycle order per unit), until the writer closes the file (or Ctrl-C). A file\n" +
+		"not yet created is waited for (its directory must exist).",
 		[]*option{optCycles, optUnit, optHelp}, false},
 }
 

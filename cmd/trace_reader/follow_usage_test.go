@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/chronon-sim/chronon-go/chronon"
 )
 
 // TestFollowOneFile: follow and stats --follow read one growing file;
@@ -64,4 +67,47 @@ func TestFollowNoUnitOfAClosedFile(t *testing.T) {
 	}
 	cancel()
 	require.NoError(t, <-done)
+}
+
+// TestFollowWaitsForTheFile: follow started before the simulator waits
+// for the file to appear (saying so once on stderr), then follows it; a
+// directory that does not exist is an error at once.
+func TestFollowWaitsForTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "later.ctrace")
+	type result struct {
+		code        int
+		out, stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, stderr := runTool("follow", path)
+		done <- result{code, out, stderr}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case r := <-done:
+		t.Fatalf("follow of a file not yet created returned: %+v", r)
+	default:
+	}
+	tr, err := chronon.Create(path, chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	u, _ := tr.NewUnit("a.x")
+	for cy := uint64(0); cy < 10; cy++ {
+		followFmt.Emit(u, cy, cy, "a")
+	}
+	require.NoError(t, tr.Close())
+	select {
+	case r := <-done:
+		require.Equal(t, 0, r.code, r.stderr)
+		require.Equal(t, "trace_reader: waiting for "+path+" to be created\n", r.stderr)
+		require.Equal(t, 10, strings.Count(r.out, "\n"))
+	case <-time.After(20 * time.Second):
+		t.Fatal("follow did not end after the file was written")
+	}
+	for _, args := range [][]string{{"follow", filepath.Join(dir, "nodir", "x.ctrace")}, {"stats", "--follow", filepath.Join(dir, "nodir", "x.ctrace")}} {
+		code, _, stderr := runTool(args...)
+		require.Equal(t, 1, code)
+		require.Contains(t, stderr, "nodir")
+	}
 }

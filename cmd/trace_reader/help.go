@@ -14,7 +14,8 @@ Commands:
   filter     Dump events matching --cycles and --unit
   convert    Convert the whole trace to text (--limit is ignored)
   follow     Print the events of one file while its writer appends them, as
-             dump prints them, until the writer closes it (or Ctrl-C)
+             dump prints them, until the writer closes it (or Ctrl-C); waits
+             for a file not yet created
   recover    Write a complete file (schema, blocks, footer) from a footer-less
              or torn one: recover FILE -o OUT
   export     Write a file trace viewers open: export --format F FILE -o OUT;
