@@ -294,6 +294,10 @@ func parseOptions(c *config, cmd *command, rest []string) error {
 	if fileArity(cmd.name) == 2 && len(c.files) != 2 {
 		return usagef("needs two files, not %d", len(c.files))
 	}
+	if c.follow && (c.json || c.output != "") {
+		// Checked here, not when following: that may first wait for the file.
+		return usagef("--follow prints tables to standard output: not with --json or -o")
+	}
 	if (cmd.name == "follow" || c.follow) && len(c.files) > 1 {
 		// A follower polls one growing file; merging several live ones
 		// by cycle would need them all to advance together.
