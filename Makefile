@@ -61,6 +61,7 @@ demo: build
 	$(BIN)/trace_reader filter --unit core1.l2 --cycles 500000-500200 $(BIN)/demo/w1.ctrace
 	@echo "== pipeline view: pipesim with stalls and squashes, exported for Konata (one row per instruction)"
 	$(BIN)/pipesim -n 20000 -hazards -o $(BIN)/demo/hazards.ctrace && $(BIN)/trace_reader export --format kanata -o $(BIN)/demo/pipe.kanata $(BIN)/demo/hazards.ctrace
+	@echo "== open $(BIN)/demo/pipe.kanata in Konata (https://github.com/shioyadan/Konata): File > Open"
 	@echo "== SQL on the trace (DuckDB, no import step): taken branches per unit"
 	$(BIN)/trace_reader sql $(BIN)/demo/w1.ctrace -c "SELECT unit, count(*) AS fetches, round(avg(taken::INT), 3) AS taken FROM fetch GROUP BY unit ORDER BY unit"
 

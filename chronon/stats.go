@@ -2,9 +2,13 @@ package chronon
 
 // UnitStats is what happened to one unit's events so far.
 //
-// Emitted counts every emit that passed the category mask and has left the
-// producer's current chunk: events still in a partly filled chunk are counted
-// once it is sealed (when it fills, at a flush, or at Close). After Close,
+// Emitted counts the emits that passed the unit's category mask and the
+// record-time cycle window (WithSelect / CHRONON_TRACE cycles=; a unit
+// units= leaves out has a mask of 0), including those made after Close
+// (counted as Dropped too). Emits the mask or the window filtered out are
+// counted nowhere. An emit is counted once it has left the producer's
+// current chunk: events still in a partly filled chunk are counted once it
+// is sealed (when it fills, at a flush, or at Close). After Close,
 // Emitted == Written + Dropped + Lost exactly.
 type UnitStats struct {
 	ID      uint16

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,7 @@ type config struct {
 	files      []string // every file, in command line order
 	hasCycles  bool
 	start, end uint64
-	unit       string
+	units      []string // --unit values, in order (units.go)
 	hasUnit    bool
 	limit      int
 	output     string
@@ -54,14 +55,14 @@ type option struct {
 }
 
 var (
-	optCycles = &option{[]string{"--cycles"}, "START-END", "Only events with START <= cycle <= END (START: from there on)",
+	optCycles = &option{[]string{"--cycles"}, "START-END", "Only events with START <= cycle <= END (START- or START: from there on; 0x: hex)",
 		func(c *config, v string) (err error) {
 			c.start, c.end, err = parseCycles(v)
 			c.hasCycles = true
 			return err
 		}}
-	optUnit = &option{[]string{"--unit"}, "NAME", "Only events of units whose name contains NAME (none: status 1)",
-		func(c *config, v string) error { c.unit, c.hasUnit = v, true; return nil }}
+	optUnit = &option{[]string{"--unit"}, "NAME", "Units whose name contains NAME, or with * ? [ matches it whole (path.Match); repeated: any (none: status 1)",
+		addUnit}
 	optLimit = &option{[]string{"--limit"}, "N", "Stop after N events (0 = no limit)",
 		func(c *config, v string) error {
 			n, err := strconv.ParseUint(v, 10, 63)
@@ -79,7 +80,7 @@ var (
 		func(c *config, _ string) error { c.help = true; return nil }}
 	optFormat = &option{[]string{"--format"}, "F", "perfetto (default), chrome-json or kanata; parquet: -o DIR, FILE... (help sql)",
 		func(c *config, v string) error {
-			if v != export.FormatPerfetto && v != export.FormatChromeJSON && v != export.FormatKanata {
+			if !slices.Contains(exportFormats, v) {
 				return usagef("--format %q: want perfetto, chrome-json or kanata", v)
 			}
 			c.format = v
@@ -103,7 +104,7 @@ var (
 			c.maxFileBytes = n
 			return nil
 		}}
-	optFollow = &option{[]string{"--follow"}, "", "Follow a file being written: per-unit rates every second, until it is closed",
+	optFollow = &option{[]string{"--follow"}, "", "Follow one file being written: per-unit rates every second; at its close, rates since follow started",
 		func(c *config, _ string) error { c.follow = true; return nil }}
 	optMemory = &option{[]string{"--memory"}, "SIZE", "Memory for decoded data beyond the file's mapping (default 256MiB; bytes, or KiB/MiB/GiB)",
 		func(c *config, v string) error {
@@ -126,6 +127,10 @@ var (
 	optJSON = &option{[]string{"--json"}, "", "JSON instead of tables",
 		func(c *config, _ string) error { c.json = true; return nil }}
 )
+
+// exportFormats are the values of export --format this parser accepts
+// (parquet, which writes a directory, is sql.go's).
+var exportFormats = []string{export.FormatPerfetto, export.FormatChromeJSON, export.FormatKanata}
 
 // originalOptions are the options of the original tool, which accepted
 // every one of them with each of its commands (info ignores the filters):
@@ -160,14 +165,16 @@ var commandTable = []*command{
 		"need no renumbering are copied without recompression.",
 		[]*option{optOutput, optVerbose, optHelp}, true},
 	{"diff", "[options] <a.ctrace> <b.ctrace>", "Compare two runs event by event per unit (not byte by byte): for each unit\n" +
-		"that differs, its first divergence with context and its counts per format;\n" +
+		"that differs, its first divergence (events numbered from 1 within the unit)\n" +
+		"with context and its counts per format;\n" +
 		"units present in one run only. Exit 0 equal, 1 different, 2 error.",
 		[]*option{optCycles, optUnit, optContext, optOutput, optMemory, optHelp}, false},
 	{"stats", "[options] <file.ctrace>...", "Per unit and format: counts and rates; spans: durations and occupancy;\n" +
 		"flows: cycles from each unit to the next.",
 		[]*option{optCycles, optUnit, optJSON, optFollow, optOutput, optMemory, optHelp}, false},
 	{"follow", "[options] <file.ctrace>", "Print the events of a file while its writer appends them, as dump prints them\n" +
-		"(cycle order per unit), until the writer closes the file (or Ctrl-C).",
+		"(cycle order per unit), until the writer closes the file (or Ctrl-C). A file\n" +
+		"not yet created is waited for (its directory must exist).",
 		[]*option{optCycles, optUnit, optHelp}, false},
 }
 
@@ -287,6 +294,15 @@ func parseOptions(c *config, cmd *command, rest []string) error {
 	if fileArity(cmd.name) == 2 && len(c.files) != 2 {
 		return usagef("needs two files, not %d", len(c.files))
 	}
+	if c.follow && (c.json || c.output != "") {
+		// Checked here, not when following: that may first wait for the file.
+		return usagef("--follow prints tables to standard output: not with --json or -o")
+	}
+	if (cmd.name == "follow" || c.follow) && len(c.files) > 1 {
+		// A follower polls one growing file; merging several live ones
+		// by cycle would need them all to advance together.
+		return usagef("follows one file only, not %d", len(c.files))
+	}
 	if cmd.needsOut && c.output == "" {
 		return usagef("needs -o OUT")
 	}
@@ -312,17 +328,22 @@ func allOptions() []*option {
 	return all
 }
 
-// parseCycles parses START-END (inclusive) or START (from there on).
+// parseCycles parses START-END (inclusive), START- or START (from there
+// on); each number decimal or 0x hex. It is CHRONON_TRACE's cycles= syntax
+// (chronon/select.go parseWindow), duplicated rather than imported because
+// two differences matter: a bare START is "from START on" here, as in the
+// original tool (a single cycle there), and a leading zero stays decimal,
+// as it always was here (strconv's base 0 there reads 010 as octal 8).
 func parseCycles(s string) (uint64, uint64, error) {
-	bad := usagef("--cycles %q: want START-END or START", s)
+	bad := usagef("--cycles %q: want START-END, START- or START (decimal or 0x hex)", s)
 	lo, hi, hasHi := strings.Cut(s, "-")
-	start, err := strconv.ParseUint(strings.TrimSpace(lo), 10, 64)
+	start, err := parseCycle(lo)
 	if err != nil {
 		return 0, 0, bad
 	}
 	end := uint64(math.MaxUint64)
-	if hasHi {
-		if end, err = strconv.ParseUint(strings.TrimSpace(hi), 10, 64); err != nil {
+	if hi = strings.TrimSpace(hi); hasHi && hi != "" {
+		if end, err = parseCycle(hi); err != nil {
 			return 0, 0, bad
 		}
 		if end < start {
@@ -330,6 +351,29 @@ func parseCycles(s string) (uint64, uint64, error) {
 		}
 	}
 	return start, end, nil
+}
+
+// parseCycle reads a decimal or 0x hex cycle.
+func parseCycle(s string) (uint64, error) {
+	s = strings.TrimSpace(s)
+	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+		return strconv.ParseUint(h, 16, 64)
+	}
+	return strconv.ParseUint(s, 10, 64)
+}
+
+// openEnded shows a recorded selection (chronon.select metadata) as it is
+// written: an open cycle window as cycles=A-, not A-18446744073709551615.
+func openEnded(sel string) string {
+	parts := strings.Split(sel, ";")
+	for i, p := range parts {
+		if w, ok := strings.CutPrefix(p, "cycles="); ok {
+			if lo, ok := strings.CutSuffix(w, "-18446744073709551615"); ok {
+				parts[i] = "cycles=" + lo + "-"
+			}
+		}
+	}
+	return strings.Join(parts, ";")
 }
 
 // parseSize reads a byte count: digits, optionally followed by K, M, G or T

@@ -116,7 +116,7 @@ func (d *differ) unit(s int, id uint16) int32 {
 	ix, ok := d.byName[key]
 	if !ok {
 		ix = int32(len(d.units))
-		u := &dunit{name: key, selected: !d.c.hasUnit || strings.Contains(key, d.c.unit)}
+		u := &dunit{name: key, selected: d.c.unitMatches(key)}
 		d.units = append(d.units, u)
 		d.byName[key] = ix
 	}
@@ -455,7 +455,7 @@ func diffRuns(c *config, w io.Writer) (bool, error) {
 			}
 		}
 		if n == 0 {
-			return false, fmt.Errorf("%s, %s: no unit name contains %q", c.files[0], c.files[1], c.unit)
+			return false, noUnitError(c, c.files[0]+", "+c.files[1])
 		}
 	}
 	d.mapFormats()

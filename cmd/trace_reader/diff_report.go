@@ -115,7 +115,9 @@ func (d *differ) report(out io.Writer) (bool, error) {
 			vs[s] = v
 		}
 		k := min(vs[0].k, vs[1].k)
-		fmt.Fprintf(w, "unit %s: first difference at event %d", esc(u.name), k)
+		// Events are numbered from 1 within the unit (k counts from 0):
+		// "event 3745" is the unit's 3745th, as a person counts.
+		fmt.Fprintf(w, "unit %s: first difference at event %d", esc(u.name), k+1)
 		for s, v := range vs {
 			if v.has {
 				fmt.Fprintf(w, ", cycle %d in %s", v.cycle, d.c.files[s])
@@ -134,7 +136,7 @@ func (d *differ) report(out io.Writer) (bool, error) {
 				fmt.Fprintf(w, "  %s%s", mark, l)
 			}
 			if !v.has {
-				fmt.Fprintf(w, "   > (no event %d)\n", v.k)
+				fmt.Fprintf(w, "   > (no event %d)\n", v.k+1)
 			}
 		}
 		fmt.Fprintf(w, "  events per format: %s | %s\n", a, b)

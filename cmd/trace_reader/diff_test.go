@@ -126,7 +126,8 @@ func TestDiffFindsTheDifference(t *testing.T) {
 		s, evs := ctracetest.W1Schema(16), ctracetest.W1Events(30000, 16, 3)
 		a := writeTrace(t, dir, layout.name+"-a.ctrace", s, evs, ourLayout)
 
-		// A changed argument in event 12345 (a fetch: pc).
+		// A changed argument in event 12345 (a fetch: pc). The report
+		// counts a unit's events from 1: its k-th from 0 is event k+1.
 		changed := slices.Clone(evs)
 		const at = 12344
 		require.Equal(t, ctracetest.W1Fetch, int(changed[at].FormatID))
@@ -137,7 +138,7 @@ func TestDiffFindsTheDifference(t *testing.T) {
 		require.Equal(t, 1, code, errOut)
 		unit := ctracetest.W1UnitName(int(evs[at].SourceID))
 		k := unitIndex(evs, at)
-		require.Contains(t, out, fmt.Sprintf("unit %s: first difference at event %d, cycle %d in %s, cycle %d in %s\n", unit, k, evs[at].Cycle, a, evs[at].Cycle, b))
+		require.Contains(t, out, fmt.Sprintf("unit %s: first difference at event %d, cycle %d in %s, cycle %d in %s\n", unit, k+1, evs[at].Cycle, a, evs[at].Cycle, b))
 		require.Contains(t, out, "1 of 16 units differ; 0 only in")
 		// The differing lines are marked, with context around them.
 		r, err := mmapio.Open(a)
@@ -163,7 +164,7 @@ func TestDiffFindsTheDifference(t *testing.T) {
 		require.Equal(t, 1, code, errOut)
 		unit = ctracetest.W1UnitName(int(evs[after].SourceID))
 		k = unitIndex(evs, after) + 1
-		want := fmt.Sprintf("unit %s: first difference at event %d, cycle %d in %s, cycle %d in %s\n", unit, k, evs[after+16].Cycle, a, evs[after].Cycle, b)
+		want := fmt.Sprintf("unit %s: first difference at event %d, cycle %d in %s, cycle %d in %s\n", unit, k+1, evs[after+16].Cycle, a, evs[after].Cycle, b)
 		require.Contains(t, out, want)
 		require.Regexp(t, regexp.MustCompile(`\n +(\d+) +(\d+)  fetch pc=0x\{:x\} taken=\{\}  \*\n`), out)
 		m := regexp.MustCompile(`\n +(\d+) +(\d+)  fetch pc=0x\{:x\} taken=\{\}  \*\n`).FindStringSubmatch(out)
@@ -177,8 +178,8 @@ func TestDiffFindsTheDifference(t *testing.T) {
 		require.Equal(t, 1, code)
 		k = unitIndex(evs, last) + 1
 		require.Contains(t, out, fmt.Sprintf("unit %s: first difference at event %d, none in %s (it has %d events), cycle %d in %s\n",
-			ctracetest.W1UnitName(int(evs[last].SourceID)), k, a, k, evs[last].Cycle, b))
-		require.Contains(t, out, fmt.Sprintf("   > (no event %d)\n", k))
+			ctracetest.W1UnitName(int(evs[last].SourceID)), k+1, a, k, evs[last].Cycle, b))
+		require.Contains(t, out, fmt.Sprintf("   > (no event %d)\n", k+1))
 
 		// A missing unit (unit 5: core0.lsu): only in A.
 		ms := *s
@@ -233,7 +234,7 @@ func TestDiffOtherSeedsAndUnits(t *testing.T) {
 	b := writeTrace(t, dir, "b.ctrace", ctracetest.W1Schema(5), ctracetest.W1Events(20000, 5, 2), cLayout)
 	code, out, errOut := diffTool(t, a, b)
 	require.Equal(t, 1, code, errOut)
-	require.Equal(t, 5, strings.Count(out, ": first difference at event 0, "), out)
+	require.Equal(t, 5, strings.Count(out, ": first difference at event 1, "), out)
 	require.Equal(t, 11, strings.Count(out, "only in "+a+": "))
 	require.True(t, strings.HasSuffix(out, fmt.Sprintf("5 of 5 units differ; 11 only in %s, 0 only in %s\n", a, b)), out)
 }

@@ -43,9 +43,9 @@ func query(c *config, r *mmapio.Reader) (mmapio.Query, error) {
 		q = q.WithCycles(c.start, c.end)
 	}
 	if c.hasUnit {
-		ids := r.UnitsNamed(c.unit)
+		ids := unitIDs(c, r)
 		if len(ids) == 0 {
-			return q, fmt.Errorf("%s: no unit name contains %q", c.file, c.unit)
+			return q, noUnitError(c, c.file)
 		}
 		q = q.WithUnits(ids...)
 	}

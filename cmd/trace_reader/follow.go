@@ -74,6 +74,24 @@ func openFollower(path string) (*follower, error) {
 
 func (fl *follower) Close() error { return fl.f.Close() }
 
+// complete reports whether the file's writer has already closed it (its
+// header names a footer).
+func (fl *follower) complete() (bool, error) {
+	st, err := fl.f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", fl.path, err)
+	}
+	if st.Size() < schema.HeaderSize {
+		return false, nil
+	}
+	var b [schema.HeaderSize]byte
+	if _, err := fl.f.ReadAt(b[:], 0); err != nil {
+		return false, fmt.Errorf("%s: header: %w", fl.path, err)
+	}
+	h, _ := schema.DecodeHeader(b[:])
+	return h.Magic == schema.Magic && h.FooterOffset != 0, nil
+}
+
 // readHeader reads and checks the file header. A header that is not a
 // .ctrace header is an error; one naming sections past the end of the file
 // is taken as a race with the writer (ok false): the next poll looks again.
@@ -286,14 +304,40 @@ func followTrace(ctx context.Context, c *config, w io.Writer, every time.Duratio
 		return err
 	}
 	defer fl.Close()
-	return fl.run(ctx, every, func(r *mmapio.Reader) error {
+	matched := false
+	err = fl.run(ctx, every, func(r *mmapio.Reader) error {
 		q, ok := followQuery(c, r)
 		if !ok {
 			return nil
 		}
+		matched = true
 		_, err := r.WriteDump(w, q, 0)
 		return err
 	})
+	if err == nil && !matched {
+		err = fl.noUnit(c)
+	}
+	return err
+}
+
+// noUnit is dump's error for a --unit no unit matches, once the file is
+// complete: while it is written, the unit may still be registered.
+func (fl *follower) noUnit(c *config) error {
+	if !c.hasUnit || !fl.done {
+		return nil
+	}
+	if len(fl.schema) > 0 {
+		s, _, err := schema.DecodeSchema(fl.schema, int64(fl.schOff))
+		if err != nil {
+			return fmt.Errorf("%s: %w", fl.path, err)
+		}
+		for _, u := range s.Units {
+			if c.unitMatches(u.Name) {
+				return nil
+			}
+		}
+	}
+	return noUnitError(c, c.file)
 }
 
 // run calls f with each batch of new blocks until the file is complete.
@@ -332,7 +376,7 @@ func followQuery(c *config, r *mmapio.Reader) (mmapio.Query, bool) {
 		q = q.WithCycles(c.start, c.end)
 	}
 	if c.hasUnit {
-		ids := r.UnitsNamed(c.unit)
+		ids := unitIDs(c, r)
 		if len(ids) == 0 {
 			return q, false
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,24 @@ func TestStatsFollow(t *testing.T) {
 	require.Regexp(t, regexp.MustCompile(`(?m)^closed .* 3500 events`), final)
 	require.Regexp(t, regexp.MustCompile(`(?m)^core0\.fetch +3000 +\d+ +2999 `), final)
 	require.Regexp(t, regexp.MustCompile(`(?m)^core1\.fetch +500 +\d+ +998 `), final)
+	// The final rates are the whole run's (events since follow started /
+	// wall time), not the last period's, in which core1 wrote nothing.
+	r0 := regexp.MustCompile(`(?m)^core0\.fetch +3000 +(\d+) `).FindStringSubmatch(final)
+	r1 := regexp.MustCompile(`(?m)^core1\.fetch +500 +(\d+) `).FindStringSubmatch(final)
+	e0, _ := strconv.ParseFloat(r0[1], 64)
+	e1, _ := strconv.ParseFloat(r1[1], 64)
+	require.Positive(t, e1, final)
+	require.InDelta(t, 6, e0/e1, 0.1, final)
+}
+
+// TestStatsFollowClosedFile: a file complete before stats --follow starts
+// has no rates to show: counts, and '-' for the rates.
+func TestStatsFollowClosedFile(t *testing.T) {
+	code, out, stderr := runTool("stats", "--follow", ref("multiblock.ctrace"))
+	require.Equal(t, 0, code, stderr)
+	require.Regexp(t, regexp.MustCompile(`(?m)^closed .* events +- events/s\n`), out)
+	require.Regexp(t, regexp.MustCompile(`(?m)^core0\.fetch +\d+ +- +\d+ +-\n`), out)
+	require.NotContains(t, out, "writing")
 }
 
 // TestStatsFollowUsage: --follow prints tables to stdout only.

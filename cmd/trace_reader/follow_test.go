@@ -149,7 +149,7 @@ func TestFollowCompleteFile(t *testing.T) {
 	}
 	require.NoError(t, tr.Close())
 	var out bytes.Buffer
-	c := &config{command: "follow", file: path, unit: "b.", hasUnit: true, hasCycles: true, start: 100, end: 2100}
+	c := &config{command: "follow", file: path, units: []string{"b."}, hasUnit: true, hasCycles: true, start: 100, end: 2100}
 	require.NoError(t, followTrace(context.Background(), c, &out, time.Millisecond))
 	code, want, _ := runTool("filter", path, "--unit", "b.", "--cycles", "100-2100")
 	require.Equal(t, 0, code)

@@ -13,14 +13,19 @@ Commands:
   dump       Dump events as text
   filter     Dump events matching --cycles and --unit
   convert    Convert the whole trace to text (--limit is ignored)
+  follow     Print the events of one file while its writer appends them, as
+             dump prints them, until the writer closes it (or Ctrl-C); waits
+             for a file not yet created
   recover    Write a complete file (schema, blocks, footer) from a footer-less
              or torn one: recover FILE -o OUT
-  export     Write a file trace viewers open: export --format perfetto FILE -o OUT
-             (ui.perfetto.dev, trace_processor) or --format chrome-json
-             (chrome://tracing); units become nested tracks, spans slices,
-             counters counter tracks, flow ids arrows
+  export     Write a file trace viewers open: export --format F FILE -o OUT;
+             F: perfetto (default; ui.perfetto.dev, trace_processor),
+             chrome-json (chrome://tracing): units become nested tracks, spans
+             slices, counters counter tracks, flow ids arrows; kanata (Konata's
+             pipeline log, one row per flow); parquet: -o DIR (help sql)
   stats      Per unit and format: counts and rates; spans: durations and
-             occupancy; flows: cycles from each unit to the next (--json)
+             occupancy; flows: cycles from each unit to the next (--json);
+             stats --follow FILE: per-unit rates while the file is written
   merge      Write one trace holding every event of several: merge -o OUT FILE...
   diff       Compare two runs event by event per unit: diff A B (exit 0 equal,
              1 different, 2 error)
@@ -33,10 +38,16 @@ info, dump, filter, convert, stats and export accept several files: one
 timeline, merged by cycle (ties in file order), units named <label>/<unit>
 (label: rank<N> from the file's metadata, else its name without .ctrace).
 
-Options (info, dump, filter, convert):
-  --cycles START-END  Only events with START <= cycle <= END (START: from there on)
-  --unit NAME         Only events of units whose name contains NAME
+Options (info, dump, filter, convert; most of them also the other commands,
+help CMD says which):
+  --cycles START-END  Only events with START <= cycle <= END (START- or START:
+                      from there on; decimal or 0x hex)
+  --unit NAME         Only events of units whose name contains NAME; with * ? [
+                      a pattern on the whole name (path.Match, as CHRONON_TRACE's
+                      units=); repeated: units any of them selects
   --limit N           Stop after N events (0 = no limit)
+  --memory SIZE       Memory for decoded data beyond the file's mapping
+                      (default 256MiB; bytes, or KiB/MiB/GiB)
   -o, --output FILE   Write to FILE instead of standard output
   -v, --verbose       More detail (dump: event count on stderr)
   -h, --help          Show this help
@@ -45,17 +56,26 @@ Options may come before or after the file. An output file is written under
 a temporary name and renamed into place when complete; it may not be the
 input file.
 
-Export options (and --cycles, --unit, -o, -v):
-  --format F          perfetto (default) or chrome-json
+Export options (and --cycles, --unit, -o, -v, --memory):
+  --format F          perfetto (default), chrome-json, kanata or parquet
   --ns-per-cycle X    Nanoseconds per cycle on the timeline (default 1)
   --max-file-size N   Split into files of about N bytes, by cycle window
                       (default 536870912; 0 = one file)
 
-Stats options (and --cycles, --unit, -o):
+Stats options (and --cycles, --unit, -o, --memory):
   --json              JSON instead of tables
+  --follow            Follow one file being written: per-unit rates every
+                      second; when it is closed, a last table whose rates are
+                      the whole run's (events read since follow started / wall
+                      time since then; '-' if it was complete at the start)
+                      (not with --json or -o)
+
+Diff options (and --cycles, --unit, -o, --memory):
+  --context N         Events of context around a divergence (default 3)
 
 Exit status: 0 ok; 1 the file is bad or unreadable, an I/O error, or no unit
-matches --unit (one line on stderr); 2 usage.
+matches --unit (one line on stderr); 2 usage. diff: 0 equal, 1 different,
+2 error.
 `
 
 // writeHelp prints the whole usage, or one command's.
@@ -93,6 +113,9 @@ func optionHelp(cmd *command, o *option) string {
 		return "Write to FILE (required; not the input file)"
 	case cmd.name == "info" && (o == optCycles || o == optUnit || o == optLimit):
 		return "Accepted for the original tool's scripts, and ignored"
+	case cmd.name == "diff" && o == optUnit:
+		// diff's status 1 means "different": its errors are 2.
+		return strings.Replace(o.help, "(none: status 1)", "(none: status 2, an error; 1 means different)", 1)
 	case cmd.name == "convert" && o == optLimit:
 		return "Accepted for the original tool's scripts, and ignored (convert writes every event)"
 	}

@@ -114,7 +114,11 @@ func info(c *config, out io.Writer) error {
 	if md := r.Metadata(); len(md) > 0 {
 		fmt.Fprintf(w, "\nMetadata:\n")
 		for _, kv := range md {
-			fmt.Fprintf(w, "  %s: %s\n", esc(kv.Key), esc(kv.Value))
+			v := kv.Value
+			if kv.Key == "chronon.select" {
+				v = openEnded(v)
+			}
+			fmt.Fprintf(w, "  %s: %s\n", esc(kv.Key), esc(v))
 		}
 	}
 	if c.verbose {

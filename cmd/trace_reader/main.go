@@ -136,9 +136,15 @@ func execute(c *config, stdout, stderr io.Writer) error {
 	case "export":
 		return exportTrace(c, stdout, stderr)
 	case "follow":
+		if err := waitForFile(context.Background(), c.file, stderr, followPoll); err != nil {
+			return err
+		}
 		return followTrace(context.Background(), c, stdout, followPoll)
 	case "stats":
 		if c.follow {
+			if err := waitForFile(context.Background(), c.file, stderr, followPoll); err != nil {
+				return err
+			}
 			return followStats(context.Background(), c, stdout, time.Second)
 		}
 		return withOutput(c, stdout, func(w io.Writer) error { return statsTrace(c, w, stderr) })

@@ -39,9 +39,9 @@ func multiQueries(c *config, m *mmapio.Multi) ([]mmapio.Query, error) {
 	if !c.hasUnit {
 		return m.Queries(q, nil), nil
 	}
-	ids, n := m.UnitsNamed(c.unit)
+	ids, n := multiUnitIDs(c, m)
 	if n == 0 {
-		return nil, fmt.Errorf("%s: no unit name contains %q", c.file, c.unit)
+		return nil, noUnitError(c, c.file)
 	}
 	return m.Queries(q, ids), nil
 }

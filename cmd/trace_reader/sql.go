@@ -50,6 +50,7 @@ Options:
   --json                 JSON: an array of objects, one per row
   --cycles START-END     Every table keeps only events with START <= cycle <= END
   --unit NAME            Every table keeps only events of units whose name contains NAME
+                         (one --unit, no patterns)
   -h, --help             Show this help
 
 Several files: every table gains a first column, trace (the rank the file's

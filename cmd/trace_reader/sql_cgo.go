@@ -23,6 +23,7 @@ type sqlConfig struct {
 	opts    []tracesql.Option
 	help    bool
 	verbose bool
+	hasUnit bool
 }
 
 // parseSQLArgs parses the options sql and the Parquet export share; the
@@ -66,6 +67,12 @@ func parseSQLArgs(cmd string, args []string) (*sqlConfig, error) {
 			}
 			c.opts = append(c.opts, tracesql.WithCycles(a, b))
 		case name == "--unit":
+			// tracesql filters by one substring: refuse what the other
+			// commands' --unit does and it cannot (units.go).
+			if c.hasUnit || isUnitPattern(value) {
+				return nil, fmt.Errorf("--unit %q: %s takes one --unit, a part of the name (no patterns)", value, cmd)
+			}
+			c.hasUnit = true
 			c.opts = append(c.opts, tracesql.WithUnit(value))
 		case (name == "-o" || name == "--output") && cmd == "export":
 			c.output = value

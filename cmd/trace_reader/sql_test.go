@@ -173,3 +173,18 @@ func TestParquetExportIsAllOrNothing(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"bad.ctrace", "pq"}, names, "no partial output, no temporary left")
 }
+
+// sql and export --format parquet take one plain --unit (tracesql's
+// substring filter): a second one or a pattern is a usage error, not the
+// last kept or the pattern taken literally.
+func TestSQLUnitOnce(t *testing.T) {
+	for _, args := range [][]string{
+		{"sql", ref("raw.ctrace"), "--unit", "a", "--unit", "b", "-c", "SELECT 1"},
+		{"sql", ref("raw.ctrace"), "--unit", "core*", "-c", "SELECT 1"},
+		{"export", "--format", "parquet", "-o", t.TempDir(), ref("raw.ctrace"), "--unit", "a", "--unit", "b"},
+	} {
+		code, _, stderr := runTool(args...)
+		require.Equal(t, 2, code, "%q", args)
+		require.Contains(t, stderr, "--unit", "%q", args)
+	}
+}

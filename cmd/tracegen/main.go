@@ -4,8 +4,9 @@
 //	tracegen --workload w1 --events N --units U [--seed S] [--level L]
 //	         [--block-size B] [--no-compress] -o FILE
 //
-// It prints events/s and bytes/event on stderr. Exit status: 0 ok, 1 the
-// trace could not be written, 2 usage.
+// It prints events/s and bytes/event (per event emitted) on stderr, and the
+// events written when a selection (CHRONON_TRACE) or drops kept fewer.
+// Exit status: 0 ok, 1 the trace could not be written, 2 usage.
 package main
 
 import (
@@ -110,8 +111,14 @@ func run(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tracegen:", err)
 		return 1
 	}
-	fmt.Fprintf(stderr, "tracegen: %s: %d events, %d units -> %s: %d bytes in %.3fs: %.2f M events/s, %.3f bytes/event, %d dropped\n",
-		o.workload, o.events, o.units, o.out, res.FileBytes, el.Seconds(),
+	// A record-time selection (CHRONON_TRACE) or drops write fewer events
+	// than were emitted: say so, or the rates would look like the file's.
+	written := ""
+	if res.Written != uint64(o.events) {
+		written = fmt.Sprintf(" (%d written)", res.Written)
+	}
+	fmt.Fprintf(stderr, "tracegen: %s: %d events%s, %d units -> %s: %d bytes in %.3fs: %.2f M events/s, %.3f bytes/event, %d dropped\n",
+		o.workload, o.events, written, o.units, o.out, res.FileBytes, el.Seconds(),
 		float64(o.events)/el.Seconds()/1e6, float64(res.FileBytes)/float64(max(o.events, 1)), res.Dropped)
 	if o.cpuStats {
 		printCPUStats(stderr)
