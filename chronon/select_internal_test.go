@@ -26,3 +26,22 @@ func TestSelectLayout(t *testing.T) {
 		t.Errorf("no selection: window (%d, %d), want (0, MaxUint64): every cycle must pass", lo, span)
 	}
 }
+
+// Cycles are decimal or 0x hex, as trace_reader's --cycles reads them: a
+// leading zero is not octal, and strconv's other prefixes are refused.
+func TestSelectCycleNumbers(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		lo, hi uint64
+	}{{"cycles=010-020", 10, 20}, {"cycles=0x10-0X20", 16, 32}, {"cycles=7-", 7, 1<<64 - 1}} {
+		sel, err := parseSelect(c.in)
+		if err != nil || sel.lo != c.lo || sel.hi != c.hi {
+			t.Errorf("%s: got %d-%d, %v; want %d-%d", c.in, sel.lo, sel.hi, err, c.lo, c.hi)
+		}
+	}
+	for _, bad := range []string{"cycles=0o17", "cycles=0b101", "cycles=1_000", "cycles=5-0o7"} {
+		if _, err := parseSelect(bad); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
