@@ -33,22 +33,33 @@ func WithUnit(substr string) Option {
 // WithThreads sets DuckDB's worker threads (0: its default, one per core).
 func WithThreads(n int) Option { return func(c *config) { c.threads = n } }
 
-// ParseCycles parses START-END (inclusive) or START (from there on), the
-// form of --cycles and of the tables' cycles parameter.
+// ParseCycles parses START-END (inclusive), START- or START (from there
+// on), each decimal or 0x hex: the form of --cycles and of the tables'
+// cycles parameter.
 func ParseCycles(s string) (start, end uint64, err error) {
+	bad := fmt.Errorf("cycles %q: want START-END, START- or START (decimal or 0x hex)", s)
 	lo, hi, hasHi := strings.Cut(s, "-")
-	start, err = strconv.ParseUint(strings.TrimSpace(lo), 10, 64)
-	if err != nil {
-		return 0, 0, fmt.Errorf("cycles %q: want START-END or START", s)
+	if start, err = parseCycle(lo); err != nil {
+		return 0, 0, bad
 	}
 	end = math.MaxUint64
-	if hasHi {
-		if end, err = strconv.ParseUint(strings.TrimSpace(hi), 10, 64); err != nil {
-			return 0, 0, fmt.Errorf("cycles %q: want START-END or START", s)
+	if hi = strings.TrimSpace(hi); hasHi && hi != "" {
+		if end, err = parseCycle(hi); err != nil {
+			return 0, 0, bad
 		}
 		if end < start {
 			return 0, 0, fmt.Errorf("cycles %q: end before start", s)
 		}
 	}
 	return start, end, nil
+}
+
+// parseCycle reads a decimal or 0x hex cycle (a leading zero stays
+// decimal), as trace_reader's other commands and CHRONON_TRACE read it.
+func parseCycle(s string) (uint64, error) {
+	s = strings.TrimSpace(s)
+	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+		return strconv.ParseUint(h, 16, 64)
+	}
+	return strconv.ParseUint(s, 10, 64)
 }
