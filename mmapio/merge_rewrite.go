@@ -48,6 +48,7 @@ type mergeItem struct {
 	p   *mergePlan
 	b   *Block
 	job *mergeJob
+	err error // the file's block table could not be read (b nil)
 }
 
 // mergeJob is a block's trip through a worker. Its buffers are kept from
@@ -146,13 +147,11 @@ func (mp *mergePipe) feed(readers []*Reader, plans []*mergePlan) {
 	defer close(mp.work)
 	defer close(mp.order)
 	for i, r := range readers {
-		blocks := r.blocks.blocks()
-		if blocks == nil && r.blocks.len() > 0 {
-			// The index is gone (the reader failed): the writer reports it.
-			if !mp.send(mergeItem{r: r}) {
-				return
-			}
-			continue
+		blocks, err := r.mergeBlocks() // decoded by mergeSchema: no read of the mapping
+		if err != nil {
+			// The index is gone (the file shrank): the writer reports it.
+			mp.send(mergeItem{r: r, err: err})
+			return
 		}
 		p := plans[i]
 		for bi := range blocks {

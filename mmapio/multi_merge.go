@@ -197,9 +197,12 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 		for _, u := range r.sch.Units {
 			ids = append(ids, u.ID)
 		}
-		for bi := 0; bi < r.blocks.len(); bi++ {
-			us, _ := r.blocks.units(int32(bi), nil)
-			ids = append(ids, us...)
+		blocks, err := r.mergeBlocks()
+		if err != nil {
+			return nil, nil, err
+		}
+		for bi := range blocks {
+			ids = append(ids, blocks[bi].Units...)
 		}
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
@@ -295,6 +298,23 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 	return plans, out, nil
 }
 
+// mergeBlocks decodes r's block table (once: the pipeline's feeder uses
+// the same table) under the fault guard: the footer lies in the mapping,
+// and a file cut after it was opened must fail the merge with a
+// *FaultError naming it, not kill the process with SIGBUS.
+func (r *Reader) mergeBlocks() (blocks []Block, err error) {
+	defer r.guardFault(&err, panicOnFault())
+	blocks = r.blocks.blocks()
+	if blocks == nil && r.blocks.len() > 0 {
+		// An earlier fault left the table undecoded: its error stands.
+		if err := r.Err(); err != nil {
+			return nil, err
+		}
+		return nil, formatErr(r.path, "footer", int64(r.hdr.FooterOffset), "the block table could not be read")
+	}
+	return blocks, nil
+}
+
 // mergeWriter writes the output sequentially, counting its offset.
 type mergeWriter struct {
 	w   *bufio.Writer
@@ -339,8 +359,8 @@ func (mw *mergeWriter) writeBlocks(readers []*Reader, plans []*mergePlan, foot *
 	defer mp.stop()
 	var hdr []byte
 	for it := range mp.order {
-		if it.b == nil {
-			return it.r.Err() // the reader lost its index
+		if it.err != nil {
+			return it.err // the reader lost its index
 		}
 		b := it.b
 		e := schema.BlockIndex{Index: uint32(len(foot.Blocks)), EventCount: b.EventCount, MinCycle: b.MinCycle, MaxCycle: b.MaxCycle,
