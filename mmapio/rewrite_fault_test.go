@@ -25,7 +25,7 @@ func TestRewriteOfAShrinkingFile(t *testing.T) {
 	for _, opts := range [][]Option{nil, {WithRepair()}} {
 		require.NoError(t, os.WriteFile(p, b, 0o644))
 		r := openT(t, p, opts...)
-		require.NotEmpty(t, r.Blocks()) // the table is decoded: only the blocks' data is cut
+		require.NotEmpty(t, r.Blocks())                           // the table is decoded: only the blocks' data is cut
 		require.NoError(t, os.Truncate(p, int64(len(b)/2)&^4095)) // a page boundary: every read past it faults
 		var out bytes.Buffer
 		rw, err := r.Rewrite(&out, time.Time{})
