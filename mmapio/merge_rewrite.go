@@ -64,7 +64,9 @@ type mergeJob struct {
 	enc   []byte   // encoder output
 	units []uint16 // the block's units after renumbering (nil: not listed)
 	seen  [1 << 16 / 64]uint64
-	usize int // counted in the pipeline's bytes in flight
+	usize int       // counted in the pipeline's bytes in flight
+	keep  bool      // the block is copied as it is: only checked
+	bd    blockData // check's scratch, kept from one block to the next
 	err   error
 	done  chan struct{} // one token per completed job: never blocks
 }
@@ -157,12 +159,16 @@ func (mp *mergePipe) feed(readers []*Reader, plans []*mergePlan) {
 		for bi := range blocks {
 			b := &blocks[bi]
 			it := mergeItem{r: r, p: p, b: b}
-			if !p.keeps(b) {
+			{
+				// Every block gets a job: a kept one is only checked (the
+				// writer then copies its bytes as they are), so the output
+				// holds no block a reader would refuse.
 				j := mp.take(int64(b.UncompressedSize))
 				if j == nil {
 					return
 				}
 				j.r, j.p, j.b, j.err, j.usize = r, p, b, nil, int(b.UncompressedSize)
+				j.keep = p.keeps(b)
 				it.job = j
 				select {
 				case mp.work <- j:
@@ -233,9 +239,29 @@ func (j *mergeJob) releaseBuf() {
 func (mp *mergePipe) worker(rec *zrec.Encoder) {
 	defer mp.wg.Done()
 	for j := range mp.work {
-		j.err = mp.rewrite(j, rec)
+		if j.keep {
+			j.err = j.check()
+		} else {
+			j.err = mp.rewrite(j, rec)
+		}
 		j.done <- struct{}{}
 	}
+}
+
+// check decodes and verifies job j's block, which is copied as it is: as a
+// dump would (the frame decodes to the declared size, whole events fill
+// it, their count, cycles and units are what the footer says), so a
+// corrupt block or a lying unit set fails the merge instead of being
+// copied into an output that readers refuse.
+func (j *mergeJob) check() (err error) {
+	r, b := j.r, j.b
+	defer r.guardFault(&err, panicOnFault())
+	data, buf, err := r.blockBytes(b)
+	j.buf = buf // given back to the pool with the job
+	if err != nil {
+		return err
+	}
+	return r.scanEvents(b, data, nil, &j.bd)
 }
 
 // rewrite decodes and verifies job j's block, renumbers its events' unit

@@ -68,8 +68,9 @@ type mergePlan struct {
 //
 // Unit ids are renumbered where files clash (the first file keeps its ids;
 // a later file's unit gets the lowest free id), format ids where a format
-// is new and its id taken. A block whose ids all stay is copied as it is,
-// without decompressing it; the others are decoded, their event records
+// is new and its id taken. A block whose ids all stay is checked as a dump
+// checks it (on the pipeline's workers) and copied as it is, bytes unchanged
+// (no re-encoding); the others are decoded, their event records
 // rewritten and re-encoded (raw if zstd does not make them smaller, as the
 // original writer does). Event ids the schema does not list keep their
 // value (in a file without unit sets, a unit id that no unit entry names is
@@ -365,7 +366,18 @@ func (mw *mergeWriter) writeBlocks(readers []*Reader, plans []*mergePlan, foot *
 		b := it.b
 		e := schema.BlockIndex{Index: uint32(len(foot.Blocks)), EventCount: b.EventCount, MinCycle: b.MinCycle, MaxCycle: b.MaxCycle,
 			UncompressedSize: b.UncompressedSize, CompressedSize: b.CompressedSize, DataOffset: uint64(mw.off), Units: b.Units}
-		if j := it.job; j != nil {
+		if j := it.job; j != nil && j.keep {
+			<-j.done
+			err := j.err
+			mp.give(j)
+			if err == nil {
+				err = mw.copyBlock(it.r, b)
+			}
+			if err != nil {
+				return err
+			}
+			res.Copied++
+		} else if j != nil {
 			<-j.done
 			if err := j.err; err != nil {
 				mp.give(j) // j is the feeder's again: err was read before
