@@ -261,7 +261,31 @@ func (j *mergeJob) check() (err error) {
 	if err != nil {
 		return err
 	}
-	return r.scanEvents(b, data, nil, &j.bd)
+	if err := r.scanEvents(b, data, nil, &j.bd); err != nil {
+		return err
+	}
+	if b.Units == nil { // without a unit set, an id the file does not name may be in it
+		le := binary.LittleEndian
+		for q := 0; q+schema.EventHeaderSize <= len(data); q += schema.EventHeaderSize + int(le.Uint16(data[q:])) {
+			if err := j.unnamedClash(q, le.Uint16(data[q+18:])); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// unnamedClash refuses an event whose unit id its file does not name (a
+// file without unit sets) when another file names a unit with that id in
+// the merged file: the event would print as that unit there, unnamed in the
+// files read together.
+func (j *mergeJob) unnamedClash(q int, id uint16) error {
+	p := j.p
+	if !p.taken[id] || p.named[id] {
+		return nil
+	}
+	return j.r.eventErr(j.b, q, "event of unit id %d, which the file's schema and unit sets do not name, "+
+		"while another input's unit has that id in the merged file; merge cannot keep them apart (read the files together instead)", id)
 }
 
 // rewrite decodes and verifies job j's block, renumbers its events' unit
@@ -343,6 +367,11 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 			return false, r.unitErr(b, q, in)
 		}
 		u := p.units[in]
+		if b.Units == nil {
+			if err := j.unnamedClash(q, in); err != nil {
+				return false, err
+			}
+		}
 		le.PutUint16(e[18:], u)
 		if int(u) != last {
 			j.seen[u/64] |= 1 << (u % 64)

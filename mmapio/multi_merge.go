@@ -54,6 +54,12 @@ type mergePlan struct {
 	fixedFmt []bool            // by input format id below 1<<16: known, no string argument
 	label    string
 	hasUnits map[uint16]bool // ids the schema or the unit sets name
+	// taken: output ids of units some file names (its schema or unit
+	// sets), shared by every plan. An event whose id its file does not name
+	// keeps the id, so it must not be one of these: it would print as
+	// another file's unit.
+	taken *[1 << 16]bool
+	named *[1 << 16]bool // hasUnits, dense: looked up per event
 }
 
 // WriteMerged writes one trace holding every event of the files, with
@@ -277,7 +283,15 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/" + kv.Key, Value: kv.Value})
 		}
 	}
+	taken := new([1 << 16]bool)
+	*taken = usedUnits
+	taken[0] = false // unit 0 (no unit) is the same in every file
 	for i, p := range plans {
+		p.taken = taken
+		p.named = new([1 << 16]bool)
+		for id := range p.hasUnits {
+			p.named[id] = true
+		}
 		p.fixedFmt = make([]bool, 1<<16)
 		for _, f := range m.readers[i].sch.Formats {
 			if f.ID < 1<<16 && !slices.Contains(f.ArgTypes, schema.ArgString) {
