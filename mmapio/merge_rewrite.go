@@ -48,6 +48,7 @@ type mergeItem struct {
 	p   *mergePlan
 	b   *Block
 	job *mergeJob
+	err error // the file's block table could not be read (b nil)
 }
 
 // mergeJob is a block's trip through a worker. Its buffers are kept from
@@ -63,7 +64,9 @@ type mergeJob struct {
 	enc   []byte   // encoder output
 	units []uint16 // the block's units after renumbering (nil: not listed)
 	seen  [1 << 16 / 64]uint64
-	usize int // counted in the pipeline's bytes in flight
+	usize int       // counted in the pipeline's bytes in flight
+	keep  bool      // the block is copied as it is: only checked
+	bd    blockData // check's scratch, kept from one block to the next
 	err   error
 	done  chan struct{} // one token per completed job: never blocks
 }
@@ -146,24 +149,26 @@ func (mp *mergePipe) feed(readers []*Reader, plans []*mergePlan) {
 	defer close(mp.work)
 	defer close(mp.order)
 	for i, r := range readers {
-		blocks := r.blocks.blocks()
-		if blocks == nil && r.blocks.len() > 0 {
-			// The index is gone (the reader failed): the writer reports it.
-			if !mp.send(mergeItem{r: r}) {
-				return
-			}
-			continue
+		blocks, err := r.mergeBlocks() // decoded by mergeSchema: no read of the mapping
+		if err != nil {
+			// The index is gone (the file shrank): the writer reports it.
+			mp.send(mergeItem{r: r, err: err})
+			return
 		}
 		p := plans[i]
 		for bi := range blocks {
 			b := &blocks[bi]
 			it := mergeItem{r: r, p: p, b: b}
-			if !p.keeps(b) {
+			{
+				// Every block gets a job: a kept one is only checked (the
+				// writer then copies its bytes as they are), so the output
+				// holds no block a reader would refuse.
 				j := mp.take(int64(b.UncompressedSize))
 				if j == nil {
 					return
 				}
 				j.r, j.p, j.b, j.err, j.usize = r, p, b, nil, int(b.UncompressedSize)
+				j.keep = p.keeps(b)
 				it.job = j
 				select {
 				case mp.work <- j:
@@ -234,9 +239,53 @@ func (j *mergeJob) releaseBuf() {
 func (mp *mergePipe) worker(rec *zrec.Encoder) {
 	defer mp.wg.Done()
 	for j := range mp.work {
-		j.err = mp.rewrite(j, rec)
+		if j.keep {
+			j.err = j.check()
+		} else {
+			j.err = mp.rewrite(j, rec)
+		}
 		j.done <- struct{}{}
 	}
+}
+
+// check decodes and verifies job j's block, which is copied as it is: as a
+// dump would (the frame decodes to the declared size, whole events fill
+// it, their count, cycles and units are what the footer says), so a
+// corrupt block or a lying unit set fails the merge instead of being
+// copied into an output that readers refuse.
+func (j *mergeJob) check() (err error) {
+	r, b := j.r, j.b
+	defer r.guardFault(&err, panicOnFault())
+	data, buf, err := r.blockBytes(b)
+	j.buf = buf // given back to the pool with the job
+	if err != nil {
+		return err
+	}
+	if err := r.scanEvents(b, data, nil, &j.bd); err != nil {
+		return err
+	}
+	if b.Units == nil { // without a unit set, an id the file does not name may be in it
+		le := binary.LittleEndian
+		for q := 0; q+schema.EventHeaderSize <= len(data); q += schema.EventHeaderSize + int(le.Uint16(data[q:])) {
+			if err := j.unnamedClash(q, le.Uint16(data[q+18:])); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// unnamedClash refuses an event whose unit id its file does not name (a
+// file without unit sets) when another file names a unit with that id in
+// the merged file: the event would print as that unit there, unnamed in the
+// files read together.
+func (j *mergeJob) unnamedClash(q int, id uint16) error {
+	p := j.p
+	if !p.taken[id] || p.named[id] {
+		return nil
+	}
+	return j.r.eventErr(j.b, q, "event of unit id %d, which the file's schema and unit sets do not name, "+
+		"while another input's unit has that id in the merged file; merge cannot keep them apart (read the files together instead)", id)
 }
 
 // rewrite decodes and verifies job j's block, renumbers its events' unit
@@ -318,6 +367,11 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 			return false, r.unitErr(b, q, in)
 		}
 		u := p.units[in]
+		if b.Units == nil {
+			if err := j.unnamedClash(q, in); err != nil {
+				return false, err
+			}
+		}
 		le.PutUint16(e[18:], u)
 		if int(u) != last {
 			j.seen[u/64] |= 1 << (u % 64)

@@ -54,6 +54,12 @@ type mergePlan struct {
 	fixedFmt []bool            // by input format id below 1<<16: known, no string argument
 	label    string
 	hasUnits map[uint16]bool // ids the schema or the unit sets name
+	// taken: output ids of units some file names (its schema or unit
+	// sets), shared by every plan. An event whose id its file does not name
+	// keeps the id, so it must not be one of these: it would print as
+	// another file's unit.
+	taken *[1 << 16]bool
+	named *[1 << 16]bool // hasUnits, dense: looked up per event
 }
 
 // WriteMerged writes one trace holding every event of the files, with
@@ -68,8 +74,9 @@ type mergePlan struct {
 //
 // Unit ids are renumbered where files clash (the first file keeps its ids;
 // a later file's unit gets the lowest free id), format ids where a format
-// is new and its id taken. A block whose ids all stay is copied as it is,
-// without decompressing it; the others are decoded, their event records
+// is new and its id taken. A block whose ids all stay is checked as a dump
+// checks it (on the pipeline's workers) and copied as it is, bytes unchanged
+// (no re-encoding); the others are decoded, their event records
 // rewritten and re-encoded (raw if zstd does not make them smaller, as the
 // original writer does). Event ids the schema does not list keep their
 // value (in a file without unit sets, a unit id that no unit entry names is
@@ -197,9 +204,12 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 		for _, u := range r.sch.Units {
 			ids = append(ids, u.ID)
 		}
-		for bi := 0; bi < r.blocks.len(); bi++ {
-			us, _ := r.blocks.units(int32(bi), nil)
-			ids = append(ids, us...)
+		blocks, err := r.mergeBlocks()
+		if err != nil {
+			return nil, nil, err
+		}
+		for bi := range blocks {
+			ids = append(ids, blocks[bi].Units...)
 		}
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
@@ -273,7 +283,15 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/" + kv.Key, Value: kv.Value})
 		}
 	}
+	taken := new([1 << 16]bool)
+	*taken = usedUnits
+	taken[0] = false // unit 0 (no unit) is the same in every file
 	for i, p := range plans {
+		p.taken = taken
+		p.named = new([1 << 16]bool)
+		for id := range p.hasUnits {
+			p.named[id] = true
+		}
 		p.fixedFmt = make([]bool, 1<<16)
 		for _, f := range m.readers[i].sch.Formats {
 			if f.ID < 1<<16 && !slices.Contains(f.ArgTypes, schema.ArgString) {
@@ -293,6 +311,23 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 		out.SimulationName = "merged"
 	}
 	return plans, out, nil
+}
+
+// mergeBlocks decodes r's block table (once: the pipeline's feeder uses
+// the same table) under the fault guard: the footer lies in the mapping,
+// and a file cut after it was opened must fail the merge with a
+// *FaultError naming it, not kill the process with SIGBUS.
+func (r *Reader) mergeBlocks() (blocks []Block, err error) {
+	defer r.guardFault(&err, panicOnFault())
+	blocks = r.blocks.blocks()
+	if blocks == nil && r.blocks.len() > 0 {
+		// An earlier fault left the table undecoded: its error stands.
+		if err := r.Err(); err != nil {
+			return nil, err
+		}
+		return nil, formatErr(r.path, "footer", int64(r.hdr.FooterOffset), "the block table could not be read")
+	}
+	return blocks, nil
 }
 
 // mergeWriter writes the output sequentially, counting its offset.
@@ -339,13 +374,24 @@ func (mw *mergeWriter) writeBlocks(readers []*Reader, plans []*mergePlan, foot *
 	defer mp.stop()
 	var hdr []byte
 	for it := range mp.order {
-		if it.b == nil {
-			return it.r.Err() // the reader lost its index
+		if it.err != nil {
+			return it.err // the reader lost its index
 		}
 		b := it.b
 		e := schema.BlockIndex{Index: uint32(len(foot.Blocks)), EventCount: b.EventCount, MinCycle: b.MinCycle, MaxCycle: b.MaxCycle,
 			UncompressedSize: b.UncompressedSize, CompressedSize: b.CompressedSize, DataOffset: uint64(mw.off), Units: b.Units}
-		if j := it.job; j != nil {
+		if j := it.job; j != nil && j.keep {
+			<-j.done
+			err := j.err
+			mp.give(j)
+			if err == nil {
+				err = mw.copyBlock(it.r, b)
+			}
+			if err != nil {
+				return err
+			}
+			res.Copied++
+		} else if j != nil {
 			<-j.done
 			if err := j.err; err != nil {
 				mp.give(j) // j is the feeder's again: err was read before

@@ -1,6 +1,7 @@
 package mmapio
 
 import (
+	"errors"
 	"io"
 	"time"
 
@@ -51,6 +52,16 @@ func (r *Reader) Rewrite(w io.Writer, created time.Time) (rw Rewrite, err error)
 	compressed := r.hdr.Flags&schema.FlagCompressed != 0
 	all := r.blocks.blocks() // not r.Blocks: the read lock is held
 	errs, units := r.checkBlocks(all)
+	for _, e := range errs {
+		// A fault is not a damaged block: the file shrank while it was
+		// checked. Nothing else it says can be trusted (the block at the
+		// cut may read as zeros, a "corrupt" one), and the copy would be
+		// partial: the fault is the error, whatever the other blocks said.
+		var fe *FaultError
+		if errors.As(e, &fe) {
+			return rw, e
+		}
+	}
 	blocks := make([]Block, 0, len(all))
 	for i, e := range errs {
 		switch {

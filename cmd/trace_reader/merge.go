@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -12,6 +13,23 @@ import (
 // the files (mmapio.Multi.WriteMerged), written under a temporary name and
 // renamed into place when complete.
 func mergeFiles(c *config, stdout, stderr io.Writer) error {
+	return quietWhenDying(mergeTo(c, stdout, stderr))
+}
+
+// quietWhenDying drops the error of a command interrupted by SIGINT or
+// SIGTERM: the handler removed its temporary output under it, so the
+// rename (or the fsync before it, which takes long on a large output)
+// fails with "no such file or directory", which means nothing to the user
+// who pressed ^C. The process dies of the signal, silently, as the other
+// commands do.
+func quietWhenDying(err error) error {
+	if err != nil && dying.Load() {
+		return &exitError{code: 1}
+	}
+	return err
+}
+
+func mergeTo(c *config, stdout, stderr io.Writer) error {
 	for _, in := range c.files {
 		if err := notInput(in, c.output); err != nil {
 			return err
@@ -34,6 +52,10 @@ func mergeFiles(c *config, stdout, stderr io.Writer) error {
 	res, err := m.WriteMerged(out.f, mmapio.MergeOptions{Created: time.Now()})
 	if err != nil {
 		out.abort()
+		var fe *mmapio.FaultError
+		if errors.As(err, &fe) { // an input shrank: its error names it
+			return err
+		}
 		return fmt.Errorf("merge: writing %s: %w", c.output, pathErr(err))
 	}
 	if err := out.commit(true); err != nil {

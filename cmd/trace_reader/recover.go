@@ -15,6 +15,10 @@ import (
 // both. The torn tail, if any, is dropped. The copy is written to a
 // temporary file next to the output and renamed into place.
 func recoverFile(c *config, stdout io.Writer) error {
+	return quietWhenDying(recoverTo(c, stdout))
+}
+
+func recoverTo(c *config, stdout io.Writer) error {
 	if err := notInput(c.file, c.output); err != nil {
 		return err
 	}
