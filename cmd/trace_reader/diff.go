@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -62,7 +63,9 @@ type dunit struct {
 	pend     [2][]pendRun // event bytes of a side not yet compared
 	equal    uint64       // bytes equal in both runs so far
 	diverged bool
-	at       uint64 // byte offset of the first difference in its runs
+	at       uint64    // byte offset of the first difference in its runs
+	inHeap   [2]bool   // it has a live entry in heads[side] (diffRuns)
+	heapKey  [2]uint64 // that entry's cycle
 }
 
 // dside is one run.
@@ -408,6 +411,35 @@ func (u *dunit) compare() {
 	}
 }
 
+// checkHeads diverges u when a side's leftover starts before every block
+// the other side has left (it will never be matched).
+func (d *differ) checkHeads(u *dunit, next [2]int) {
+	for t := range 2 {
+		if c, ok := u.head(t); ok && !u.diverged && c < d.side[1-t].bound[next[1-t]] {
+			u.diverge(u.equal)
+		}
+	}
+}
+
+// headEntry is a unit in a heap of pending heads, by cycle.
+type headEntry struct {
+	cycle uint64
+	unit  int32
+}
+
+type headHeap []headEntry
+
+func (h headHeap) Len() int           { return len(h) }
+func (h headHeap) Less(i, j int) bool { return h[i].cycle < h[j].cycle }
+func (h headHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *headHeap) Push(x any)        { *h = append(*h, x.(headEntry)) }
+func (h *headHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
 // head returns the cycle of the first event side s has pending.
 func (u *dunit) head(s int) (uint64, bool) {
 	if len(u.pend[s]) == 0 {
@@ -468,7 +500,14 @@ func diffRuns(c *config, w io.Writer) (bool, error) {
 		go d.produce(s, in[s], stop)
 	}
 	next := [2]int{}
-	var pending []int32 // units with bytes of one side left over
+	// heads[t] holds the units with side t's bytes left over, keyed by the
+	// cycle of their first such event (an entry is stale once its unit's
+	// head moved: the unit got a fresh one then). Only the units a block
+	// touched, and the heap's top, are looked at after each block: a rescan
+	// of every pending unit after each block made diffs quadratic in units
+	// (65,535 units: a minute for equal files).
+	var heads [2]headHeap
+	var touched []int32
 	for {
 		// The side whose next block starts earlier in cycles goes first, so
 		// each unit's runs arrive from both sides at about the same pace.
@@ -488,6 +527,7 @@ func diffRuns(c *config, w io.Writer) (bool, error) {
 			return false, bc.err
 		}
 		next[s]++
+		touched = touched[:0]
 		for _, ch := range bc.chunks {
 			u := d.unitAt(ch.unit)
 			u.events[s] += uint64(ch.events)
@@ -495,30 +535,34 @@ func diffRuns(c *config, w io.Writer) (bool, error) {
 				putBuf(ch.data)
 				continue
 			}
-			if len(u.pend[0]) == 0 && len(u.pend[1]) == 0 {
-				pending = append(pending, ch.unit)
-			}
 			u.pend[s] = append(u.pend[s], pendRun{data: ch.data})
 			u.compare()
+			touched = append(touched, ch.unit)
 		}
 		// A side's leftover whose first event lies before every block the
 		// other side has left will never be matched: a difference.
-		keep := pending[:0]
-		for _, ix := range pending {
+		for _, ix := range touched {
 			u := d.unitAt(ix)
-			if u.diverged || len(u.pend[0]) == 0 && len(u.pend[1]) == 0 {
-				continue
-			}
+			d.checkHeads(u, next)
 			for t := range 2 {
-				if c, ok := u.head(t); ok && c < d.side[1-t].bound[next[1-t]] {
-					u.diverge(u.equal)
+				if c, ok := u.head(t); ok && !u.diverged && (!u.inHeap[t] || u.heapKey[t] != c) {
+					u.inHeap[t], u.heapKey[t] = true, c
+					heap.Push(&heads[t], headEntry{cycle: c, unit: ix})
 				}
 			}
-			if !u.diverged {
-				keep = append(keep, ix)
+		}
+		for t := range 2 {
+			h := &heads[t]
+			for h.Len() > 0 && (*h)[0].cycle < d.side[1-t].bound[next[1-t]] {
+				e := heap.Pop(h).(headEntry)
+				u := d.unitAt(e.unit)
+				if !u.inHeap[t] || u.heapKey[t] != e.cycle {
+					continue // stale: the unit has a fresher entry, or none pending
+				}
+				u.inHeap[t] = false
+				d.checkHeads(u, next)
 			}
 		}
-		pending = keep
 	}
 	for _, u := range d.units {
 		if !u.diverged && (len(u.pend[0]) > 0 || len(u.pend[1]) > 0) {
