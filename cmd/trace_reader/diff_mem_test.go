@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+)
+
+// Hostile-test finding: diff had no memory bound: two small files whose
+// blocks all overlap in cycles and each decode to 16 or 64 MiB (all of A
+// was read before B, queued per unit, plus 8 blocks decoded ahead per
+// side) grew past 2.6 GB whatever --memory said. Now each side's holding
+// is charged against its budget: the pair is compared within the budgets
+// (peak RSS beyond the mappings and the baseline <= 2 x budget + 32 MiB,
+// the soft limit's slack), and a block too large for the budget is
+// refused, exit 2, saying --memory.
+func TestDiffMemoryBoundRSS(t *testing.T) {
+	bin := toolBinary(t)
+	dir := t.TempDir()
+	write := func(name string, blocks, size int) string {
+		b, err := ctracetest.OverlapBomb(blocks, size, 1)
+		require.NoError(t, err)
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		return p
+	}
+	run := func(args ...string) (int64, int, string) {
+		var size int64
+		for _, f := range args[len(args)-2:] {
+			st, err := os.Stat(f)
+			require.NoError(t, err)
+			size += st.Size()
+		}
+		cmd := exec.Command(bin, append([]string{"diff"}, args...)...)
+		cmd.Env = append(os.Environ(), "GOGC=", "GOMEMLIMIT=")
+		hwm, err, stderr := peakRSSExit(t, cmd)
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return hwm - size, code, stderr
+	}
+	tiny := write("tiny.ctrace", 1, 64<<10)
+	base, code, _ := run(tiny, tiny)
+	require.Equal(t, 0, code)
+
+	a, b := write("a16.ctrace", 24, 16<<20), write("b16.ctrace", 24, 16<<20)
+	peak, code, stderr := run("--memory", "64MiB", a, b)
+	t.Logf("24 blocks of 16 MiB, --memory 64MiB: peak RSS %d MiB beyond the mappings, baseline %d MiB, exit %d", peak>>20, base>>20, code)
+	require.Equal(t, 0, code, stderr)
+	require.LessOrEqual(t, peak-base, int64(2*64<<20+32<<20))
+
+	a, b = write("a64.ctrace", 4, 64<<20), write("b64.ctrace", 4, 64<<20)
+	peak, code, stderr = run("--memory", "64MiB", a, b)
+	t.Logf("blocks of 64 MiB, --memory 64MiB: peak RSS %d MiB, exit %d: %s", peak>>20, code, stderr)
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, a)
+	require.Contains(t, stderr, "block 0 at byte")
+	require.Contains(t, stderr, "--memory")
+	require.LessOrEqual(t, peak-base, int64(32<<20))
+}
