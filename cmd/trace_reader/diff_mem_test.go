@@ -68,3 +68,29 @@ func TestDiffMemoryBoundRSS(t *testing.T) {
 	require.Contains(t, stderr, "--memory")
 	require.LessOrEqual(t, peak-base, int64(32<<20))
 }
+
+// Runs whose units overlap in cycles more than the budget can hold (A
+// one block of 512 KiB per unit spanning the run, B one stream: each of
+// A's blocks waits for most of B, B's other units for A's blocks) cannot
+// be compared within a small budget: exit 2 naming both files and
+// --memory, not unbounded growth; a budget large enough compares them.
+func TestDiffMemoryPendingTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	evs := ctracetest.W1Events(200_000, 8, 1)
+	write := func(name string, o ctracetest.Options) string {
+		b, err := ctracetest.Build(ctracetest.W1Schema(8), evs, o)
+		require.NoError(t, err)
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		return p
+	}
+	a := write("a.ctrace", ctracetest.Options{BlockSize: 512 << 10, PerUnit: true})
+	b := write("b.ctrace", ctracetest.Options{BlockSize: 4096, NoUnitSets: true})
+	code, _, errOut := runTool("diff", "--memory", "1MiB", a, b)
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, a+", "+b+":")
+	require.Contains(t, errOut, "fill the memory budget of 1048576 bytes per file")
+	require.Contains(t, errOut, "raise it with --memory")
+	code, out, errOut := runTool("diff", "--memory", "64MiB", a, b)
+	require.Equal(t, 0, code, errOut+out)
+}
