@@ -246,7 +246,8 @@ func getBlockBuf(n int64) []byte {
 	if n <= maxPooled {
 		return getBuf()
 	}
-	if b := (*bigBufs.Get().(*[]byte))[:0]; int64(cap(b)) >= n && int64(cap(b)) <= 2*n {
+	if b := (*bigBufs.Get().(*[]byte))[:0]; int64(cap(b)) >= n && int64(cap(b)) <= n+n/16 {
+		// (Not much larger: it is charged by its capacity.)
 		return b
 	}
 	return nil
