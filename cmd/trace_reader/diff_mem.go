@@ -25,6 +25,7 @@ type sideMem struct {
 	used    int64 // charged: blocks decoding or decoded ahead, chunks in transit, pending chunks
 	pend    int64 // of used, the chunks pending in the comparer
 	waiting bool  // the decoder waits for room
+	need    int64 // for that many bytes
 	stuck   chan struct{}
 	stopped bool
 }
@@ -50,7 +51,7 @@ func (m *sideMem) acquire(n int64) bool {
 	defer m.mu.Unlock()
 	for m.used > 0 && m.used+n > m.budget && !m.stopped {
 		if !m.waiting {
-			m.waiting = true
+			m.waiting, m.need = true, n
 			select {
 			case m.stuck <- struct{}{}: // the comparer may be waiting for this side
 			default:
@@ -97,11 +98,13 @@ func (m *sideMem) pendBytes() int64 {
 }
 
 // full reports that the decoder waits for room that only the pending
-// chunks hold: nothing of the side is in transit to the comparer.
+// chunks hold: nothing of the side is in transit to the comparer, and
+// the room it waits for is still missing (a decoder woken by a release
+// is still marked waiting until it runs).
 func (m *sideMem) full() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.waiting && m.used == m.pend
+	return m.waiting && m.used == m.pend && m.used > 0 && m.used+m.need > m.budget
 }
 
 // diffBudget is each side's budget.

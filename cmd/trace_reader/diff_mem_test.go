@@ -94,3 +94,20 @@ func TestDiffMemoryPendingTooLarge(t *testing.T) {
 	code, out, errOut := runTool("diff", "--memory", "64MiB", a, b)
 	require.Equal(t, 0, code, errOut+out)
 }
+
+// Two equal runs whose 24 blocks of 1 MiB all start at cycle 0 compare
+// within a 4 MiB budget (the sides alternate, each block matched as it
+// comes). A decoder woken by a release but not yet run was taken for
+// stuck: the diff failed with "fill the memory budget" most times.
+func TestDiffMemoryAlternatesWithinBudget(t *testing.T) {
+	dir := t.TempDir()
+	b, err := ctracetest.OverlapBomb(24, 1<<20, 1)
+	require.NoError(t, err)
+	a, c := filepath.Join(dir, "a.ctrace"), filepath.Join(dir, "b.ctrace")
+	require.NoError(t, os.WriteFile(a, b, 0o644))
+	require.NoError(t, os.WriteFile(c, b, 0o644))
+	for range 10 {
+		code, out, errOut := runTool("diff", "--memory", "4MiB", a, c)
+		require.Equal(t, 0, code, errOut+out)
+	}
+}
