@@ -114,6 +114,11 @@ func fmtName(ev *mmapio.Event) string {
 	return fmt.Sprintf("[unknown format %d]", ev.FormatID)
 }
 
+// reportBatch is how many diverged units' views one pass over the runs
+// builds: passes stay few (one for up to 4,096 units) while the lines
+// held stay bounded (2 x (2 x --context + 1) lines per unit).
+const reportBatch = 4096
+
 // report prints the units that differ and returns whether any does.
 func (d *differ) report(out io.Writer) (bool, error) {
 	w := bufio.NewWriter(out)
@@ -126,14 +131,10 @@ func (d *differ) report(out io.Writer) (bool, error) {
 			diverged = append(diverged, u)
 		}
 	}
+	// The views are built for reportBatch diverged units at a time: one
+	// pass over each run per batch, the context lines of a batch held.
 	var views [2][]*unitView
-	for s := range 2 {
-		v, err := d.views(s, diverged)
-		if err != nil {
-			return true, err
-		}
-		views[s] = v
-	}
+	batch := 0 // index in diverged of views[s][0]
 	var differ, onlyA, onlyB, compared int
 	for _, u := range units {
 		if !u.selected {
@@ -153,7 +154,18 @@ func (d *differ) report(out io.Writer) (bool, error) {
 		if !u.diverged {
 			continue
 		}
-		vs := [2]*unitView{views[0][differ], views[1][differ]}
+		if differ == batch+len(views[0]) {
+			batch = differ
+			for s := range 2 {
+				v, err := d.views(s, diverged[batch:min(len(diverged), batch+reportBatch)])
+				if err != nil {
+					w.Flush()
+					return true, err
+				}
+				views[s] = v
+			}
+		}
+		vs := [2]*unitView{views[0][differ-batch], views[1][differ-batch]}
 		differ++
 		k := min(vs[0].k, vs[1].k)
 		fmt.Fprintf(w, "unit %s: first difference at event %d", esc(u.name), k)

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -49,5 +51,14 @@ func TestDiffScalesWithUnits(t *testing.T) {
 		t.Logf("diff %s %s: %v, %d bytes of report", filepath.Base(a), filepath.Base(tc.b), took, len(out))
 		require.Equal(t, tc.code, code, errOut)
 		require.Less(t, took, tc.limit*raceSlowdown)
+		if tc.code == 1 {
+			// Every differing unit reported, over several report batches.
+			m := regexp.MustCompile(`(\d+) of 16384 units differ`).FindStringSubmatch(out)
+			require.NotNil(t, m)
+			n, err := strconv.Atoi(m[1])
+			require.NoError(t, err)
+			require.Greater(t, n, reportBatch)
+			require.Equal(t, n, len(regexp.MustCompile(`(?m)^unit \S+: first difference at event`).FindAllString(out, -1)))
+		}
 	}
 }
