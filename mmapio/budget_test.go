@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"regexp"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -100,7 +102,7 @@ func TestMemoryBudgetTooSmallForBlock(t *testing.T) {
 	defer r.Close()
 	for range r.Events(Query{}) {
 	}
-	requireFormatError(t, r.Err(), "block 0", int64(r.Blocks()[0].DataOffset), "too many for the memory budget")
+	requireFormatError(t, r.Err(), "block 0", int64(r.Blocks()[0].DataOffset), "more than the memory budget")
 }
 
 // Issue 6: blocks that declare 64 MiB each while their zstd frames (with
@@ -284,4 +286,28 @@ func TestCloseDuringWindows(t *testing.T) {
 		_, err := r.WriteDump(&buf, Query{}, 0)
 		require.ErrorIs(t, err, ErrClosed)
 	}
+}
+
+// The refusal states the whole amount the window needs (more than the
+// budget, not the scratch alone, which was less) and how a command-line
+// user raises it.
+func TestMemoryBudgetTooSmallMessage(t *testing.T) {
+	evs := ctracetest.W1Events(200_000, 2, 3)
+	b, err := ctracetest.Build(ctracetest.W1Schema(2), evs, ctracetest.Options{BlockSize: 1 << 20, PerUnit: true, Compress: true})
+	require.NoError(t, err)
+	const budget = 2 << 20
+	r, err := OpenBytes("bad.ctrace", b, WithMemoryBudget(budget))
+	require.NoError(t, err)
+	defer r.Close()
+	for range r.Events(Query{}) {
+	}
+	require.Error(t, r.Err())
+	msg := r.Err().Error()
+	m := regexp.MustCompile(`takes up to (\d+) bytes`).FindStringSubmatch(msg)
+	require.NotNil(t, m, msg)
+	need, err := strconv.ParseInt(m[1], 10, 64)
+	require.NoError(t, err)
+	require.Greater(t, need, int64(budget), msg)
+	require.Contains(t, msg, "--memory", msg)
+	require.Contains(t, msg, "WithMemoryBudget", msg)
 }

@@ -151,7 +151,7 @@ func (sp *segPipe) window() *segment {
 		b := blocks.at(bi)
 		if !w.fits(&b) {
 			sp.failAt(&cut, &errCut, &werr, sp.eMin(int(pi)), formatErr(sp.r.path, blockSection(int(bi)), headerOff(&b),
-				"decoding the block takes up to %d bytes, too many for the memory budget of %d bytes (WithMemoryBudget)", scratchNeed(&b), sp.budget))
+				"decoding the block takes up to %d bytes, more than the memory budget of %d bytes: raise it with --memory (mmapio.WithMemoryBudget)", w.windowNeed(&b), sp.budget))
 			return
 		}
 		// The kept events and this block's share, at most keep bytes

@@ -63,13 +63,24 @@ func bufNeed(b *Block) int64 {
 // scratchNeed is what decoding block b takes: its buffer and records.
 func scratchNeed(b *Block) int64 { return bufNeed(b) + int64(b.EventCount)*recSize }
 
+// minWindowReserve is what the windows need besides the scratch: room to
+// keep at least one event of the largest size.
+func minWindowReserve() int64 {
+	minKeep := int64(windowBytesPerEvent + maxArgsBytes)
+	return (minKeep/windowBytesPerEvent + 1) * (2*windowBytesPerEvent + 2*windowExtraPerEvent)
+}
+
+// windowNeed is the whole budget a window taking block b needs: the dump
+// text's reserve, b's scratch and the kept events' minimum (what the
+// refusal of a block too large for the budget states).
+func (w *windower) windowNeed(b *Block) int64 { return w.text + scratchNeed(b) + minWindowReserve() }
+
 // size splits the budget for the windows over plan entries first on: the
 // scratch fits every block whose decoding leaves room for windows of at
 // least one event of the largest size (the others fail when taken).
 func (w *windower) size(sp *segPipe, first int32) {
-	minKeep := int64(windowBytesPerEvent + maxArgsBytes)
 	// The most the scratch can take: what leaves keepOf at least minKeep.
-	limit := sp.budget - w.text - (minKeep/windowBytesPerEvent+1)*(2*windowBytesPerEvent+2*windowExtraPerEvent)
+	limit := sp.budget - w.text - minWindowReserve()
 	for pi := int(first); pi < len(sp.plan); pi++ {
 		b := sp.r.blocks.at(sp.plan[pi])
 		if scratchNeed(&b) <= limit {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -62,7 +63,9 @@ type dunit struct {
 	pend     [2][]pendRun // event bytes of a side not yet compared
 	equal    uint64       // bytes equal in both runs so far
 	diverged bool
-	at       uint64 // byte offset of the first difference in its runs
+	at       uint64    // byte offset of the first difference in its runs
+	inHeap   [2]bool   // it has a live entry in heads[side] (diffRuns)
+	heapKey  [2]uint64 // that entry's cycle
 }
 
 // dside is one run.
@@ -74,7 +77,8 @@ type dside struct {
 	sel    []bool   // unit id -> --unit selects it (set with unitIx)
 	canon  []uint16 // unit id -> the id its events carry once normalized (A's)
 	fmtTo  map[uint32]uint32
-	fmtsID bool // B only: every format keeps its id
+	fmtsID bool     // B only: every format keeps its id
+	mem    *sideMem // what it holds against its budget (diff_mem.go)
 }
 
 type differ struct {
@@ -218,10 +222,35 @@ var chunkBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 func getBuf() []byte { return (*chunkBufs.Get().(*[]byte))[:0] }
 
+// maxPooled is the largest buffer kept for reuse: a pooled buffer is held
+// without being charged to the budget, and a larger one taken for a small
+// chunk would be charged far beyond its bytes.
+const maxPooled = 1 << 20
+
 func putBuf(b []byte) {
-	if cap(b) > 0 {
+	switch {
+	case cap(b) > maxPooled:
+		bigBufs.Put(&b)
+	case cap(b) > 0:
 		chunkBufs.Put(&b)
 	}
+}
+
+// bigBufs recycles the buffers of blocks larger than maxPooled, for blocks
+// only (getBlockBuf): reused, not left to the collector, they keep the
+// process near what the budget charges.
+var bigBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// getBlockBuf returns a buffer for a block of n decoded bytes.
+func getBlockBuf(n int64) []byte {
+	if n <= maxPooled {
+		return getBuf()
+	}
+	if b := (*bigBufs.Get().(*[]byte))[:0]; int64(cap(b)) >= n && int64(cap(b)) <= n+n/16 {
+		// (Not much larger: it is charged by its capacity.)
+		return b
+	}
+	return nil
 }
 
 // produce decodes side s's blocks in file order and cuts them into chunks.
@@ -252,6 +281,7 @@ func (d *differ) produce(s int, out chan<- blockChunks, stop <-chan struct{}) {
 		case <-stop:
 			return
 		}
+		mem := sd.mem
 		if dec.skip {
 			if !send(bc) {
 				return
@@ -264,6 +294,7 @@ func (d *differ) produce(s int, out chan<- blockChunks, stop <-chan struct{}) {
 			send(bc)
 			return
 		}
+		charge := dec.charge
 		whole := !d.c.hasCycles || b.MinCycle >= d.c.start && b.MaxCycle <= d.c.end
 		if whole && len(b.Units) == 1 {
 			// A block of one unit, as our writer writes them: one chunk as
@@ -271,6 +302,7 @@ func (d *differ) produce(s int, out chan<- blockChunks, stop <-chan struct{}) {
 			id := b.Units[0]
 			ix := d.unit(s, id)
 			if !sd.sel[id] {
+				mem.adjust(-charge)
 				putBuf(data)
 				if !send(bc) {
 					return
@@ -278,6 +310,7 @@ func (d *differ) produce(s int, out chan<- blockChunks, stop <-chan struct{}) {
 				continue
 			}
 			if s == 0 || sd.canon[id] == id && sd.fmtsID {
+				mem.adjust(int64(cap(data)) - charge)
 				bc.chunks = append(bc.chunks, chunk{unit: ix, data: data, events: b.EventCount})
 				if !send(bc) {
 					return
@@ -323,9 +356,12 @@ func (d *differ) produce(s int, out chan<- blockChunks, stop <-chan struct{}) {
 				}
 			}
 		}
+		held := int64(0)
 		for _, ch := range bc.chunks {
 			slot[ch.unit] = -1
+			held += int64(cap(ch.data))
 		}
+		mem.adjust(held - charge)
 		putBuf(data)
 		if !send(bc) {
 			return
@@ -335,9 +371,10 @@ func (d *differ) produce(s int, out chan<- blockChunks, stop <-chan struct{}) {
 
 // decodedBlock is one block of a side, decoded ahead of the producer.
 type decodedBlock struct {
-	data []byte
-	err  error
-	skip bool // outside --cycles: not decoded
+	data   []byte
+	err    error
+	skip   bool  // outside --cycles: not decoded
+	charge int64 // what the side's budget was charged for it
 }
 
 // decodeAheadBlocks is how many blocks of a side may be decoding or
@@ -365,9 +402,19 @@ func (d *differ) decodeAhead(s int, stop <-chan struct{}) <-chan chan decodedBlo
 				fut <- decodedBlock{skip: true}
 				continue
 			}
+			// The block's bytes are taken from the budget before it is
+			// decoded: decoding ahead waits while the side is full.
+			need, err := d.blockNeed(s, i)
+			if err != nil {
+				fut <- decodedBlock{err: err}
+				return
+			}
+			if !sd.mem.acquire(need) {
+				return // stopped
+			}
 			go func(i int) {
-				data, err := sd.r.AppendBlock(getBuf(), i)
-				fut <- decodedBlock{data: data, err: err}
+				data, err := sd.r.AppendBlock(getBlockBuf(need), i)
+				fut <- decodedBlock{data: data, err: err, charge: need}
 			}(i)
 		}
 	}()
@@ -383,7 +430,7 @@ type pendRun struct {
 // compare compares unit u's pending runs as far as both sides have them.
 // The runs hold whole events, and both sides' streams are equal up to
 // where the comparison got, so where it stops is an event boundary of both.
-func (u *dunit) compare() {
+func (u *dunit) compare(m [2]*sideMem) {
 	for !u.diverged && len(u.pend[0]) > 0 && len(u.pend[1]) > 0 {
 		x, y := &u.pend[0][0], &u.pend[1][0]
 		a, b := x.data[x.off:], y.data[y.off:]
@@ -393,7 +440,7 @@ func (u *dunit) compare() {
 			for a[i] == b[i] {
 				i++
 			}
-			u.diverge(u.equal + uint64(i))
+			u.diverge(m, u.equal+uint64(i))
 			return
 		}
 		u.equal += uint64(n)
@@ -401,11 +448,46 @@ func (u *dunit) compare() {
 		y.off += n
 		for s := range 2 {
 			if r := u.pend[s][0]; r.off == len(r.data) {
+				m[s].pending(-int64(cap(r.data)))
 				putBuf(r.data)
+				// Cleared: the slice's array would keep the buffer live.
+				u.pend[s][0] = pendRun{}
 				u.pend[s] = u.pend[s][1:]
 			}
 		}
 	}
+}
+
+// mems is both sides' accounts.
+func (d *differ) mems() [2]*sideMem { return [2]*sideMem{d.side[0].mem, d.side[1].mem} }
+
+// checkHeads diverges u when a side's leftover starts before every block
+// the other side has left (it will never be matched).
+func (d *differ) checkHeads(u *dunit, next [2]int) {
+	for t := range 2 {
+		if c, ok := u.head(t); ok && !u.diverged && c < d.side[1-t].bound[next[1-t]] {
+			u.diverge(d.mems(), u.equal)
+		}
+	}
+}
+
+// headEntry is a unit in a heap of pending heads, by cycle.
+type headEntry struct {
+	cycle uint64
+	unit  int32
+}
+
+type headHeap []headEntry
+
+func (h headHeap) Len() int           { return len(h) }
+func (h headHeap) Less(i, j int) bool { return h[i].cycle < h[j].cycle }
+func (h headHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *headHeap) Push(x any)        { *h = append(*h, x.(headEntry)) }
+func (h *headHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
 }
 
 // head returns the cycle of the first event side s has pending.
@@ -417,10 +499,11 @@ func (u *dunit) head(s int) (uint64, bool) {
 	return binary.LittleEndian.Uint64(r.data[r.off+2:]), true
 }
 
-func (u *dunit) diverge(at uint64) {
+func (u *dunit) diverge(m [2]*sideMem, at uint64) {
 	u.diverged, u.at = true, at
 	for s := range 2 {
 		for _, r := range u.pend[s] {
+			m[s].pending(-int64(cap(r.data)))
 			putBuf(r.data)
 		}
 		u.pend[s] = nil
@@ -462,13 +545,23 @@ func diffRuns(c *config, w io.Writer) (bool, error) {
 
 	stop := make(chan struct{})
 	defer close(stop)
+	for s := range 2 {
+		d.side[s].mem = newSideMem(diffBudget(c), stop)
+	}
 	var in [2]chan blockChunks
 	for s := range 2 {
 		in[s] = make(chan blockChunks, 16)
 		go d.produce(s, in[s], stop)
 	}
 	next := [2]int{}
-	var pending []int32 // units with bytes of one side left over
+	// heads[t] holds the units with side t's bytes left over, keyed by the
+	// cycle of their first such event (an entry is stale once its unit's
+	// head moved: the unit got a fresh one then). Only the units a block
+	// touched, and the heap's top, are looked at after each block: a rescan
+	// of every pending unit after each block made diffs quadratic in units
+	// (65,535 units: a minute for equal files).
+	var heads [2]headHeap
+	var touched []int32
 	for {
 		// The side whose next block starts earlier in cycles goes first, so
 		// each unit's runs arrive from both sides at about the same pace.
@@ -480,7 +573,26 @@ func diffRuns(c *config, w io.Writer) (bool, error) {
 		if next[0] >= len(d.side[0].blocks) || next[1] < len(d.side[1].blocks) && b1 < b0 {
 			s = 1
 		}
-		bc, ok := <-in[s]
+		// At a tie, the side with fewer bytes pending: blocks that all
+		// start together (units written side by side) then alternate,
+		// each matched as it comes, instead of one run read whole first.
+		if b0 == b1 && next[0] < len(d.side[0].blocks) && next[1] < len(d.side[1].blocks) && d.side[1].mem.pendBytes() < d.side[0].mem.pendBytes() {
+			s = 1
+		}
+		var bc blockChunks
+		ok := false
+		for got := false; !got; {
+			// Side s's next block is needed; if its decoding waits for
+			// room its own pending events hold, it never comes.
+			if d.side[s].mem.full() {
+				return false, d.fullErr(s)
+			}
+			select {
+			case bc, ok = <-in[s]:
+				got = true
+			case <-d.side[s].mem.stuck:
+			}
+		}
 		if !ok {
 			return false, fmt.Errorf("diff: %s ended early", c.files[s])
 		}
@@ -488,41 +600,48 @@ func diffRuns(c *config, w io.Writer) (bool, error) {
 			return false, bc.err
 		}
 		next[s]++
+		touched = touched[:0]
 		for _, ch := range bc.chunks {
 			u := d.unitAt(ch.unit)
 			u.events[s] += uint64(ch.events)
 			if u.diverged || len(ch.data) == 0 {
+				d.side[s].mem.adjust(-int64(cap(ch.data)))
 				putBuf(ch.data)
 				continue
 			}
-			if len(u.pend[0]) == 0 && len(u.pend[1]) == 0 {
-				pending = append(pending, ch.unit)
-			}
+			d.side[s].mem.pending(int64(cap(ch.data)))
 			u.pend[s] = append(u.pend[s], pendRun{data: ch.data})
-			u.compare()
+			u.compare(d.mems())
+			touched = append(touched, ch.unit)
 		}
 		// A side's leftover whose first event lies before every block the
 		// other side has left will never be matched: a difference.
-		keep := pending[:0]
-		for _, ix := range pending {
+		for _, ix := range touched {
 			u := d.unitAt(ix)
-			if u.diverged || len(u.pend[0]) == 0 && len(u.pend[1]) == 0 {
-				continue
-			}
+			d.checkHeads(u, next)
 			for t := range 2 {
-				if c, ok := u.head(t); ok && c < d.side[1-t].bound[next[1-t]] {
-					u.diverge(u.equal)
+				if c, ok := u.head(t); ok && !u.diverged && (!u.inHeap[t] || u.heapKey[t] != c) {
+					u.inHeap[t], u.heapKey[t] = true, c
+					heap.Push(&heads[t], headEntry{cycle: c, unit: ix})
 				}
 			}
-			if !u.diverged {
-				keep = append(keep, ix)
+		}
+		for t := range 2 {
+			h := &heads[t]
+			for h.Len() > 0 && (*h)[0].cycle < d.side[1-t].bound[next[1-t]] {
+				e := heap.Pop(h).(headEntry)
+				u := d.unitAt(e.unit)
+				if !u.inHeap[t] || u.heapKey[t] != e.cycle {
+					continue // stale: the unit has a fresher entry, or none pending
+				}
+				u.inHeap[t] = false
+				d.checkHeads(u, next)
 			}
 		}
-		pending = keep
 	}
 	for _, u := range d.units {
 		if !u.diverged && (len(u.pend[0]) > 0 || len(u.pend[1]) > 0) {
-			u.diverge(u.equal)
+			u.diverge(d.mems(), u.equal)
 		}
 	}
 	return d.report(w)

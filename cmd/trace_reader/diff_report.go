@@ -23,51 +23,86 @@ type unitView struct {
 	counts map[string]uint64
 }
 
-// view walks unit u's events in run s (the events of its ids, within
-// --cycles) and finds the event holding byte at of its normalized stream.
-func (d *differ) view(s int, u *dunit) (*unitView, error) {
-	r := d.side[s].r
-	v := &unitView{counts: map[string]uint64{}}
-	if len(u.ids[s]) == 0 {
-		return v, nil
-	}
-	q := mmapio.Query{}.WithUnits(u.ids[s]...)
-	if d.c.hasCycles {
-		q = q.WithCycles(d.c.start, d.c.end)
-	}
-	ctx := uint64(d.c.context)
-	var off, i uint64
-	found := false
-	var ring []string // the ctx lines before the current event
-	after := uint64(0)
-	for ev := range r.Events(q) {
-		v.counts[fmtName(&ev)]++
-		size := uint64(schema.EventHeaderSize + len(ev.RawArgs()))
-		switch {
-		case !found && off+size > u.at:
-			found, v.k, v.has, v.cycle = true, i, true, ev.Cycle
-			v.first = i - uint64(len(ring))
-			v.lines = append(ring, string(r.AppendLine(nil, &ev)))
-			after = ctx
-		case !found:
-			ring = append(ring, string(r.AppendLine(nil, &ev)))
-			if uint64(len(ring)) > ctx {
-				ring = ring[1:]
-			}
-		case after > 0:
-			v.lines = append(v.lines, string(r.AppendLine(nil, &ev)))
-			after--
+// viewer is one unit's view being built while its run's events go by.
+type viewer struct {
+	u     *dunit
+	v     *unitView
+	off   uint64   // bytes of its events so far (normalized sizes)
+	i     uint64   // its events so far
+	found bool     // the event holding byte u.at was met
+	ring  []string // the context lines before the current event
+	after uint64   // context lines still to take after the difference
+}
+
+// views walks run s's events once and builds the view of every unit in
+// us (the diverged ones): the event holding byte at of each one's
+// normalized stream, the lines around it, its counts per format. One
+// pass for all of them, not a query per unit: with tens of thousands of
+// diverged units a query each re-planned over every block (quadratic: a
+// 32,768-unit diff took minutes). A unit's events come in the order a
+// query of its ids alone yields them.
+func (d *differ) views(s int, us []*dunit) ([]*unitView, error) {
+	sd := d.side[s]
+	r := sd.r
+	out := make([]*unitView, len(us))
+	byID := map[uint16]*viewer{}
+	var ids []uint16
+	for k, u := range us {
+		out[k] = &unitView{counts: map[string]uint64{}}
+		vw := &viewer{u: u, v: out[k]}
+		for _, id := range u.ids[s] {
+			byID[id] = vw
+			ids = append(ids, id)
 		}
-		off += size
-		i++
 	}
-	if err := r.Err(); err != nil {
-		return nil, err
+	if len(ids) > 0 {
+		q := mmapio.Query{}.WithUnits(ids...)
+		if d.c.hasCycles {
+			q = q.WithCycles(d.c.start, d.c.end)
+		}
+		ctx := uint64(d.c.context)
+		for ev := range r.Events(q) {
+			vw := byID[ev.UnitID]
+			if vw == nil {
+				continue
+			}
+			v, u := vw.v, vw.u
+			v.counts[fmtName(&ev)]++
+			size := uint64(schema.EventHeaderSize + len(ev.RawArgs()))
+			switch {
+			case !vw.found && vw.off+size > u.at:
+				vw.found, v.k, v.has, v.cycle = true, vw.i, true, ev.Cycle
+				v.first = vw.i - uint64(len(vw.ring))
+				v.lines = append(vw.ring, string(r.AppendLine(nil, &ev)))
+				vw.ring = nil
+				vw.after = ctx
+			case !vw.found:
+				if ctx > 0 {
+					if uint64(len(vw.ring)) == ctx {
+						copy(vw.ring, vw.ring[1:])
+						vw.ring = vw.ring[:ctx-1]
+					}
+					vw.ring = append(vw.ring, string(r.AppendLine(nil, &ev)))
+				}
+			case vw.after > 0:
+				v.lines = append(v.lines, string(r.AppendLine(nil, &ev)))
+				vw.after--
+			}
+			vw.off += size
+			vw.i++
+		}
+		if err := r.Err(); err != nil {
+			return nil, err
+		}
 	}
-	if !found { // the run ends before the difference: its missing event is the k-th
-		v.k, v.first, v.lines = i, i-uint64(len(ring)), ring
+	for _, vw := range byID {
+		if !vw.found { // the run ends before the difference: its missing event is the k-th
+			v := vw.v
+			v.k, v.first, v.lines = vw.i, vw.i-uint64(len(vw.ring)), vw.ring
+			vw.found = true // a unit of several ids is in byID once per id
+		}
 	}
-	return v, nil
+	return out, nil
 }
 
 // fmtName names an event's format in the counts: its text, or the id of
@@ -79,12 +114,27 @@ func fmtName(ev *mmapio.Event) string {
 	return fmt.Sprintf("[unknown format %d]", ev.FormatID)
 }
 
+// reportBatch is how many diverged units' views one pass over the runs
+// builds: passes stay few (one for up to 4,096 units) while the lines
+// held stay bounded (2 x (2 x --context + 1) lines per unit).
+const reportBatch = 4096
+
 // report prints the units that differ and returns whether any does.
 func (d *differ) report(out io.Writer) (bool, error) {
 	w := bufio.NewWriter(out)
 	a, b := d.c.files[0], d.c.files[1]
 	units := slices.Clone(d.units)
 	slices.SortFunc(units, func(x, y *dunit) int { return strings.Compare(x.name, y.name) })
+	var diverged []*dunit
+	for _, u := range units {
+		if u.selected && u.known[0] && u.known[1] && u.diverged {
+			diverged = append(diverged, u)
+		}
+	}
+	// The views are built for reportBatch diverged units at a time: one
+	// pass over each run per batch, the context lines of a batch held.
+	var views [2][]*unitView
+	batch := 0 // index in diverged of views[s][0]
 	var differ, onlyA, onlyB, compared int
 	for _, u := range units {
 		if !u.selected {
@@ -104,16 +154,19 @@ func (d *differ) report(out io.Writer) (bool, error) {
 		if !u.diverged {
 			continue
 		}
-		differ++
-		var vs [2]*unitView
-		for s := range 2 {
-			v, err := d.view(s, u)
-			if err != nil {
-				w.Flush()
-				return true, err
+		if differ == batch+len(views[0]) {
+			batch = differ
+			for s := range 2 {
+				v, err := d.views(s, diverged[batch:min(len(diverged), batch+reportBatch)])
+				if err != nil {
+					w.Flush()
+					return true, err
+				}
+				views[s] = v
 			}
-			vs[s] = v
 		}
+		vs := [2]*unitView{views[0][differ-batch], views[1][differ-batch]}
+		differ++
 		k := min(vs[0].k, vs[1].k)
 		// Events are numbered from 1 within the unit (k counts from 0):
 		// "event 3745" is the unit's 3745th, as a person counts.

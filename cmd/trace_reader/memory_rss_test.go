@@ -22,6 +22,15 @@ import (
 // children's, and this test process's peak is not the tool's.
 func peakRSS(t *testing.T, cmd *exec.Cmd) int64 {
 	t.Helper()
+	hwm, err, stderr := peakRSSExit(t, cmd)
+	require.NoError(t, err, stderr)
+	return hwm
+}
+
+// peakRSSExit is peakRSS for a command that may fail: its peak RSS, how
+// it exited and its standard error.
+func peakRSSExit(t *testing.T, cmd *exec.Cmd) (int64, error, string) {
+	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
@@ -43,9 +52,8 @@ func peakRSS(t *testing.T, cmd *exec.Cmd) int64 {
 		}
 		select {
 		case err := <-done:
-			require.NoError(t, err, stderr.String())
 			require.Positive(t, hwm)
-			return hwm
+			return hwm, err, stderr.String()
 		case <-tick.C:
 		}
 	}

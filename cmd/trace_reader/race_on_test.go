@@ -1,0 +1,6 @@
+//go:build race
+
+package main
+
+// raceSlowdown scales the time limits of tests under the race detector.
+const raceSlowdown = 4
