@@ -39,7 +39,7 @@ func TestDiffMemoryBoundRSS(t *testing.T) {
 		}
 		cmd := exec.Command(bin, append([]string{"diff"}, args...)...)
 		cmd.Env = append(os.Environ(), "GOGC=", "GOMEMLIMIT=")
-		hwm, err, stderr := peakRSSExit(t, cmd)
+		hwm, stderr, err := peakRSSExit(t, cmd)
 		code := 0
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {

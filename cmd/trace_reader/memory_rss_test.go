@@ -22,14 +22,14 @@ import (
 // children's, and this test process's peak is not the tool's.
 func peakRSS(t *testing.T, cmd *exec.Cmd) int64 {
 	t.Helper()
-	hwm, err, stderr := peakRSSExit(t, cmd)
+	hwm, stderr, err := peakRSSExit(t, cmd)
 	require.NoError(t, err, stderr)
 	return hwm
 }
 
 // peakRSSExit is peakRSS for a command that may fail: its peak RSS, how
-// it exited and its standard error.
-func peakRSSExit(t *testing.T, cmd *exec.Cmd) (int64, error, string) {
+// its standard error and how it exited.
+func peakRSSExit(t *testing.T, cmd *exec.Cmd) (int64, string, error) {
 	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -53,7 +53,7 @@ func peakRSSExit(t *testing.T, cmd *exec.Cmd) (int64, error, string) {
 		select {
 		case err := <-done:
 			require.Positive(t, hwm)
-			return hwm, err, stderr.String()
+			return hwm, stderr.String(), err
 		case <-tick.C:
 		}
 	}
