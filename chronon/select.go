@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/chronon-sim/chronon-go/internal/cyclenum"
 )
 
 // SelectEnv is the environment variable Create reads for a record-time
@@ -112,30 +114,17 @@ func splitList(key, val string) ([]string, error) {
 	return out, nil
 }
 
-// parseCycle parses a decimal or 0x hex cycle. Not strconv's base 0: a
-// leading zero stays decimal (010 is ten, as trace_reader's --cycles reads
-// it), and 0o, 0b and _ are refused.
-func parseCycle(s string) (uint64, error) {
-	if h, ok := strings.CutPrefix(s, "0x"); ok {
-		return strconv.ParseUint(h, 16, 64)
-	}
-	if h, ok := strings.CutPrefix(s, "0X"); ok {
-		return strconv.ParseUint(h, 16, 64)
-	}
-	return strconv.ParseUint(s, 10, 64)
-}
-
 // parseWindow parses A-B, A- or A (decimal or 0x hex).
 func parseWindow(val string) (lo, hi uint64, err error) {
 	a, b, dash := strings.Cut(val, "-")
-	if lo, err = parseCycle(strings.TrimSpace(a)); err != nil {
+	if lo, err = cyclenum.Parse(a); err != nil {
 		return 0, 0, fmt.Errorf("cycles: %q: first cycle %q is not a number", val, a)
 	}
 	hi = lo
 	if dash {
 		hi = math.MaxUint64
 		if b = strings.TrimSpace(b); b != "" {
-			if hi, err = parseCycle(b); err != nil {
+			if hi, err = cyclenum.Parse(b); err != nil {
 				return 0, 0, fmt.Errorf("cycles: %q: last cycle %q is not a number", val, b)
 			}
 		}

@@ -2,9 +2,8 @@ package tracesql
 
 import (
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
+
+	"github.com/chronon-sim/chronon-go/internal/cyclenum"
 )
 
 // Option narrows or tunes a database.
@@ -37,29 +36,8 @@ func WithThreads(n int) Option { return func(c *config) { c.threads = n } }
 // on), each decimal or 0x hex: the form of --cycles and of the tables'
 // cycles parameter.
 func ParseCycles(s string) (start, end uint64, err error) {
-	bad := fmt.Errorf("cycles %q: want START-END, START- or START (decimal or 0x hex)", s)
-	lo, hi, hasHi := strings.Cut(s, "-")
-	if start, err = parseCycle(lo); err != nil {
-		return 0, 0, bad
-	}
-	end = math.MaxUint64
-	if hi = strings.TrimSpace(hi); hasHi && hi != "" {
-		if end, err = parseCycle(hi); err != nil {
-			return 0, 0, bad
-		}
-		if end < start {
-			return 0, 0, fmt.Errorf("cycles %q: end before start", s)
-		}
+	if start, end, err = cyclenum.Range(s); err != nil {
+		return 0, 0, fmt.Errorf("cycles %q: %v", s, err)
 	}
 	return start, end, nil
-}
-
-// parseCycle reads a decimal or 0x hex cycle (a leading zero stays
-// decimal), as trace_reader's other commands and CHRONON_TRACE read it.
-func parseCycle(s string) (uint64, error) {
-	s = strings.TrimSpace(s)
-	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
-		return strconv.ParseUint(h, 16, 64)
-	}
-	return strconv.ParseUint(s, 10, 64)
 }

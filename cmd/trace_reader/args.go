@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/chronon-sim/chronon-go/export"
+	"github.com/chronon-sim/chronon-go/internal/cyclenum"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
@@ -329,37 +330,15 @@ func allOptions() []*option {
 }
 
 // parseCycles parses START-END (inclusive), START- or START (from there
-// on); each number decimal or 0x hex. It is CHRONON_TRACE's cycles= syntax
-// (chronon/select.go parseWindow), duplicated rather than imported because
-// two differences matter: a bare START is "from START on" here, as in the
-// original tool (a single cycle there), and a leading zero stays decimal,
-// as it always was here (strconv's base 0 there reads 010 as octal 8).
+// on), each number decimal or 0x hex, as CHRONON_TRACE's cycles= reads its
+// numbers (internal/cyclenum); unlike cycles=, a bare START is "from START
+// on" here, as in the original tool.
 func parseCycles(s string) (uint64, uint64, error) {
-	bad := usagef("--cycles %q: want START-END, START- or START (decimal or 0x hex)", s)
-	lo, hi, hasHi := strings.Cut(s, "-")
-	start, err := parseCycle(lo)
+	start, end, err := cyclenum.Range(s)
 	if err != nil {
-		return 0, 0, bad
-	}
-	end := uint64(math.MaxUint64)
-	if hi = strings.TrimSpace(hi); hasHi && hi != "" {
-		if end, err = parseCycle(hi); err != nil {
-			return 0, 0, bad
-		}
-		if end < start {
-			return 0, 0, usagef("--cycles %q: end before start", s)
-		}
+		return 0, 0, usagef("--cycles %q: %v", s, err)
 	}
 	return start, end, nil
-}
-
-// parseCycle reads a decimal or 0x hex cycle.
-func parseCycle(s string) (uint64, error) {
-	s = strings.TrimSpace(s)
-	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
-		return strconv.ParseUint(h, 16, 64)
-	}
-	return strconv.ParseUint(s, 10, 64)
 }
 
 // openEnded shows a recorded selection (chronon.select metadata) as it is
