@@ -3,7 +3,6 @@ package export
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,23 +14,7 @@ import (
 // mergedRuns merges two pipesim runs (as trace_reader does for several
 // files) and returns the merged trace and the runs' labels.
 func mergedRuns(t *testing.T) (string, []string) {
-	dir := t.TempDir()
-	var paths []string
-	for _, name := range []string{"r0.ctrace", "r1.ctrace"} {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.Rename(pipesimTrace(t, 50), p))
-		paths = append(paths, p)
-	}
-	m, err := mmapio.OpenAll(paths)
-	require.NoError(t, err)
-	defer m.Close()
-	out := filepath.Join(dir, "merged.ctrace")
-	f, err := os.Create(out)
-	require.NoError(t, err)
-	_, err = m.WriteMerged(f, mmapio.MergeOptions{})
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-	return out, mmapio.Labels(m.Readers())
+	return mergeTraces(t, []string{pipesimTrace(t, 50), pipesimTrace(t, 50)}, []string{"r0.ctrace", "r1.ctrace"})
 }
 
 // Each run of a merged trace is a process: a Perfetto process track
