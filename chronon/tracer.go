@@ -84,7 +84,7 @@ func Create(path string, opts ...Option) (*Tracer, error) {
 		path:      path,
 		byID:      map[uint16]*Unit{},
 		byName:    map[string]*Unit{},
-		nextID:    1,
+		nextID:    max(1, cfg.unitIDBase),
 		wake:      make(chan struct{}, 1),
 		ctl:       make(chan ctlMsg),
 		jobs:      make(chan job, 4*cfg.workers),
@@ -170,7 +170,7 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 			t.nextID++
 		}
 		if t.nextID == 0 {
-			return nil, errors.New("chronon: all 65535 unit ids are in use")
+			return nil, fmt.Errorf("chronon: unit %q: all unit ids from %d to 65535 are in use", name, max(1, t.cfg.unitIDBase))
 		}
 		id = t.nextID
 	} else if t.byID[id] != nil {
