@@ -170,7 +170,10 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 			t.nextID++
 		}
 		if t.nextID == 0 {
-			return nil, fmt.Errorf("chronon: unit %q: all unit ids from %d to 65535 are in use", name, max(1, t.cfg.unitIDBase))
+			if base := t.cfg.unitIDBase; base > 1 {
+				return nil, fmt.Errorf("chronon: unit %q: all unit ids from %d (WithUnitIDBase) to 65535 are in use", name, base)
+			}
+			return nil, errors.New("chronon: all 65535 unit ids are in use")
 		}
 		id = t.nextID
 	} else if t.byID[id] != nil {

@@ -66,7 +66,7 @@ func TestUnitIDBaseLimits(t *testing.T) {
 		require.Equal(t, want, u.ID())
 	}
 	_, err = tr.NewUnit("one.too.many")
-	require.ErrorContains(t, err, "all unit ids from 65534 to 65535 are in use")
+	require.ErrorContains(t, err, "all unit ids from 65534 (WithUnitIDBase) to 65535 are in use")
 	u, err := tr.NewUnit("explicit", chronon.WithUnitID(1))
 	require.NoError(t, err, "explicit ids below the base stay available")
 	require.Equal(t, uint16(1), u.ID())
