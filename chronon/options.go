@@ -60,6 +60,7 @@ type config struct {
 	sel            selection
 	hasSel         bool   // WithSelect was given: CHRONON_TRACE is not read
 	selSrc         string // where sel came from, for errors
+	unitIDBase     uint16 // first automatic unit id (0: 1)
 }
 
 func defaultConfig() config {
@@ -208,6 +209,28 @@ func WithMetadata(key, value string) Option {
 // start time and MPI/Slurm/torchrun rank (default on).
 func WithAutoMetadata(on bool) Option {
 	return func(c *config) error { c.autoMetadata = on; return nil }
+}
+
+// WithUnitIDBase makes automatic unit ids (NewUnit without WithUnitID)
+// start at first instead of 1: the tracer gives the lowest free id at or
+// above first. Ids chosen with WithUnitID are unaffected, and running past
+// 65535 fails NewUnit as it does from 1.
+//
+// Why: the ranks of a parallel simulation each write their own file, and
+// `trace_reader merge` joins them. When the files' unit ids are disjoint,
+// merge copies their blocks byte for byte (about the time of copying the
+// files); when ids clash (every rank numbering its units 1..N), it must
+// decode, renumber and re-encode every block of every rank after the
+// first. Give rank r of R ranks with up to U units each
+// first = 1 + r*U (R*U <= 65535).
+func WithUnitIDBase(first uint16) Option {
+	return func(c *config) error {
+		if first < 1 {
+			return errors.New("unit id base 0: ids start at 1 (0 is reserved for events without a unit)")
+		}
+		c.unitIDBase = first
+		return nil
+	}
 }
 
 // WithSchemaReserve sets the room kept after the schema so that formats and

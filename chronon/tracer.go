@@ -84,7 +84,7 @@ func Create(path string, opts ...Option) (*Tracer, error) {
 		path:      path,
 		byID:      map[uint16]*Unit{},
 		byName:    map[string]*Unit{},
-		nextID:    1,
+		nextID:    max(1, cfg.unitIDBase),
 		wake:      make(chan struct{}, 1),
 		ctl:       make(chan ctlMsg),
 		jobs:      make(chan job, 4*cfg.workers),
@@ -170,6 +170,9 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 			t.nextID++
 		}
 		if t.nextID == 0 {
+			if base := t.cfg.unitIDBase; base > 1 {
+				return nil, fmt.Errorf("chronon: unit %q: all unit ids from %d (WithUnitIDBase) to 65535 are in use", name, base)
+			}
 			return nil, errors.New("chronon: all 65535 unit ids are in use")
 		}
 		id = t.nextID

@@ -294,7 +294,11 @@ typedef struct chronon_options {
 	size_t n_metadata;
 	int32_t no_auto_metadata;     /* non-zero: do not record host, command line, start
 	                                 time, pid and MPI/Slurm/torchrun rank */
-	int32_t reserved_;
+	uint32_t unit_id_base;        /* first automatic unit id (chronon_unit_options.id 0),
+	                                 1..65535; 0: 1. Give each rank of a parallel run its
+	                                 own range (1 + rank*units_per_rank) and
+	                                 `trace_reader merge` copies the rank files' blocks
+	                                 instead of renumbering them */
 	const char *select;           /* record-time selection, CHRONON_TRACE's syntax
 	                                 ("units=core1.*;categories=fetch;cycles=A-B"); NULL: read
 	                                 CHRONON_TRACE; "": record everything. A malformed value

@@ -273,6 +273,8 @@ public:
 	Options &config_hash(uint64_t h) { c_.config_hash = h; return *this; }
 	Options &metadata(std::string key, std::string value) { md_.emplace_back(std::move(key), std::move(value)); return *this; }
 	Options &auto_metadata(bool on) { c_.no_auto_metadata = on ? 0 : 1; return *this; }
+	// unit_id_base: first automatic unit id (WithUnitIDBase in Go).
+	Options &unit_id_base(uint16_t first) { c_.unit_id_base = first; return *this; }
 
 private:
 	friend class Tracer;

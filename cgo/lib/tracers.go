@@ -158,6 +158,12 @@ func tracerOptions(o *C.chronon_options) ([]chronon.Option, error) {
 			opts = append(opts, chronon.WithMetadata(C.GoString(kv.key), goString(kv.value)))
 		}
 	}
+	if o.unit_id_base != 0 {
+		if o.unit_id_base > 65535 {
+			return nil, argErr("unit_id_base %d is not 1..65535", uint32(o.unit_id_base))
+		}
+		opts = append(opts, chronon.WithUnitIDBase(uint16(o.unit_id_base)))
+	}
 	if o.no_auto_metadata != 0 {
 		opts = append(opts, chronon.WithAutoMetadata(false))
 	}

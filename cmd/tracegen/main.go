@@ -2,7 +2,7 @@
 // how fast it wrote them.
 //
 //	tracegen --workload w1 --events N --units U [--seed S] [--level L]
-//	         [--block-size B] [--no-compress] -o FILE
+//	         [--block-size B] [--no-compress] [--unit-id-base FIRST] -o FILE
 //
 // It prints events/s and bytes/event (per event emitted) on stderr, and the
 // events written when a selection (CHRONON_TRACE) or drops kept fewer.
@@ -38,6 +38,7 @@ type options struct {
 	cpuProfile string
 	execTrace  string
 	cpuStats   bool
+	unitIDBase uint
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -51,6 +52,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.level, "level", chronon.LevelDefault, "compression level (0 = none, 1..22)")
 	fs.IntVar(&o.blockSize, "block-size", chronon.DefaultBlockSize, "block size in bytes (power of two, 4096..1048576)")
 	fs.BoolVar(&o.noCompress, "no-compress", false, "store blocks raw")
+	fs.UintVar(&o.unitIDBase, "unit-id-base", 1, "first unit id (rank r of units U: 1+r*U, so a merge of the rank files copies their blocks)")
 	fs.StringVar(&o.policy, "policy", "block", "backpressure policy: block or drop")
 	fs.StringVar(&o.out, "o", "", "output file")
 	fs.StringVar(&o.out, "output", "", "output file")
@@ -69,6 +71,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("--events must not be negative")
 	case o.units < 1 || o.units > 65535:
 		return o, errors.New("--units must be 1..65535")
+	case o.unitIDBase < 1 || o.unitIDBase > 65535:
+		return o, errors.New("--unit-id-base must be 1..65535")
 	case o.policy != "block" && o.policy != "drop":
 		return o, errors.New("--policy must be block or drop")
 	}
@@ -87,6 +91,7 @@ func run(args []string, stderr io.Writer) int {
 		chronon.WithBlockSize(o.blockSize),
 		chronon.WithLevel(o.level),
 		chronon.WithSimulationName(o.workload),
+		chronon.WithUnitIDBase(uint16(o.unitIDBase)),
 	}
 	if o.noCompress {
 		opts = append(opts, chronon.WithCompression(false))

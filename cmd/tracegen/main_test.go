@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
 // When CHRONON_TRACE selects part of the run, tracegen says how many
@@ -25,4 +27,31 @@ func TestReportsEventsWritten(t *testing.T) {
 	stderr.Reset()
 	require.Equal(t, 0, run([]string{"--workload", "w1", "--events", "10000", "--units", "4", "-o", out}, &stderr), stderr.String())
 	require.Regexp(t, `: 10000 events, 4 units -> `, stderr.String())
+}
+
+// --unit-id-base numbers the workload's units from the given id (w1 and
+// mixed), so rank files can be written with disjoint ids; 0 is refused.
+func TestUnitIDBaseFlag(t *testing.T) {
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	require.Equal(t, 2, run([]string{"--unit-id-base", "0", "-o", filepath.Join(dir, "x.ctrace")}, &stderr))
+	require.Contains(t, stderr.String(), "--unit-id-base must be 1..65535")
+	for _, w := range []string{"w1", "mixed"} {
+		out := filepath.Join(dir, w+".ctrace")
+		stderr.Reset()
+		require.Equal(t, 0, run([]string{"--workload", w, "--events", "1000", "--units", "4", "--unit-id-base", "33", "-o", out}, &stderr), stderr.String())
+		r, err := mmapio.Open(out)
+		require.NoError(t, err)
+		var ids []uint16
+		for _, u := range r.Schema().Units {
+			ids = append(ids, u.ID)
+		}
+		require.Equal(t, []uint16{33, 34, 35, 36}, ids, w)
+		for _, b := range r.Blocks() {
+			for _, u := range b.Units {
+				require.True(t, u >= 33 && u <= 36, "%s: block unit %d", w, u)
+			}
+		}
+		require.NoError(t, r.Close())
+	}
 }

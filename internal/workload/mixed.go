@@ -94,7 +94,7 @@ func runMixed(t *chronon.Tracer, events, units int, seed uint64) error {
 	us := make([]*chronon.Unit, units)
 	for i := range us {
 		name, typ := W1UnitName(i + 1)
-		if us[i], err = t.NewUnit(name, chronon.WithUnitID(uint16(i+1)), chronon.WithTypeName(typ)); err != nil {
+		if us[i], err = t.NewUnit(name, chronon.WithTypeName(typ)); err != nil { // automatic ids, as NewW1Units
 			return err
 		}
 	}

@@ -54,12 +54,14 @@ func W1UnitName(u int) (name, typeName string) {
 	return fmt.Sprintf("core%d.%s", (u-1)/8, kind), kind + "Unit"
 }
 
-// NewW1Units creates units 1..n on t.
+// NewW1Units creates n units on t, W1's units 1..n by name. Their ids are
+// automatic: 1..n on a fresh tracer, or from the tracer's WithUnitIDBase
+// (tracegen --unit-id-base, for rank files a merge copies).
 func NewW1Units(t *chronon.Tracer, n int) ([]*chronon.Unit, error) {
 	units := make([]*chronon.Unit, n)
 	for i := range units {
 		name, typ := W1UnitName(i + 1)
-		u, err := t.NewUnit(name, chronon.WithUnitID(uint16(i+1)), chronon.WithTypeName(typ))
+		u, err := t.NewUnit(name, chronon.WithTypeName(typ))
 		if err != nil {
 			return nil, err
 		}
