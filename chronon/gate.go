@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Gates let the inlined Emit reject both a disabled category and a cycle
@@ -45,8 +46,16 @@ var gateReg struct {
 	n     atomic.Uint32        // highest slot assigned
 }
 
-// gateSlot returns the slot of a format with category mask mask.
-func gateSlot(mask uint64) uint8 {
+// gateSlot returns the slot of a format with category mask mask, and the
+// byte offset in Unit of the slot's gate, which the inlined Emit adds to
+// the unit's address: an index would cost a bounds check and a scaled
+// address at every call site.
+func gateSlot(mask uint64) (uint8, uintptr) {
+	s := gateSlotOf(mask)
+	return s, unsafe.Offsetof(Unit{}.gate) + uintptr(s)*unsafe.Sizeof(Unit{}.gate[0])
+}
+
+func gateSlotOf(mask uint64) uint8 {
 	gateReg.mu.Lock()
 	defer gateReg.mu.Unlock()
 	n := gateReg.n.Load()
@@ -86,6 +95,7 @@ func (u *Unit) setGates(mask uint64) {
 // events of a disabled category or before the window stop at the call site
 // again.
 func (u *Unit) rejected(slot uint8) {
+	u.rejectedOOL++
 	if slot < overflowSlot && uint32(slot) >= u.gated.Load() {
 		u.refreshGates()
 	}
