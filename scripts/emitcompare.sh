@@ -35,6 +35,8 @@ for ((r = 1; r <= rounds; r++)); do
 		} | awk -v s="$side" '/^Benchmark/ {sub(/-[0-9]+$/, "", $1); print s, $1, $3}' >>"$tmp/results"
 	done
 done
-echo "emit cost in ns/op, $rounds alternating rounds: min-max (base $(git -C "$repo" rev-parse --short "$base"), new = working tree)"
-awk '{k = $2; v = $3 + 0; if (!((k, $1) in lo) || v < lo[k, $1]) lo[k, $1] = v; if (v > hi[k, $1]) hi[k, $1] = v; seen[k] = 1}
-	END {for (k in seen) printf "%-28s base %6.3f-%-6.3f  new %6.3f-%-6.3f\n", k, lo[k, "base"], hi[k, "base"], lo[k, "new"], hi[k, "new"]}' "$tmp/results" | sort
+echo "emit cost in ns/op over $rounds alternating rounds: min / median / max (base $(git -C "$repo" rev-parse --short "$base"), new = working tree)"
+sort -k2,2 -k1,1 -k3,3g "$tmp/results" | awk '
+	function flush() { if (n) printf "%-24s %-4s %6.3f / %6.3f / %6.3f\n", key, side, v[1], (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), v[n]; n = 0 }
+	{ if ($2 != key || $1 != side) { flush(); key = $2; side = $1 } v[++n] = $3 + 0 }
+	END { flush() }'
