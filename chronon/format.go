@@ -231,7 +231,7 @@ func (f *format) Text() string { return f.info.Format }
 
 // maxInlineArity is the largest arity whose Emit the compiler inlines (its
 // cost grows by one per argument against the inliner's budget of 80): up to
-// it, a disabled event or one before the record-time window costs a load, a
-// compare and a branch at the call site (gate.go); FormatN with more
-// arguments adds a function call.
+// it, a disabled event or one before the record-time window costs a load of
+// the gate at its offset, a compare and a branch at the call site
+// (gate.go); FormatN with more arguments adds a function call.
 const maxInlineArity = 6

@@ -14,7 +14,8 @@ const maxArity = 8
 
 // Format0 is a registered format whose events take 0 arguments.
 type Format0 struct {
-	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
+	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	slot uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -25,7 +26,7 @@ func NewFormat0(text string, opts ...FormatOption) (*Format0, error) {
 	if err := f.register(text, []schema.ArgType{}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f, nil
 }
 
@@ -36,7 +37,7 @@ func MustFormat0(text string, opts ...FormatOption) *Format0 {
 	if err := f.register(text, []schema.ArgType{}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f
 }
 
@@ -52,7 +53,7 @@ func MustFormat0(text string, opts ...FormatOption) *Format0 {
 // (about 2.5 ns): it is rejected out of line, where the category and the
 // window are checked exactly.
 func (f *Format0) Emit(u *Unit, cycle uint64) {
-	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
+	if atomic.LoadUint64((*uint64)(unsafe.Add(unsafe.Pointer(u), f.goff))) <= cycle {
 		f.emit(u, cycle)
 	}
 }
@@ -75,7 +76,8 @@ func (f *Format0) emit(u *Unit, cycle uint64) {
 
 // Format1 is a registered format whose events take 1 argument.
 type Format1[A0 Arg] struct {
-	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
+	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	slot uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -86,7 +88,7 @@ func NewFormat1[A0 Arg](text string, opts ...FormatOption) (*Format1[A0], error)
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f, nil
 }
 
@@ -97,7 +99,7 @@ func MustFormat1[A0 Arg](text string, opts ...FormatOption) *Format1[A0] {
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f
 }
 
@@ -113,7 +115,7 @@ func MustFormat1[A0 Arg](text string, opts ...FormatOption) *Format1[A0] {
 // (about 2.5 ns): it is rejected out of line, where the category and the
 // window are checked exactly.
 func (f *Format1[A0]) Emit(u *Unit, cycle uint64, a0 A0) {
-	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
+	if atomic.LoadUint64((*uint64)(unsafe.Add(unsafe.Pointer(u), f.goff))) <= cycle {
 		f.emit(u, cycle, a0)
 	}
 }
@@ -161,7 +163,8 @@ func (f *Format1[A0]) emitVar(u *Unit, cycle uint64, a0 A0) {
 
 // Format2 is a registered format whose events take 2 arguments.
 type Format2[A0, A1 Arg] struct {
-	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
+	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	slot uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -172,7 +175,7 @@ func NewFormat2[A0, A1 Arg](text string, opts ...FormatOption) (*Format2[A0, A1]
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f, nil
 }
 
@@ -183,7 +186,7 @@ func MustFormat2[A0, A1 Arg](text string, opts ...FormatOption) *Format2[A0, A1]
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f
 }
 
@@ -199,7 +202,7 @@ func MustFormat2[A0, A1 Arg](text string, opts ...FormatOption) *Format2[A0, A1]
 // (about 2.5 ns): it is rejected out of line, where the category and the
 // window are checked exactly.
 func (f *Format2[A0, A1]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
-	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
+	if atomic.LoadUint64((*uint64)(unsafe.Add(unsafe.Pointer(u), f.goff))) <= cycle {
 		f.emit(u, cycle, a0, a1)
 	}
 }
@@ -251,7 +254,8 @@ func (f *Format2[A0, A1]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1) {
 
 // Format3 is a registered format whose events take 3 arguments.
 type Format3[A0, A1, A2 Arg] struct {
-	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
+	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	slot uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -262,7 +266,7 @@ func NewFormat3[A0, A1, A2 Arg](text string, opts ...FormatOption) (*Format3[A0,
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f, nil
 }
 
@@ -273,7 +277,7 @@ func MustFormat3[A0, A1, A2 Arg](text string, opts ...FormatOption) *Format3[A0,
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f
 }
 
@@ -289,7 +293,7 @@ func MustFormat3[A0, A1, A2 Arg](text string, opts ...FormatOption) *Format3[A0,
 // (about 2.5 ns): it is rejected out of line, where the category and the
 // window are checked exactly.
 func (f *Format3[A0, A1, A2]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
-	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
+	if atomic.LoadUint64((*uint64)(unsafe.Add(unsafe.Pointer(u), f.goff))) <= cycle {
 		f.emit(u, cycle, a0, a1, a2)
 	}
 }
@@ -345,7 +349,8 @@ func (f *Format3[A0, A1, A2]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2
 
 // Format4 is a registered format whose events take 4 arguments.
 type Format4[A0, A1, A2, A3 Arg] struct {
-	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
+	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	slot uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -356,7 +361,7 @@ func NewFormat4[A0, A1, A2, A3 Arg](text string, opts ...FormatOption) (*Format4
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f, nil
 }
 
@@ -367,7 +372,7 @@ func MustFormat4[A0, A1, A2, A3 Arg](text string, opts ...FormatOption) *Format4
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f
 }
 
@@ -383,7 +388,7 @@ func MustFormat4[A0, A1, A2, A3 Arg](text string, opts ...FormatOption) *Format4
 // (about 2.5 ns): it is rejected out of line, where the category and the
 // window are checked exactly.
 func (f *Format4[A0, A1, A2, A3]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
-	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
+	if atomic.LoadUint64((*uint64)(unsafe.Add(unsafe.Pointer(u), f.goff))) <= cycle {
 		f.emit(u, cycle, a0, a1, a2, a3)
 	}
 }
@@ -442,14 +447,9 @@ func (f *Format4[A0, A1, A2, A3]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a
 }
 
 // Format5 is a registered format whose events take 5 arguments.
-//
-// Make one with NewFormat5 or MustFormat5: the zero value's Emit
-// records nothing below cycle MaxUint64 and panics at it (its out-of-line
-// path, a func value, is set by registration).
 type Format5[A0, A1, A2, A3, A4 Arg] struct {
-	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
-	// out is Emit's out-of-line path, a func value (see directMax).
-	out func(*Unit, uint64, A0, A1, A2, A3, A4)
+	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	slot uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -460,8 +460,7 @@ func NewFormat5[A0, A1, A2, A3, A4 Arg](text string, opts ...FormatOption) (*For
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot = gateSlot(f.category)
-	f.out = f.emitter()
+	f.slot, f.goff = gateSlot(f.category)
 	return f, nil
 }
 
@@ -472,8 +471,7 @@ func MustFormat5[A0, A1, A2, A3, A4 Arg](text string, opts ...FormatOption) *For
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot = gateSlot(f.category)
-	f.out = f.emitter()
+	f.slot, f.goff = gateSlot(f.category)
 	return f
 }
 
@@ -489,43 +487,38 @@ func MustFormat5[A0, A1, A2, A3, A4 Arg](text string, opts ...FormatOption) *For
 // (about 2.5 ns): it is rejected out of line, where the category and the
 // window are checked exactly.
 func (f *Format5[A0, A1, A2, A3, A4]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
-	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
-		f.out(u, cycle, a0, a1, a2, a3, a4)
+	if atomic.LoadUint64((*uint64)(unsafe.Add(unsafe.Pointer(u), f.goff))) <= cycle {
+		f.emit(u, cycle, a0, a1, a2, a3, a4)
 	}
 }
 
-// emitter returns the out-of-line path of Emit.
-//
-//go:noinline
-func (f *Format5[A0, A1, A2, A3, A4]) emitter() func(*Unit, uint64, A0, A1, A2, A3, A4) {
-	return func(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
-		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-			u.rejected(f.slot)
-			return
-		}
-		if f.varSize {
-			f.emitVar(u, cycle, a0, a1, a2, a3, a4)
-			return
-		}
-		off := u.off
-		if off+f.size > u.lim.Load() {
-			if !u.reserve(f.size) {
-				return
-			}
-			off = 0
-		}
-		p := u.putHeader(off, cycle, &f.format, f.argsSize)
-		*(*A0)(p) = a0
-		p = unsafe.Add(p, unsafe.Sizeof(a0))
-		*(*A1)(p) = a1
-		p = unsafe.Add(p, unsafe.Sizeof(a1))
-		*(*A2)(p) = a2
-		p = unsafe.Add(p, unsafe.Sizeof(a2))
-		*(*A3)(p) = a3
-		p = unsafe.Add(p, unsafe.Sizeof(a3))
-		*(*A4)(p) = a4
-		u.off = off + f.size
+func (f *Format5[A0, A1, A2, A3, A4]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
 	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1, a2, a3, a4)
+		return
+	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	p = unsafe.Add(p, unsafe.Sizeof(a3))
+	*(*A4)(p) = a4
+	u.off = off + f.size
 }
 
 func (f *Format5[A0, A1, A2, A3, A4]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
@@ -557,14 +550,9 @@ func (f *Format5[A0, A1, A2, A3, A4]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A
 }
 
 // Format6 is a registered format whose events take 6 arguments.
-//
-// Make one with NewFormat6 or MustFormat6: the zero value's Emit
-// records nothing below cycle MaxUint64 and panics at it (its out-of-line
-// path, a func value, is set by registration).
 type Format6[A0, A1, A2, A3, A4, A5 Arg] struct {
-	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
-	// out is Emit's out-of-line path, a func value (see directMax).
-	out func(*Unit, uint64, A0, A1, A2, A3, A4, A5)
+	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	slot uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -575,8 +563,7 @@ func NewFormat6[A0, A1, A2, A3, A4, A5 Arg](text string, opts ...FormatOption) (
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4](), argTypeOf[A5]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot = gateSlot(f.category)
-	f.out = f.emitter()
+	f.slot, f.goff = gateSlot(f.category)
 	return f, nil
 }
 
@@ -587,8 +574,7 @@ func MustFormat6[A0, A1, A2, A3, A4, A5 Arg](text string, opts ...FormatOption) 
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4](), argTypeOf[A5]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot = gateSlot(f.category)
-	f.out = f.emitter()
+	f.slot, f.goff = gateSlot(f.category)
 	return f
 }
 
@@ -604,45 +590,40 @@ func MustFormat6[A0, A1, A2, A3, A4, A5 Arg](text string, opts ...FormatOption) 
 // (about 2.5 ns): it is rejected out of line, where the category and the
 // window are checked exactly.
 func (f *Format6[A0, A1, A2, A3, A4, A5]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
-	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
-		f.out(u, cycle, a0, a1, a2, a3, a4, a5)
+	if atomic.LoadUint64((*uint64)(unsafe.Add(unsafe.Pointer(u), f.goff))) <= cycle {
+		f.emit(u, cycle, a0, a1, a2, a3, a4, a5)
 	}
 }
 
-// emitter returns the out-of-line path of Emit.
-//
-//go:noinline
-func (f *Format6[A0, A1, A2, A3, A4, A5]) emitter() func(*Unit, uint64, A0, A1, A2, A3, A4, A5) {
-	return func(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
-		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-			u.rejected(f.slot)
-			return
-		}
-		if f.varSize {
-			f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5)
-			return
-		}
-		off := u.off
-		if off+f.size > u.lim.Load() {
-			if !u.reserve(f.size) {
-				return
-			}
-			off = 0
-		}
-		p := u.putHeader(off, cycle, &f.format, f.argsSize)
-		*(*A0)(p) = a0
-		p = unsafe.Add(p, unsafe.Sizeof(a0))
-		*(*A1)(p) = a1
-		p = unsafe.Add(p, unsafe.Sizeof(a1))
-		*(*A2)(p) = a2
-		p = unsafe.Add(p, unsafe.Sizeof(a2))
-		*(*A3)(p) = a3
-		p = unsafe.Add(p, unsafe.Sizeof(a3))
-		*(*A4)(p) = a4
-		p = unsafe.Add(p, unsafe.Sizeof(a4))
-		*(*A5)(p) = a5
-		u.off = off + f.size
+func (f *Format6[A0, A1, A2, A3, A4, A5]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
 	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5)
+		return
+	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	p = unsafe.Add(p, unsafe.Sizeof(a3))
+	*(*A4)(p) = a4
+	p = unsafe.Add(p, unsafe.Sizeof(a4))
+	*(*A5)(p) = a5
+	u.off = off + f.size
 }
 
 func (f *Format6[A0, A1, A2, A3, A4, A5]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
@@ -677,7 +658,8 @@ func (f *Format6[A0, A1, A2, A3, A4, A5]) emitVar(u *Unit, cycle uint64, a0 A0, 
 
 // Format7 is a registered format whose events take 7 arguments.
 type Format7[A0, A1, A2, A3, A4, A5, A6 Arg] struct {
-	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
+	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	slot uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -688,7 +670,7 @@ func NewFormat7[A0, A1, A2, A3, A4, A5, A6 Arg](text string, opts ...FormatOptio
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4](), argTypeOf[A5](), argTypeOf[A6]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f, nil
 }
 
@@ -699,7 +681,7 @@ func MustFormat7[A0, A1, A2, A3, A4, A5, A6 Arg](text string, opts ...FormatOpti
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4](), argTypeOf[A5](), argTypeOf[A6]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f
 }
 
@@ -715,7 +697,7 @@ func MustFormat7[A0, A1, A2, A3, A4, A5, A6 Arg](text string, opts ...FormatOpti
 // (about 2.5 ns): it is rejected out of line, where the category and the
 // window are checked exactly.
 func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
-	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
+	if atomic.LoadUint64((*uint64)(unsafe.Add(unsafe.Pointer(u), f.goff))) <= cycle {
 		f.emit(u, cycle, a0, a1, a2, a3, a4, a5, a6)
 	}
 }
@@ -787,7 +769,8 @@ func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emitVar(u *Unit, cycle uint64, a0 
 
 // Format8 is a registered format whose events take 8 arguments.
 type Format8[A0, A1, A2, A3, A4, A5, A6, A7 Arg] struct {
-	slot uint8 // gate slot (gate.go); first and direct: the inlined check in Emit reads it
+	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	slot uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -798,7 +781,7 @@ func NewFormat8[A0, A1, A2, A3, A4, A5, A6, A7 Arg](text string, opts ...FormatO
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4](), argTypeOf[A5](), argTypeOf[A6](), argTypeOf[A7]()}, opts, 2); err != nil {
 		return nil, err
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f, nil
 }
 
@@ -809,7 +792,7 @@ func MustFormat8[A0, A1, A2, A3, A4, A5, A6, A7 Arg](text string, opts ...Format
 	if err := f.register(text, []schema.ArgType{argTypeOf[A0](), argTypeOf[A1](), argTypeOf[A2](), argTypeOf[A3](), argTypeOf[A4](), argTypeOf[A5](), argTypeOf[A6](), argTypeOf[A7]()}, opts, 2); err != nil {
 		panic(err)
 	}
-	f.slot = gateSlot(f.category)
+	f.slot, f.goff = gateSlot(f.category)
 	return f
 }
 
@@ -825,7 +808,7 @@ func MustFormat8[A0, A1, A2, A3, A4, A5, A6, A7 Arg](text string, opts ...Format
 // (about 2.5 ns): it is rejected out of line, where the category and the
 // window are checked exactly.
 func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {
-	if atomic.LoadUint64(&u.gate[f.slot]) <= cycle {
+	if atomic.LoadUint64((*uint64)(unsafe.Add(unsafe.Pointer(u), f.goff))) <= cycle {
 		f.emit(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
 	}
 }

@@ -4,32 +4,40 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Gates let the inlined Emit reject both a disabled category and a cycle
-// before the record-time window with one load, one compare and one branch:
-// the inliner's budget (80) leaves no room for a second test in Emit of
-// formats with arguments.
+// before the record-time window with one test: the inliner's budget (80)
+// leaves no room for a second test in Emit of formats with arguments.
 //
 // Formats with the same category mask share a gate slot; each Go unit keeps
 // one gate per slot, the lowest cycle at which an event of the slot goes out
 // of line: MaxUint64 while the unit's mask disables the slot's mask, the
-// window's first cycle (0 without a window) while it enables it. Emit calls
-// the out-of-line path when gate <= cycle, and that path checks the mask and
-// the window exactly, so a cycle past the window, cycle MaxUint64, the
-// overflow slot or a gate not yet computed cost a call but are never
-// recorded wrongly. Only a gate too high for the unit's mask would lose
-// events; SetMask, Enable, Disable and the lazy computation of a new slot
-// (rejected) therefore compute gates under the unit's gateMu, from the mask
-// read under it.
+// window's first cycle (0 without a window) while it enables it. A format
+// keeps its gate's byte offset in Unit (goff), so the inlined test is an
+// add, a load and a compare: an index would add a bounds check and 4
+// inliner nodes. Emit calls the out-of-line path when gate <= cycle, and
+// that path checks the mask and the window exactly, so a cycle past the
+// window, cycle MaxUint64, the overflow slot or a gate not yet computed
+// cost a call but are never recorded wrongly. Only a gate too high for the
+// unit's mask would lose events; SetMask, Enable, Disable and the lazy
+// computation of a new slot (rejected) therefore compute gates under the
+// unit's gateMu, from the mask read under it.
+//
+// What the gate costs against the mask test it replaced (u.mask&f.category,
+// two loads side by side): the gate's address depends on a load from the
+// format, so a call site that loads the format from a variable has a chain
+// of three loads where it had two. scripts/emitcompare.sh measures it.
 //
 // Foreign units (foreign.go) keep their mask in the ring's control block,
 // read by their C producer; their Go mask stays 0 and so do all their gates
 // at MaxUint64: Emit from Go on such a unit records nothing, as before.
 
 // gateSlots is the number of gates per unit (8 bytes each). Slot 0 belongs
-// to no format: its gate stays MaxUint64, so Emit of a zero FormatN (never
-// registered) records nothing, as the mask test did. The last slot is the
+// to no format: its gate stays MaxUint64 and sits at offset 0 of Unit, so
+// Emit of a zero FormatN (never registered, goff 0) records nothing, as the
+// mask test did; at cycle MaxUint64 its out-of-line path rejects it. The last slot is the
 // overflow slot, shared by every mask beyond the first gateSlots-2 distinct
 // ones; its gate stays 0: its events always go out of line.
 const (
@@ -45,8 +53,16 @@ var gateReg struct {
 	n     atomic.Uint32        // highest slot assigned
 }
 
-// gateSlot returns the slot of a format with category mask mask.
-func gateSlot(mask uint64) uint8 {
+// gateSlot returns the slot of a format with category mask mask, and the
+// byte offset in Unit of the slot's gate, which the inlined Emit adds to
+// the unit's address: an index would cost a bounds check and a scaled
+// address at every call site.
+func gateSlot(mask uint64) (uint8, uintptr) {
+	s := gateSlotOf(mask)
+	return s, unsafe.Offsetof(Unit{}.gate) + uintptr(s)*unsafe.Sizeof(Unit{}.gate[0])
+}
+
+func gateSlotOf(mask uint64) uint8 {
 	gateReg.mu.Lock()
 	defer gateReg.mu.Unlock()
 	n := gateReg.n.Load()
@@ -86,6 +102,7 @@ func (u *Unit) setGates(mask uint64) {
 // events of a disabled category or before the window stop at the call site
 // again.
 func (u *Unit) rejected(slot uint8) {
+	u.rejectedOOL++
 	if slot < overflowSlot && uint32(slot) >= u.gated.Load() {
 		u.refreshGates()
 	}

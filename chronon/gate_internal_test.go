@@ -33,8 +33,12 @@ func TestGateForeignUnit(t *testing.T) {
 }
 
 // Slot 0 belongs to no format: a FormatN that was never registered (its
-// zero value) has slot 0, whose gate stays MaxUint64, so its Emit records
-// nothing, as the mask test with its zero category did.
+// zero value) has slot 0 and gate offset 0, which is gate[0] (Unit.gate
+// comes first) and stays MaxUint64, so its Emit records nothing, as the
+// mask test with its zero category did. At cycle MaxUint64 the gate lets it
+// through to the out-of-line path, which rejects it by its zero category:
+// no arity panics there (5 and 6 arguments once called a func value that
+// registration set).
 func TestGateZeroFormat(t *testing.T) {
 	tr, err := Create(t.TempDir()+"/z.ctrace", WithAutoMetadata(false))
 	require.NoError(t, err)
@@ -45,6 +49,18 @@ func TestGateZeroFormat(t *testing.T) {
 	for c := uint64(0); c < 1000; c++ {
 		f.Emit(u, c, 1)
 	}
+	var f0 Format0
+	var f5 Format5[uint8, uint8, uint8, uint8, uint8]
+	var f6 Format6[uint8, uint8, uint8, uint8, uint8, uint8]
+	var f8 Format8[uint8, uint8, uint8, uint8, uint8, uint8, uint8, uint8]
+	for _, c := range []uint64{0, 1, math.MaxUint64 - 1, math.MaxUint64} {
+		f.Emit(u, c, 1)
+		f0.Emit(u, c)
+		f5.Emit(u, c, 1, 2, 3, 4, 5)
+		f6.Emit(u, c, 1, 2, 3, 4, 5, 6)
+		f8.Emit(u, c, 1, 2, 3, 4, 5, 6, 7, 8)
+	}
+	require.EqualValues(t, 5, u.rejectedOOL, "cycle MaxUint64 reaches the out-of-line path, which rejects")
 	require.Equal(t, uint64(math.MaxUint64), atomic.LoadUint64(&u.gate[0]))
 	require.False(t, u.hasChunk)
 	require.NoError(t, tr.Close())

@@ -8,7 +8,8 @@ import (
 
 // TestSelectLayout pins where the window lives: in the ring's control block
 // at the offsets chronon.h reads (win_lo 232, win_span 240), and in the Go
-// unit's first cache line, beside the fields the emit path reads anyway.
+// unit's producer cache line (which follows the gates, gate.go), beside the
+// fields the emit path reads anyway.
 func TestSelectLayout(t *testing.T) {
 	var h ringHdr
 	if off := unsafe.Offsetof(h.winLo); off != 232 {
@@ -18,8 +19,15 @@ func TestSelectLayout(t *testing.T) {
 		t.Errorf("ringHdr.winSpan at %d, want 240", off)
 	}
 	var u Unit
-	if end := unsafe.Offsetof(u.wspan) + 8; end > 64 {
-		t.Errorf("Unit.wspan ends at %d, past the first cache line", end)
+	line := unsafe.Offsetof(u.mask)
+	if line%64 != 0 {
+		t.Errorf("Unit.mask at %d, not at the start of a cache line", line)
+	}
+	if end := unsafe.Offsetof(u.wspan) + 8; end > line+64 {
+		t.Errorf("Unit.wspan ends at %d, past the producer's cache line (%d-%d)", end, line, line+64)
+	}
+	if off := unsafe.Offsetof(u.gate); off != 0 {
+		t.Errorf("Unit.gate at %d: a zero format's gate offset 0 must be gate[0]", off)
 	}
 	var none selection
 	if lo, span := none.window(); lo != 0 || span != math.MaxUint64 {

@@ -15,7 +15,15 @@ import (
 // name, a type name, a category enable mask and a ring. One goroutine emits
 // into a unit at a time.
 type Unit struct {
-	// Producer hot path: the first cache line.
+	// gate[s]: the lowest cycle at which an event of gate slot s may be
+	// recorded (gate.go), MaxUint64 while the mask disables the slot; the
+	// inlined Emit reads it at the byte offset its format keeps (goff), so
+	// the array comes first: a zero format's offset 0 is gate[0], which
+	// stays MaxUint64. Atomic: SetMask rewrites the gates from any
+	// goroutine, under gateMu (below, with gated, off the producer's line).
+	gate [gateSlots]uint64
+
+	// Producer hot path: one cache line.
 	mask    uint64         // enabled categories; atomic (written by SetMask from any goroutine)
 	off     uint32         // write offset in the current chunk
 	lim     atomic.Uint32  // chunk size; 0 sends the next emit to reserve (flush requested, closed, no chunk)
@@ -25,21 +33,18 @@ type Unit struct {
 	wlo     uint64         // record-time cycle window (select.go): kept when cycle-wlo <= wspan;
 	wspan   uint64         // 0 and MaxUint64 without a window, which every cycle passes
 
-	// gate[s]: the lowest cycle at which an event of gate slot s may be
-	// recorded (gate.go), MaxUint64 while the mask disables the slot; the
-	// inlined Emit reads it. Atomic: SetMask rewrites the gates from any
-	// goroutine, under gateMu. gated counts the slots computed.
-	gate   [gateSlots]uint64
-	gated  atomic.Uint32
-	gateMu sync.Mutex
-
-	// Producer slow path.
-	head     uint64 // producer's copy of ring.head
-	hasChunk bool   // the chunk at head is acquired
-	chunkVar bool   // the current chunk holds an event with a string argument
-	waitCh   chan struct{}
-	waiting  atomic.Bool
-	timer    *time.Timer
+	// Producer slow path. gated counts the gate slots computed;
+	// rejectedOOL the events dropped out of line (written by the owner
+	// goroutine, read by tests: an event its gate stops never gets there).
+	gated       atomic.Uint32
+	gateMu      sync.Mutex
+	rejectedOOL uint64
+	head        uint64 // producer's copy of ring.head
+	hasChunk    bool   // the chunk at head is acquired
+	chunkVar    bool   // the current chunk holds an event with a string argument
+	waitCh      chan struct{}
+	waiting     atomic.Bool
+	timer       *time.Timer
 
 	ring *ring
 	t    *Tracer
