@@ -58,17 +58,18 @@ type mergeJob struct {
 	p *mergePlan
 	b *Block
 
-	data  []byte   // the payload to write (raw, buf's bytes or enc)
-	buf   *[]byte  // decoded block from the reader's buffer pool, if any
-	raw   []byte   // copy of a raw input block, renumbered
-	enc   []byte   // encoder output
-	units []uint16 // the block's units after renumbering (nil: not listed)
-	seen  [1 << 16 / 64]uint64
-	usize int       // counted in the pipeline's bytes in flight
-	keep  bool      // the block is copied as it is: only checked
-	bd    blockData // check's scratch, kept from one block to the next
-	err   error
-	done  chan struct{} // one token per completed job: never blocks
+	data    []byte   // the payload to write (raw, buf's bytes or enc)
+	buf     *[]byte  // decoded block from the reader's buffer pool, if any
+	raw     []byte   // copy of a raw input block, renumbered
+	enc     []byte   // encoder output
+	units   []uint16 // the block's units after renumbering (nil: not listed)
+	seen    [1 << 16 / 64]uint64
+	usize   int       // counted in the pipeline's bytes in flight
+	keep    bool      // the block is copied as it is: only checked
+	noCheck bool      // ... and not even checked (MergeOptions.NoVerify)
+	bd      blockData // check's scratch, kept from one block to the next
+	err     error
+	done    chan struct{} // one token per completed job: never blocks
 }
 
 // mergePipe runs the feeder and the workers of one WriteMerged.
@@ -169,6 +170,7 @@ func (mp *mergePipe) feed(readers []*Reader, plans []*mergePlan) {
 				}
 				j.r, j.p, j.b, j.err, j.usize = r, p, b, nil, int(b.UncompressedSize)
 				j.keep = p.keeps(b)
+				j.noCheck = j.keep && mp.o.NoVerify && b.Units != nil
 				it.job = j
 				select {
 				case mp.work <- j:
@@ -239,7 +241,9 @@ func (j *mergeJob) releaseBuf() {
 func (mp *mergePipe) worker(rec *zrec.Encoder) {
 	defer mp.wg.Done()
 	for j := range mp.work {
-		if j.keep {
+		if j.noCheck {
+			j.err = nil
+		} else if j.keep {
 			j.err = j.check()
 		} else {
 			j.err = mp.rewrite(j, rec)

@@ -33,6 +33,16 @@ type MergeOptions struct {
 	// Workers is the number of blocks rewritten at once (default
 	// GOMAXPROCS).
 	Workers int
+	// NoVerify copies the blocks that keep their ids without decoding them
+	// first. By default each is decoded and checked as a dump would (the
+	// frame, its events, the footer's counts and unit set), so that a
+	// corrupt input fails the merge instead of going into its output; that
+	// check is most of what a merge of disjoint-id files costs beyond a copy
+	// (zstd decoding every block). With NoVerify a corrupt block is copied
+	// as it is and only a reader of the output finds it. Blocks of a file
+	// without unit sets are still checked (an id it does not name may
+	// clash), and rewritten blocks are always decoded and checked.
+	NoVerify bool
 }
 
 // MergeResult says what WriteMerged did.

@@ -30,6 +30,7 @@ type config struct {
 	nsPerCycle   float64 // export
 	maxFileBytes int64   // export
 	json         bool    // stats
+	noVerify     bool    // merge
 	memory       int64   // --memory: mmapio's budget for decoded data (0: its default)
 	follow       bool    // stats --follow
 	context      int     // diff
@@ -127,6 +128,8 @@ var (
 		}}
 	optJSON = &option{[]string{"--json"}, "", "JSON instead of tables",
 		func(c *config, _ string) error { c.json = true; return nil }}
+	optNoVerify = &option{[]string{"--no-verify"}, "", "Copy blocks without decoding them to check them first (faster; a corrupt input block goes into OUT)",
+		func(c *config, _ string) error { c.noVerify = true; return nil }}
 )
 
 // exportFormats are the values of export --format this parser accepts
@@ -163,8 +166,10 @@ var commandTable = []*command{
 	{"merge", "-o OUT <file.ctrace>...", "Write one trace holding every event of the files, units named <label>/<unit>\n" +
 		"(label: rank<N> from the metadata, else the file's base name), formats\n" +
 		"deduplicated, each file's metadata kept under its label. Blocks whose ids\n" +
-		"need no renumbering are copied without recompression.",
-		[]*option{optOutput, optVerbose, optHelp}, true},
+		"need no renumbering are copied without recompression, after a check that\n" +
+		"decodes them (--no-verify skips it: about the time of a copy when every\n" +
+		"file's unit ids are its own, see chronon.WithUnitIDBase).",
+		[]*option{optOutput, optNoVerify, optVerbose, optHelp}, true},
 	{"diff", "[options] <a.ctrace> <b.ctrace>", "Compare two runs event by event per unit (not byte by byte): for each unit\n" +
 		"that differs, its first divergence (events numbered from 1 within the unit)\n" +
 		"with context and its counts per format;\n" +

@@ -49,7 +49,7 @@ func mergeTo(c *config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := m.WriteMerged(out.f, mmapio.MergeOptions{Created: time.Now()})
+	res, err := m.WriteMerged(out.f, mmapio.MergeOptions{Created: time.Now(), NoVerify: c.noVerify})
 	if err != nil {
 		out.abort()
 		var fe *mmapio.FaultError

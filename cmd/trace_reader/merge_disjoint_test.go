@@ -91,6 +91,16 @@ func TestMergeDisjointRanksCopiesBlocks(t *testing.T) {
 	_, mstats, _ := runTool("stats", out)
 	require.Equal(t, stats, mstats)
 
+	// --no-verify copies the same bytes without decoding them first.
+	fast := filepath.Join(dir, "fast.ctrace")
+	code, stdout, errOut = runTool(append([]string{"merge", "--no-verify", "-o", fast}, paths...)...)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, stdout, fmt.Sprintf("%d blocks (%d copied, 0 renumbered)", len(want), len(want)))
+	fastBlocks, _ := blockBytes(t, fast)
+	require.Equal(t, got, fastBlocks)
+	_, fastDump, _ := runTool("dump", fast)
+	require.Equal(t, timeline, fastDump)
+
 	if _, err := ctracetest.Oracle(); err != nil {
 		t.Skipf("!!!!! SKIPPING THE ORACLE CHECK: %v !!!!!", err)
 	}
