@@ -67,9 +67,10 @@ type kInst struct {
 	idText  [20]byte // id in decimal: it starts every line of the instruction
 	idLen   uint8
 	open    [2]kOpen
-	last    bool // its flow's last event has been read
-	done    bool // R written: a flushed instruction whose flow has events to come
-	details bool // a type 1 label was written
+	left    uint64 // its flow's events not read yet (lastEvents)
+	last    bool   // its flow's last event has been read
+	done    bool   // R written: a flushed instruction whose flow has events to come
+	details bool   // a type 1 label was written
 }
 
 // idb is the instruction's id in decimal.
@@ -173,6 +174,7 @@ type kanataExport struct {
 	cycText []byte
 	deps    bool // some format has a dependency argument
 	pidText []byte
+	le      *lastEvents
 	res     *Result
 }
 
@@ -192,22 +194,22 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labe
 		return err
 	}
 	res.Files = []string{path}
-	x := &kanataExport{r: r, fmts: fmts, kw: kw, res: res}
+	x := &kanataExport{r: r, fmts: fmts, kw: kw, le: le, res: res}
 	x.runs = make([]*kRun, runs.Count(labels))
 	x.runs[0] = &kRun{insts: map[uint64]*kInst{}}
 	x.cacheUnits()
 	// The schema lists every format registered, used or not: the events
 	// tell whether the table of retired instructions is needed.
 	x.deps = le.deps
-	err = x.run(q, le, runOf, cyclewin.NewReporter(r, q, o.progress))
+	err = x.run(q, runOf, cyclewin.NewReporter(r, q, o.progress))
 	if cerr := kw.close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-func (x *kanataExport) run(q mmapio.Query, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) error {
-	fd := startFeed(x.r, q, x.fmts, le, runOf, progress)
+func (x *kanataExport) run(q mmapio.Query, runOf []uint16, progress cyclewin.Reporter) error {
+	fd := startFeed(x.r, q, x.fmts, runOf, progress)
 	var lastCycle uint64
 	var iterErr error
 	for b := range fd.batches {
@@ -231,15 +233,21 @@ func (x *kanataExport) run(q mmapio.Query, le *lastEvents, runOf []uint16, progr
 	return x.finish(q, lastCycle)
 }
 
-// event handles one event of an instruction, text its message; rec.more
-// says whether its flow has later events.
+// event handles one event of an instruction, text its message. Whether
+// its flow has later events (more) is counted down from the pre-pass's
+// count of the flow's events (lastEvents).
 func (x *kanataExport) event(rec *kRec, text []byte) error {
-	c, f, flow, more := rec.cycle, rec.f, rec.flow, rec.more
+	c, f, flow := rec.cycle, rec.f, rec.flow
 	if err := x.flushEnds(c); err != nil {
 		return err
 	}
 	x.res.FlowEvents++
 	in := x.inst(rec.run, flow)
+	var more bool
+	if in != nil {
+		in.left--
+		more = in.left != 0
+	}
 	if in != nil && in.done { // flushed already
 		if !more {
 			x.recycle(in)
@@ -247,6 +255,7 @@ func (x *kanataExport) event(rec *kRec, text []byte) error {
 		return nil
 	}
 	if in == nil && f.kind == schema.KindFlush { // no instruction to flush: no row
+		x.le.skip(rec.run, flow)
 		x.res.FlushesIgnored++
 		return nil
 	}
@@ -255,6 +264,8 @@ func (x *kanataExport) event(rec *kRec, text []byte) error {
 	}
 	if in == nil {
 		in = x.newInst(rec.run, flow)
+		in.left = x.le.take(rec.run, flow) - 1
+		more = in.left != 0
 		if err := x.kw.cmd('I', in.idb(), flow, uint64(rec.run)); err != nil {
 			return err
 		}
@@ -374,10 +385,10 @@ func (x *kanataExport) end(in *kInst, lane uint8) error {
 // flushEnds writes the pending stage ends up to cycle c, and retires the
 // instructions whose last stage that was.
 func (x *kanataExport) flushEnds(c uint64) error {
-	defer x.ends.done(c)
 	for {
 		e, ok := x.ends.next(c)
 		if !ok {
+			x.ends.done(c)
 			return nil
 		}
 		in := e.inst

@@ -1,6 +1,9 @@
 package export
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // kEnds holds the pending ends of complete spans, taken out in (cycle,
 // seq) order. Pipeline stages are short, so most ends fall within kWheel
@@ -20,6 +23,10 @@ type kEnds struct {
 	lo    uint64
 	n     int // ends in the wheel
 	far   kEndHeap
+	// min is at most the cycle of the first end (MaxUint64 when none):
+	// most events have no end due, and next tells so without reading the
+	// wheel. push lowers it, a take sets it to the first end's cycle.
+	min uint64
 }
 
 const kWheel = 64
@@ -29,9 +36,11 @@ func (q *kEnds) len() int { return q.n + len(q.far) }
 // push adds an end at or after now, the cycle of the last take.
 func (q *kEnds) push(e kEnd) {
 	if e.cycle-q.lo >= kWheel || e.cycle < q.lo {
+		q.min = min(q.min, e.cycle)
 		q.far.push(e)
 		return
 	}
+	q.min = min(q.min, e.cycle)
 	s := e.cycle % kWheel
 	q.wheel[s] = append(q.wheel[s], e)
 	q.used |= 1 << s
@@ -41,6 +50,29 @@ func (q *kEnds) push(e kEnd) {
 // next returns the end to take first, if its cycle is at most c, and
 // takes it.
 func (q *kEnds) next(c uint64) (kEnd, bool) {
+	if q.min > c {
+		return kEnd{}, false
+	}
+	e, ok := q.take(c)
+	q.min = q.first()
+	return e, ok
+}
+
+// first is the cycle of the first end, MaxUint64 when none: an end in the
+// wheel, at slot s, has cycle lo + (s - lo) mod kWheel (the invariant).
+func (q *kEnds) first() uint64 {
+	c := uint64(math.MaxUint64)
+	if q.used != 0 {
+		c = q.lo + uint64(bits.TrailingZeros64(bits.RotateLeft64(q.used, -int(q.lo%kWheel))))
+	}
+	if len(q.far) > 0 {
+		c = min(c, q.far[0].cycle)
+	}
+	return c
+}
+
+// take is next without the shortcut.
+func (q *kEnds) take(c uint64) (kEnd, bool) {
 	ws := -1
 	if q.used != 0 {
 		r := q.lo % kWheel

@@ -22,10 +22,9 @@ type kRec struct {
 	dur      uint64 // a complete span's duration
 	producer uint64 // the dependency argument (0: none)
 	f        *kFmt
-	text     [2]int // the event's text: kBatch.text[text[0]:text[1]]
+	text     [2]uint32 // the event's text: kBatch.text[text[0]:text[1]] (a batch's text stays far below 4 GiB)
 	unit     uint16
 	run      uint16 // its run in a merged trace (0: the only one)
-	more     bool   // its flow has later events
 	hasDep   bool   // the dependency argument is present
 }
 
@@ -54,12 +53,12 @@ type kFeed struct {
 	stop    chan struct{}
 }
 
-func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) *kFeed {
+func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, runOf []uint16, progress cyclewin.Reporter) *kFeed {
 	fd := &kFeed{batches: make(chan *kBatch, kBatches), free: make(chan *kBatch, kBatches), stop: make(chan struct{})}
 	for i := 0; i < kBatches; i++ {
 		fd.free <- &kBatch{recs: make([]kRec, 0, kBatchRecs), text: make([]byte, 0, 64*kBatchRecs)}
 	}
-	go fd.run(r, q, fmts, le, runOf, progress)
+	go fd.run(r, q, fmts, runOf, progress)
 	return fd
 }
 
@@ -71,10 +70,10 @@ func (fd *kFeed) halt() {
 	}
 }
 
-func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) {
+func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, runOf []uint16, progress cyclewin.Reporter) {
 	defer close(fd.batches)
 	var view argview.View
-	var ord, events, last uint64 // flow events so far (the pre-pass's order), events read, last cycle
+	var events, last uint64 // events read, last cycle
 	var b *kBatch
 	take := func() bool {
 		select {
@@ -114,8 +113,7 @@ func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEve
 		if flow == 0 {
 			continue
 		}
-		rec := kRec{cycle: ev.Cycle, flow: flow, f: f, unit: ev.UnitID, more: le.more(ord)}
-		ord++
+		rec := kRec{cycle: ev.Cycle, flow: flow, f: f, unit: ev.UnitID}
 		if runOf != nil {
 			rec.run = runOf[ev.UnitID]
 		}
@@ -125,9 +123,9 @@ func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEve
 		if f.dep >= 0 {
 			rec.producer, rec.hasDep = f.arg(f.dep, &ev, &view)
 		}
-		rec.text[0] = len(b.text)
+		rec.text[0] = uint32(len(b.text))
 		b.text = ev.AppendMessage(b.text)
-		rec.text[1] = len(b.text)
+		rec.text[1] = uint32(len(b.text))
 		b.recs = append(b.recs, rec)
 		if len(b.recs) == kBatchRecs {
 			if !send() || !take() {
