@@ -187,10 +187,12 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labe
 		return err
 	}
 	if err := needFlowsAndSpans(r.Path(), q, le); err != nil {
+		le.release()
 		return err
 	}
 	kw, err := newKanataWriter(path)
 	if err != nil {
+		le.release()
 		return err
 	}
 	res.Files = []string{path}
@@ -201,15 +203,15 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labe
 	// The schema lists every format registered, used or not: the events
 	// tell whether the table of retired instructions is needed.
 	x.deps = le.deps
-	err = x.run(q, runOf, cyclewin.NewReporter(r, q, o.progress))
+	err = x.run(q, le, runOf, cyclewin.NewReporter(r, q, o.progress))
 	if cerr := kw.close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-func (x *kanataExport) run(q mmapio.Query, runOf []uint16, progress cyclewin.Reporter) error {
-	fd := startFeed(x.r, q, x.fmts, runOf, progress)
+func (x *kanataExport) run(q mmapio.Query, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) error {
+	fd := startFeed(x.r, q, x.fmts, le, runOf, progress)
 	var lastCycle uint64
 	var iterErr error
 	for b := range fd.batches {

@@ -53,12 +53,16 @@ type kFeed struct {
 	stop    chan struct{}
 }
 
-func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, runOf []uint16, progress cyclewin.Reporter) *kFeed {
+func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) *kFeed {
 	fd := &kFeed{batches: make(chan *kBatch, kBatches), free: make(chan *kBatch, kBatches), stop: make(chan struct{})}
 	for i := 0; i < kBatches; i++ {
 		fd.free <- &kBatch{recs: make([]kRec, 0, kBatchRecs), text: make([]byte, 0, 64*kBatchRecs)}
 	}
-	go fd.run(r, q, fmts, runOf, progress)
+	// The iteration is started here, not on the feeder: it owns the
+	// blocks the pre-pass kept from now on, whatever the feeder does.
+	it := r.IterDecoded(q, le.kept)
+	le.kept = nil
+	go fd.run(it, fmts, runOf, progress)
 	return fd
 }
 
@@ -70,7 +74,7 @@ func (fd *kFeed) halt() {
 	}
 }
 
-func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, runOf []uint16, progress cyclewin.Reporter) {
+func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, runOf []uint16, progress cyclewin.Reporter) {
 	defer close(fd.batches)
 	var view argview.View
 	var events, last uint64 // events read, last cycle
@@ -92,11 +96,10 @@ func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, runOf []uin
 			return false
 		}
 	}
+	defer it.Close()
 	if !take() {
 		return
 	}
-	it := r.Iter(q)
-	defer it.Close()
 	for it.Next() {
 		ev := it.Event()
 		events++

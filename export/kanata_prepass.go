@@ -30,6 +30,23 @@ type lastEvents struct {
 	flowSpans uint64        // ... that are spans
 	spans     uint64        // span events, with a flow or not
 	deps      bool          // some flow event has a dependency argument
+	kept      []*mmapio.DecodedBlock
+}
+
+// kKeepBytes bounds the decoded blocks the pre-pass keeps for the export's
+// iteration (mmapio.IterDecoded), which then does not decode them again: a
+// trace up to about this size decoded is decoded once (the decoding was a
+// quarter of the export's work when done twice); a larger one has the rest
+// decoded again.
+const kKeepBytes = 128 << 20
+
+// release gives back the blocks kept when the export stops before its
+// iteration takes them.
+func (le *lastEvents) release() {
+	for _, d := range le.kept {
+		d.Release()
+	}
+	le.kept = nil
 }
 
 // flowEventID returns the flow id of an event of format f, or 0 when the
@@ -68,6 +85,7 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []str
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(plan), 16))
 	counters := make([]*flowCounter, workers)
 	var failed atomic.Bool
+	var kept atomic.Int64 // bytes of the blocks kept
 	var wg sync.WaitGroup
 	for w := range counters {
 		c := newFlowCounter(nruns)
@@ -80,19 +98,31 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []str
 				if failed.Load() {
 					return
 				}
-				if err := c.block(r, bi, q, fmts, runOf); err != nil {
+				d, err := r.DecodeBlock(bi, q)
+				if err != nil {
 					failed.Store(true)
 					return
+				}
+				c.block(d, fmts, runOf)
+				if n := int64(d.Bytes()); kept.Add(n) <= kKeepBytes {
+					c.kept = append(c.kept, d)
+				} else {
+					kept.Add(-n)
+					d.Release()
 				}
 			}
 			c.flush()
 		}()
 	}
 	wg.Wait()
+	le := &lastEvents{counts: counters[0].counts}
+	for _, c := range counters {
+		le.kept = append(le.kept, c.kept...)
+	}
 	if failed.Load() {
+		le.release()
 		return nil, iterErr(r, q)
 	}
-	le := &lastEvents{counts: counters[0].counts}
 	for _, c := range counters {
 		le.events += c.events
 		le.n += c.n
@@ -132,6 +162,7 @@ type flowCounter struct {
 	view                        argview.View
 	events, n, flowSpans, spans uint64
 	deps                        bool
+	kept                        []*mmapio.DecodedBlock
 }
 
 type kCount struct {
@@ -149,13 +180,8 @@ func newFlowCounter(nruns int) *flowCounter {
 	return c
 }
 
-// block counts the flow events of one block that q selects.
-func (c *flowCounter) block(r *mmapio.Reader, bi int32, q mmapio.Query, fmts []*kFmt, runOf []uint16) error {
-	d, err := r.DecodeBlock(bi, q)
-	if err != nil {
-		return err
-	}
-	defer d.Release()
+// block counts the flow events of a block.
+func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16) {
 	n := d.Len()
 	c.events += uint64(n)
 	for i := 0; i < n; i++ {
@@ -195,7 +221,6 @@ func (c *flowCounter) block(r *mmapio.Reader, bi int32, q mmapio.Query, fmts []*
 		}
 		*s = kCount{id: id, n: 1, run: run}
 	}
-	return nil
 }
 
 // flush moves the cached counts into the tables. The slots hold the last
