@@ -388,19 +388,21 @@ func (x *kanataExport) end(in *kInst, lane uint8) error {
 // instructions whose last stage that was.
 func (x *kanataExport) flushEnds(c uint64) error {
 	for {
-		e, ok := x.ends.next(c)
-		if !ok {
+		e := x.ends.peek(c)
+		if e == nil {
 			x.ends.done(c)
 			return nil
 		}
-		in := e.inst
-		if in.done || in.open[e.lane].serial != e.serial {
+		in, lane, cycle := e.inst, e.lane, e.cycle
+		stale := in.done || in.open[lane].serial != e.serial
+		x.ends.pop()
+		if stale {
 			continue // ended already (a later stage on its lane, a flush)
 		}
-		if err := x.kw.step(e.cycle); err != nil {
+		if err := x.kw.step(cycle); err != nil {
 			return err
 		}
-		if err := x.end(in, e.lane); err != nil {
+		if err := x.end(in, lane); err != nil {
 			return err
 		}
 		if in.last {

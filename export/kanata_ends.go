@@ -26,7 +26,8 @@ type kEnds struct {
 	// min is at most the cycle of the first end (MaxUint64 when none):
 	// most events have no end due, and next tells so without reading the
 	// wheel. push lowers it, a take sets it to the first end's cycle.
-	min uint64
+	min  uint64
+	slot int // of the end peek returned; -1: far's first
 }
 
 const kWheel = 64
@@ -50,12 +51,58 @@ func (q *kEnds) push(e kEnd) {
 // next returns the end to take first, if its cycle is at most c, and
 // takes it.
 func (q *kEnds) next(c uint64) (kEnd, bool) {
-	if q.min > c {
+	e := q.peek(c)
+	if e == nil {
 		return kEnd{}, false
 	}
-	e, ok := q.take(c)
+	v := *e
+	q.pop()
+	return v, true
+}
+
+// peek returns the end to take first if its cycle is at most c, else nil;
+// pop takes it. The end is read in place (flushEnds takes 1 per complete
+// span: copies of it through next showed in profiles).
+func (q *kEnds) peek(c uint64) *kEnd {
+	if q.min > c {
+		return nil
+	}
+	if q.used != 0 {
+		r := q.lo % kWheel
+		ws := int((r + uint64(bits.TrailingZeros64(bits.RotateLeft64(q.used, -int(r))))) % kWheel)
+		if e := &q.wheel[ws][q.head[ws]]; len(q.far) == 0 || lessEnd(e, &q.far[0]) {
+			if e.cycle > c {
+				q.min = q.first()
+				return nil
+			}
+			q.slot = ws
+			return e
+		}
+	}
+	if len(q.far) > 0 && q.far[0].cycle <= c {
+		q.slot = -1
+		return &q.far[0]
+	}
 	q.min = q.first()
-	return e, ok
+	return nil
+}
+
+// pop takes the end peek returned.
+func (q *kEnds) pop() {
+	if ws := q.slot; ws >= 0 {
+		q.lo = q.wheel[ws][q.head[ws]].cycle
+		q.wheel[ws][q.head[ws]] = kEnd{} // drop the pointer
+		q.head[ws]++
+		q.n--
+		if q.head[ws] == len(q.wheel[ws]) { // a slot's ends share a cycle: all taken together
+			q.wheel[ws], q.head[ws] = q.wheel[ws][:0], 0
+			q.used &^= 1 << ws
+		}
+	} else {
+		e := q.far.pop()
+		q.lo = max(q.lo, e.cycle)
+	}
+	q.min = q.first()
 }
 
 // first is the cycle of the first end, MaxUint64 when none: an end in the
@@ -69,36 +116,6 @@ func (q *kEnds) first() uint64 {
 		c = min(c, q.far[0].cycle)
 	}
 	return c
-}
-
-// take is next without the shortcut.
-func (q *kEnds) take(c uint64) (kEnd, bool) {
-	ws := -1
-	if q.used != 0 {
-		r := q.lo % kWheel
-		ws = int((r + uint64(bits.TrailingZeros64(bits.RotateLeft64(q.used, -int(r))))) % kWheel)
-	}
-	switch {
-	case ws >= 0 && (len(q.far) == 0 || lessEnd(&q.wheel[ws][q.head[ws]], &q.far[0])):
-		e := q.wheel[ws][q.head[ws]]
-		if e.cycle > c {
-			return kEnd{}, false
-		}
-		q.wheel[ws][q.head[ws]] = kEnd{} // drop the pointer
-		q.head[ws]++
-		q.n--
-		if q.head[ws] == len(q.wheel[ws]) { // a slot's ends share a cycle: all taken together
-			q.wheel[ws], q.head[ws] = q.wheel[ws][:0], 0
-			q.used &^= 1 << ws
-		}
-		q.lo = e.cycle
-		return e, true
-	case len(q.far) > 0 && q.far[0].cycle <= c:
-		e := q.far.pop()
-		q.lo = max(q.lo, e.cycle)
-		return e, true
-	}
-	return kEnd{}, false
 }
 
 // done records that the ends up to c were taken.
