@@ -170,9 +170,7 @@ type kanataExport struct {
 	rid     uint64   // next retire id
 	units   []string // escaped unit names by id
 	stages  []string // stage names of unnamed spans by unit id
-	cyc     uint64   // the cycle cycText spells
-	cycText []byte
-	deps    bool // some format has a dependency argument
+	deps    bool     // some format has a dependency argument
 	pidText []byte
 	le      *lastEvents
 	res     *Result
@@ -211,14 +209,14 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labe
 }
 
 func (x *kanataExport) run(q mmapio.Query, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) error {
-	fd := startFeed(x.r, q, x.fmts, le, runOf, progress)
+	fd := startFeed(x.r, q, x.fmts, kUnits{x.r, x.units}, le, runOf, progress)
 	var lastCycle uint64
 	var iterErr error
 	for b := range fd.batches {
 		x.res.Events += b.events
 		for i := range b.recs {
 			rec := &b.recs[i]
-			if err := x.event(rec, b.text[rec.text[0]:rec.text[1]]); err != nil {
+			if err := x.event(rec, b.text[rec.text[0]:rec.text[2]], int(rec.text[1]-rec.text[0])); err != nil {
 				fd.halt()
 				return err
 			}
@@ -235,10 +233,11 @@ func (x *kanataExport) run(q mmapio.Query, le *lastEvents, runOf []uint16, progr
 	return x.finish(q, lastCycle)
 }
 
-// event handles one event of an instruction, text its message. Whether
+// event handles one event of an instruction, text its detail ("cycle
+// unit: message"), the message from byte msg on. Whether
 // its flow has later events (more) is counted down from the pre-pass's
 // count of the flow's events (lastEvents).
-func (x *kanataExport) event(rec *kRec, text []byte) error {
+func (x *kanataExport) event(rec *kRec, text []byte, msg int) error {
 	c, f, flow := rec.cycle, rec.f, rec.flow
 	if err := x.flushEnds(c); err != nil {
 		return err
@@ -272,11 +271,11 @@ func (x *kanataExport) event(rec *kRec, text []byte) error {
 			return err
 		}
 		x.kw.labelStart(in.idb(), 0)
-		x.kw.buf = append(x.kw.buf, text...)
+		x.kw.buf = append(x.kw.buf, text[msg:]...)
 		if err := x.kw.labelEnd(); err != nil {
 			return err
 		}
-	} else if err := x.detail(in, rec, text); err != nil {
+	} else if err := x.detail(in, text); err != nil {
 		return err
 	}
 	if rec.hasDep {
@@ -347,22 +346,14 @@ func (x *kanataExport) depends(in *kInst, pflow uint64) error {
 	return x.kw.dep(in.idb(), pid)
 }
 
-// detail appends the event's text to the instruction's type 1 label.
-func (x *kanataExport) detail(in *kInst, rec *kRec, text []byte) error {
+// detail appends the event's detail to the instruction's type 1 label.
+func (x *kanataExport) detail(in *kInst, text []byte) error {
 	x.kw.labelStart(in.idb(), 1)
-	t := x.kw.buf
 	if in.details {
-		t = append(t, `\n`...)
+		x.kw.buf = append(x.kw.buf, `\n`...)
 	}
 	in.details = true
-	if rec.cycle != x.cyc || len(x.cycText) == 0 { // many events share a cycle
-		x.cyc, x.cycText = rec.cycle, strconv.AppendUint(x.cycText[:0], rec.cycle, 10)
-	}
-	t = append(t, x.cycText...)
-	t = append(t, ' ')
-	t = append(t, x.unitName(rec.unit)...)
-	t = append(t, ':', ' ')
-	x.kw.buf = append(t, text...)
+	x.kw.buf = append(x.kw.buf, text...)
 	return x.kw.labelEnd()
 }
 
@@ -567,11 +558,20 @@ func (x *kanataExport) recycle(in *kInst) {
 }
 
 // unitName is the escaped name of a unit, cached.
-func (x *kanataExport) unitName(id uint16) string {
-	if int(id) < len(x.units) && x.units[id] != "" {
-		return x.units[id]
+func (x *kanataExport) unitName(id uint16) string { return kUnits{x.r, x.units}.name(id) }
+
+// kUnits is the escaped unit names by id (cacheUnits): read-only once
+// made, shared by the feeder and the export's goroutine.
+type kUnits struct {
+	r     *mmapio.Reader
+	names []string
+}
+
+func (u kUnits) name(id uint16) string {
+	if int(id) < len(u.names) && u.names[id] != "" {
+		return u.names[id]
 	}
-	return mmapio.EscapeText(x.r.UnitName(id))
+	return mmapio.EscapeText(u.r.UnitName(id))
 }
 
 // unitStage is the stage name of an unnamed span on a unit, cached.

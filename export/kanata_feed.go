@@ -1,6 +1,8 @@
 package export
 
 import (
+	"strconv"
+
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -22,10 +24,13 @@ type kRec struct {
 	dur      uint64 // a complete span's duration
 	producer uint64 // the dependency argument (0: none)
 	f        *kFmt
-	text     [2]uint32 // the event's text: kBatch.text[text[0]:text[1]] (a batch's text stays far below 4 GiB)
-	unit     uint16
-	run      uint16 // its run in a merged trace (0: the only one)
-	hasDep   bool   // the dependency argument is present
+	// The event's text in kBatch.text: [text[0]:text[2]] is its detail,
+	// "cycle unit: message" (a type 1 label's part), [text[1]:text[2]] its
+	// message (a type 0 label). A batch's text stays far below 4 GiB.
+	text   [3]uint32
+	unit   uint16
+	run    uint16 // its run in a merged trace (0: the only one)
+	hasDep bool   // the dependency argument is present
 }
 
 // kBatch is a batch of records and their text; the last one of an
@@ -53,7 +58,7 @@ type kFeed struct {
 	stop    chan struct{}
 }
 
-func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) *kFeed {
+func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) *kFeed {
 	fd := &kFeed{batches: make(chan *kBatch, kBatches), free: make(chan *kBatch, kBatches), stop: make(chan struct{})}
 	for i := 0; i < kBatches; i++ {
 		fd.free <- &kBatch{recs: make([]kRec, 0, kBatchRecs), text: make([]byte, 0, 64*kBatchRecs)}
@@ -62,7 +67,7 @@ func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEvents, r
 	// blocks the pre-pass kept from now on, whatever the feeder does.
 	it := r.IterDecoded(q, le.kept)
 	le.kept = nil
-	go fd.run(it, fmts, runOf, progress)
+	go fd.run(it, fmts, units, runOf, progress)
 	return fd
 }
 
@@ -74,10 +79,12 @@ func (fd *kFeed) halt() {
 	}
 }
 
-func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, runOf []uint16, progress cyclewin.Reporter) {
+func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, units kUnits, runOf []uint16, progress cyclewin.Reporter) {
 	defer close(fd.batches)
 	var view argview.View
 	var events, last uint64 // events read, last cycle
+	var cyc uint64          // the cycle cycText spells
+	var cycText []byte
 	var b *kBatch
 	take := func() bool {
 		select {
@@ -126,9 +133,19 @@ func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, runOf []uint16, progress
 		if f.dep >= 0 {
 			rec.producer, rec.hasDep = f.arg(f.dep, &ev, &view)
 		}
+		// The detail's prefix is formatted here rather than by the export's
+		// goroutine, which has more to do per event than this one.
 		rec.text[0] = uint32(len(b.text))
-		b.text = ev.AppendMessage(b.text)
+		if ev.Cycle != cyc || len(cycText) == 0 { // many events share a cycle
+			cyc, cycText = ev.Cycle, strconv.AppendUint(cycText[:0], ev.Cycle, 10)
+		}
+		b.text = append(b.text, cycText...)
+		b.text = append(b.text, ' ')
+		b.text = append(b.text, units.name(ev.UnitID)...)
+		b.text = append(b.text, ':', ' ')
 		rec.text[1] = uint32(len(b.text))
+		b.text = ev.AppendMessage(b.text)
+		rec.text[2] = uint32(len(b.text))
 		b.recs = append(b.recs, rec)
 		if len(b.recs) == kBatchRecs {
 			if !send() || !take() {
