@@ -11,7 +11,8 @@ import (
 
 // The Kanata export runs on two goroutines: a feeder reads the events
 // (the iteration's merge), picks those of instructions, reads their
-// arguments and formats their text, in batches; the export's goroutine
+// arguments and formats their text (the detail's "cycle unit: " prefix
+// too), in batches; the export's goroutine
 // turns them into log commands. The log is one ordered stream, so its
 // commands are made on one goroutine; reading and formatting (about half
 // of the work per event) are not, and go on while the previous batch is

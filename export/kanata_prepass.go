@@ -33,12 +33,14 @@ type lastEvents struct {
 	kept      []*mmapio.DecodedBlock
 }
 
-// kKeepBytes bounds the decoded blocks the pre-pass keeps for the export's
-// iteration (mmapio.IterDecoded), which then does not decode them again: a
-// trace up to about this size decoded is decoded once (the decoding was a
-// quarter of the export's work when done twice); a larger one has the rest
-// decoded again.
-const kKeepBytes = 128 << 20
+// The pre-pass keeps the blocks it decoded, up to a quarter of the
+// reader's memory budget (mmapio.WithMemoryBudget, trace_reader's
+// --memory; 64 MiB by default), for the export's iteration
+// (mmapio.IterDecoded), which then does not decode them again (decoding
+// twice was a quarter of the export's work): a trace up to about that size
+// decoded is decoded once, a larger one has the rest decoded again. They
+// are held beside what the iteration holds until it reaches them.
+const kKeepShare = 4
 
 // release gives back the blocks kept when the export stops before its
 // iteration takes them.
@@ -86,6 +88,7 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []str
 	counters := make([]*flowCounter, workers)
 	var failed atomic.Bool
 	var kept atomic.Int64 // bytes of the blocks kept
+	keep := r.MemoryBudget() / kKeepShare
 	var wg sync.WaitGroup
 	for w := range counters {
 		c := newFlowCounter(nruns)
@@ -104,7 +107,7 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []str
 					return
 				}
 				c.block(d, fmts, runOf)
-				if n := int64(d.Bytes()); kept.Add(n) <= kKeepBytes {
+				if n := int64(d.Bytes()); kept.Add(n) <= keep {
 					c.kept = append(c.kept, d)
 				} else {
 					kept.Add(-n)
