@@ -53,11 +53,16 @@ import (
 //     as DependenciesDropped.
 //   - Events without a flow (counters, plain instants) are not shown.
 //
-// Output is one streaming pass in cycle order after a pre-pass over the
-// flow argument (lastEvents) that tells which event is an instruction's
-// last; during it a feeder goroutine reads and formats the events
-// (kanata_feed.go) and another writes the file (kanata_writer.go). Memory holds the instructions in flight and their pending stage
-// ends; the file is not split.
+// Output is one streaming pass in cycle order after a pre-pass
+// (lastEvents: the blocks in any order, on every core) that counts each
+// flow's events, so that the pass knows which event is an instruction's
+// last; the pass takes the blocks the pre-pass decoded rather than
+// decoding them again (within a share of the memory budget). During it a
+// feeder goroutine reads and formats the events (kanata_feed.go) and
+// another writes the file (kanata_writer.go). Memory holds the
+// instructions in flight and their pending stage ends, the pre-pass's
+// counts (16 bytes per flow) and the blocks it kept until the pass reaches
+// them; the file is not split.
 
 // kInst is an instruction in flight.
 type kInst struct {
@@ -67,9 +72,10 @@ type kInst struct {
 	idText  [20]byte // id in decimal: it starts every line of the instruction
 	idLen   uint8
 	open    [2]kOpen
-	last    bool // its flow's last event has been read
-	done    bool // R written: a flushed instruction whose flow has events to come
-	details bool // a type 1 label was written
+	left    uint64 // its flow's events not read yet (lastEvents)
+	last    bool   // its flow's last event has been read
+	done    bool   // R written: a flushed instruction whose flow has events to come
+	details bool   // a type 1 label was written
 }
 
 // idb is the instruction's id in decimal.
@@ -169,10 +175,9 @@ type kanataExport struct {
 	rid     uint64   // next retire id
 	units   []string // escaped unit names by id
 	stages  []string // stage names of unnamed spans by unit id
-	cyc     uint64   // the cycle cycText spells
-	cycText []byte
-	deps    bool // some format has a dependency argument
+	deps    bool     // some format has a dependency argument
 	pidText []byte
+	le      *lastEvents
 	res     *Result
 }
 
@@ -185,14 +190,16 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labe
 		return err
 	}
 	if err := needFlowsAndSpans(r.Path(), q, le); err != nil {
+		le.release()
 		return err
 	}
 	kw, err := newKanataWriter(path)
 	if err != nil {
+		le.release()
 		return err
 	}
 	res.Files = []string{path}
-	x := &kanataExport{r: r, fmts: fmts, kw: kw, res: res}
+	x := &kanataExport{r: r, fmts: fmts, kw: kw, le: le, res: res}
 	x.runs = make([]*kRun, runs.Count(labels))
 	x.runs[0] = &kRun{insts: map[uint64]*kInst{}}
 	x.cacheUnits()
@@ -207,14 +214,14 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labe
 }
 
 func (x *kanataExport) run(q mmapio.Query, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) error {
-	fd := startFeed(x.r, q, x.fmts, le, runOf, progress)
+	fd := startFeed(x.r, q, x.fmts, kUnits{x.r, x.units}, le, runOf, progress)
 	var lastCycle uint64
 	var iterErr error
 	for b := range fd.batches {
 		x.res.Events += b.events
 		for i := range b.recs {
 			rec := &b.recs[i]
-			if err := x.event(rec, b.text[rec.text[0]:rec.text[1]]); err != nil {
+			if err := x.event(rec, b.text[rec.text[0]:rec.text[2]], int(rec.text[1]-rec.text[0])); err != nil {
 				fd.halt()
 				return err
 			}
@@ -231,15 +238,22 @@ func (x *kanataExport) run(q mmapio.Query, le *lastEvents, runOf []uint16, progr
 	return x.finish(q, lastCycle)
 }
 
-// event handles one event of an instruction, text its message; rec.more
-// says whether its flow has later events.
-func (x *kanataExport) event(rec *kRec, text []byte) error {
-	c, f, flow, more := rec.cycle, rec.f, rec.flow, rec.more
+// event handles one event of an instruction, text its detail ("cycle
+// unit: message"), the message from byte msg on. Whether
+// its flow has later events (more) is counted down from the pre-pass's
+// count of the flow's events (lastEvents).
+func (x *kanataExport) event(rec *kRec, text []byte, msg int) error {
+	c, f, flow := rec.cycle, rec.f, rec.flow
 	if err := x.flushEnds(c); err != nil {
 		return err
 	}
 	x.res.FlowEvents++
 	in := x.inst(rec.run, flow)
+	var more bool
+	if in != nil {
+		in.left--
+		more = in.left != 0
+	}
 	if in != nil && in.done { // flushed already
 		if !more {
 			x.recycle(in)
@@ -247,6 +261,7 @@ func (x *kanataExport) event(rec *kRec, text []byte) error {
 		return nil
 	}
 	if in == nil && f.kind == schema.KindFlush { // no instruction to flush: no row
+		x.le.skip(rec.run, flow)
 		x.res.FlushesIgnored++
 		return nil
 	}
@@ -255,15 +270,17 @@ func (x *kanataExport) event(rec *kRec, text []byte) error {
 	}
 	if in == nil {
 		in = x.newInst(rec.run, flow)
+		in.left = x.le.take(rec.run, flow) - 1
+		more = in.left != 0
 		if err := x.kw.cmd('I', in.idb(), flow, uint64(rec.run)); err != nil {
 			return err
 		}
 		x.kw.labelStart(in.idb(), 0)
-		x.kw.buf = append(x.kw.buf, text...)
+		x.kw.buf = append(x.kw.buf, text[msg:]...)
 		if err := x.kw.labelEnd(); err != nil {
 			return err
 		}
-	} else if err := x.detail(in, rec, text); err != nil {
+	} else if err := x.detail(in, text); err != nil {
 		return err
 	}
 	if rec.hasDep {
@@ -334,22 +351,14 @@ func (x *kanataExport) depends(in *kInst, pflow uint64) error {
 	return x.kw.dep(in.idb(), pid)
 }
 
-// detail appends the event's text to the instruction's type 1 label.
-func (x *kanataExport) detail(in *kInst, rec *kRec, text []byte) error {
+// detail appends the event's detail to the instruction's type 1 label.
+func (x *kanataExport) detail(in *kInst, text []byte) error {
 	x.kw.labelStart(in.idb(), 1)
-	t := x.kw.buf
 	if in.details {
-		t = append(t, `\n`...)
+		x.kw.buf = append(x.kw.buf, `\n`...)
 	}
 	in.details = true
-	if rec.cycle != x.cyc || len(x.cycText) == 0 { // many events share a cycle
-		x.cyc, x.cycText = rec.cycle, strconv.AppendUint(x.cycText[:0], rec.cycle, 10)
-	}
-	t = append(t, x.cycText...)
-	t = append(t, ' ')
-	t = append(t, x.unitName(rec.unit)...)
-	t = append(t, ':', ' ')
-	x.kw.buf = append(t, text...)
+	x.kw.buf = append(x.kw.buf, text...)
 	return x.kw.labelEnd()
 }
 
@@ -374,20 +383,22 @@ func (x *kanataExport) end(in *kInst, lane uint8) error {
 // flushEnds writes the pending stage ends up to cycle c, and retires the
 // instructions whose last stage that was.
 func (x *kanataExport) flushEnds(c uint64) error {
-	defer x.ends.done(c)
 	for {
-		e, ok := x.ends.next(c)
-		if !ok {
+		e := x.ends.peek(c)
+		if e == nil {
+			x.ends.done(c)
 			return nil
 		}
-		in := e.inst
-		if in.done || in.open[e.lane].serial != e.serial {
+		in, lane, cycle := e.inst, e.lane, e.cycle
+		stale := in.done || in.open[lane].serial != e.serial
+		x.ends.pop()
+		if stale {
 			continue // ended already (a later stage on its lane, a flush)
 		}
-		if err := x.kw.step(e.cycle); err != nil {
+		if err := x.kw.step(cycle); err != nil {
 			return err
 		}
-		if err := x.end(in, e.lane); err != nil {
+		if err := x.end(in, lane); err != nil {
 			return err
 		}
 		if in.last {
@@ -552,11 +563,20 @@ func (x *kanataExport) recycle(in *kInst) {
 }
 
 // unitName is the escaped name of a unit, cached.
-func (x *kanataExport) unitName(id uint16) string {
-	if int(id) < len(x.units) && x.units[id] != "" {
-		return x.units[id]
+func (x *kanataExport) unitName(id uint16) string { return kUnits{x.r, x.units}.name(id) }
+
+// kUnits is the escaped unit names by id (cacheUnits): read-only once
+// made, shared by the feeder and the export's goroutine.
+type kUnits struct {
+	r     *mmapio.Reader
+	names []string
+}
+
+func (u kUnits) name(id uint16) string {
+	if int(id) < len(u.names) && u.names[id] != "" {
+		return u.names[id]
 	}
-	return mmapio.EscapeText(x.r.UnitName(id))
+	return mmapio.EscapeText(u.r.UnitName(id))
 }
 
 // unitStage is the stage name of an unnamed span on a unit, cached.

@@ -1,6 +1,9 @@
 package export
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // kEnds holds the pending ends of complete spans, taken out in (cycle,
 // seq) order. Pipeline stages are short, so most ends fall within kWheel
@@ -20,6 +23,11 @@ type kEnds struct {
 	lo    uint64
 	n     int // ends in the wheel
 	far   kEndHeap
+	// min is at most the cycle of the first end (MaxUint64 when none):
+	// most events have no end due, and next tells so without reading the
+	// wheel. push lowers it, a take sets it to the first end's cycle.
+	min  uint64
+	slot int // of the end peek returned; -1: far's first
 }
 
 const kWheel = 64
@@ -29,9 +37,11 @@ func (q *kEnds) len() int { return q.n + len(q.far) }
 // push adds an end at or after now, the cycle of the last take.
 func (q *kEnds) push(e kEnd) {
 	if e.cycle-q.lo >= kWheel || e.cycle < q.lo {
+		q.min = min(q.min, e.cycle)
 		q.far.push(e)
 		return
 	}
+	q.min = min(q.min, e.cycle)
 	s := e.cycle % kWheel
 	q.wheel[s] = append(q.wheel[s], e)
 	q.used |= 1 << s
@@ -41,17 +51,46 @@ func (q *kEnds) push(e kEnd) {
 // next returns the end to take first, if its cycle is at most c, and
 // takes it.
 func (q *kEnds) next(c uint64) (kEnd, bool) {
-	ws := -1
+	e := q.peek(c)
+	if e == nil {
+		return kEnd{}, false
+	}
+	v := *e
+	q.pop()
+	return v, true
+}
+
+// peek returns the end to take first if its cycle is at most c, else nil;
+// pop takes it. The end is read in place (flushEnds takes 1 per complete
+// span: copies of it through next showed in profiles).
+func (q *kEnds) peek(c uint64) *kEnd {
+	if q.min > c {
+		return nil
+	}
 	if q.used != 0 {
 		r := q.lo % kWheel
-		ws = int((r + uint64(bits.TrailingZeros64(bits.RotateLeft64(q.used, -int(r))))) % kWheel)
-	}
-	switch {
-	case ws >= 0 && (len(q.far) == 0 || lessEnd(&q.wheel[ws][q.head[ws]], &q.far[0])):
-		e := q.wheel[ws][q.head[ws]]
-		if e.cycle > c {
-			return kEnd{}, false
+		ws := int((r + uint64(bits.TrailingZeros64(bits.RotateLeft64(q.used, -int(r))))) % kWheel)
+		if e := &q.wheel[ws][q.head[ws]]; len(q.far) == 0 || lessEnd(e, &q.far[0]) {
+			if e.cycle > c {
+				q.min = q.first()
+				return nil
+			}
+			q.slot = ws
+			return e
 		}
+	}
+	if len(q.far) > 0 && q.far[0].cycle <= c {
+		q.slot = -1
+		return &q.far[0]
+	}
+	q.min = q.first()
+	return nil
+}
+
+// pop takes the end peek returned.
+func (q *kEnds) pop() {
+	if ws := q.slot; ws >= 0 {
+		q.lo = q.wheel[ws][q.head[ws]].cycle
 		q.wheel[ws][q.head[ws]] = kEnd{} // drop the pointer
 		q.head[ws]++
 		q.n--
@@ -59,14 +98,24 @@ func (q *kEnds) next(c uint64) (kEnd, bool) {
 			q.wheel[ws], q.head[ws] = q.wheel[ws][:0], 0
 			q.used &^= 1 << ws
 		}
-		q.lo = e.cycle
-		return e, true
-	case len(q.far) > 0 && q.far[0].cycle <= c:
+	} else {
 		e := q.far.pop()
 		q.lo = max(q.lo, e.cycle)
-		return e, true
 	}
-	return kEnd{}, false
+	q.min = q.first()
+}
+
+// first is the cycle of the first end, MaxUint64 when none: an end in the
+// wheel, at slot s, has cycle lo + (s - lo) mod kWheel (the invariant).
+func (q *kEnds) first() uint64 {
+	c := uint64(math.MaxUint64)
+	if q.used != 0 {
+		c = q.lo + uint64(bits.TrailingZeros64(bits.RotateLeft64(q.used, -int(q.lo%kWheel))))
+	}
+	if len(q.far) > 0 {
+		c = min(c, q.far[0].cycle)
+	}
+	return c
 }
 
 // done records that the ends up to c were taken.

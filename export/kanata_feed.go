@@ -1,6 +1,8 @@
 package export
 
 import (
+	"strconv"
+
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -9,7 +11,8 @@ import (
 
 // The Kanata export runs on two goroutines: a feeder reads the events
 // (the iteration's merge), picks those of instructions, reads their
-// arguments and formats their text, in batches; the export's goroutine
+// arguments and formats their text (the detail's "cycle unit: " prefix
+// too), in batches; the export's goroutine
 // turns them into log commands. The log is one ordered stream, so its
 // commands are made on one goroutine; reading and formatting (about half
 // of the work per event) are not, and go on while the previous batch is
@@ -22,11 +25,13 @@ type kRec struct {
 	dur      uint64 // a complete span's duration
 	producer uint64 // the dependency argument (0: none)
 	f        *kFmt
-	text     [2]int // the event's text: kBatch.text[text[0]:text[1]]
-	unit     uint16
-	run      uint16 // its run in a merged trace (0: the only one)
-	more     bool   // its flow has later events
-	hasDep   bool   // the dependency argument is present
+	// The event's text in kBatch.text: [text[0]:text[2]] is its detail,
+	// "cycle unit: message" (a type 1 label's part), [text[1]:text[2]] its
+	// message (a type 0 label). A batch's text stays far below 4 GiB.
+	text   [3]uint32
+	unit   uint16
+	run    uint16 // its run in a merged trace (0: the only one)
+	hasDep bool   // the dependency argument is present
 }
 
 // kBatch is a batch of records and their text; the last one of an
@@ -54,12 +59,16 @@ type kFeed struct {
 	stop    chan struct{}
 }
 
-func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) *kFeed {
+func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) *kFeed {
 	fd := &kFeed{batches: make(chan *kBatch, kBatches), free: make(chan *kBatch, kBatches), stop: make(chan struct{})}
 	for i := 0; i < kBatches; i++ {
 		fd.free <- &kBatch{recs: make([]kRec, 0, kBatchRecs), text: make([]byte, 0, 64*kBatchRecs)}
 	}
-	go fd.run(r, q, fmts, le, runOf, progress)
+	// The iteration is started here, not on the feeder: it owns the
+	// blocks the pre-pass kept from now on, whatever the feeder does.
+	it := r.IterDecoded(q, le.kept)
+	le.kept = nil
+	go fd.run(it, fmts, units, runOf, progress)
 	return fd
 }
 
@@ -71,10 +80,12 @@ func (fd *kFeed) halt() {
 	}
 }
 
-func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEvents, runOf []uint16, progress cyclewin.Reporter) {
+func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, units kUnits, runOf []uint16, progress cyclewin.Reporter) {
 	defer close(fd.batches)
 	var view argview.View
-	var ord, events, last uint64 // flow events so far (the pre-pass's order), events read, last cycle
+	var events, last uint64 // events read, last cycle
+	var cyc uint64          // the cycle cycText spells
+	var cycText []byte
 	var b *kBatch
 	take := func() bool {
 		select {
@@ -93,11 +104,10 @@ func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEve
 			return false
 		}
 	}
+	defer it.Close()
 	if !take() {
 		return
 	}
-	it := r.Iter(q)
-	defer it.Close()
 	for it.Next() {
 		ev := it.Event()
 		events++
@@ -114,8 +124,7 @@ func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEve
 		if flow == 0 {
 			continue
 		}
-		rec := kRec{cycle: ev.Cycle, flow: flow, f: f, unit: ev.UnitID, more: le.more(ord)}
-		ord++
+		rec := kRec{cycle: ev.Cycle, flow: flow, f: f, unit: ev.UnitID}
 		if runOf != nil {
 			rec.run = runOf[ev.UnitID]
 		}
@@ -125,9 +134,19 @@ func (fd *kFeed) run(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, le *lastEve
 		if f.dep >= 0 {
 			rec.producer, rec.hasDep = f.arg(f.dep, &ev, &view)
 		}
-		rec.text[0] = len(b.text)
+		// The detail's prefix is formatted here rather than by the export's
+		// goroutine, which has more to do per event than this one.
+		rec.text[0] = uint32(len(b.text))
+		if ev.Cycle != cyc || len(cycText) == 0 { // many events share a cycle
+			cyc, cycText = ev.Cycle, strconv.AppendUint(cycText[:0], ev.Cycle, 10)
+		}
+		b.text = append(b.text, cycText...)
+		b.text = append(b.text, ' ')
+		b.text = append(b.text, units.name(ev.UnitID)...)
+		b.text = append(b.text, ':', ' ')
+		rec.text[1] = uint32(len(b.text))
 		b.text = ev.AppendMessage(b.text)
-		rec.text[1] = len(b.text)
+		rec.text[2] = uint32(len(b.text))
 		b.recs = append(b.recs, rec)
 		if len(b.recs) == kBatchRecs {
 			if !send() || !take() {

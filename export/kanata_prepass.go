@@ -1,25 +1,54 @@
 package export
 
 import (
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
 	"github.com/chronon-sim/chronon-go/internal/argview"
+	"github.com/chronon-sim/chronon-go/internal/runs"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
-// lastEvents knows, for each event of an instruction (an event with a
-// non-zero flow id), whether it is the last of its flow in the export's
-// selection: the Kanata export retires an instruction at the end of its
-// last stage, and a Kanata log cannot go back to a cycle once it has
-// stepped past it, so whether more is to come must be known when the event
-// is written. A pre-pass over the flow argument (the same query, so the
-// same order) marks, per flow event, whether a later event has its flow id:
-// one bit per flow event, as for Chrome JSON's flow ends (flows.go).
+// lastEvents knows how many events each instruction (a flow id of a run)
+// has in the export's selection: the Kanata export retires an instruction
+// at the end of its last stage, and a Kanata log cannot go back to a cycle
+// once it has stepped past it, so whether more is to come must be known
+// when an event is written. An event has a successor in its flow exactly
+// when fewer than its flow's count of events came up to it; counting does
+// not depend on the order, so the pre-pass reads the selected blocks in any
+// order, on every core, without the merge in cycle order an iteration
+// does (which cost as much as the decoding). The export takes a flow's
+// count when the flow's instruction begins (take) and counts down from it.
+//
+// Memory: 16 bytes per flow id (flowCounts).
 type lastEvents struct {
-	next      []uint64 // bit i: flow event i has a successor in its flow
-	events    uint64   // events selected, with a flow or not
-	n         uint64   // flow events
-	flowSpans uint64   // ... that are spans
-	spans     uint64   // span events, with a flow or not
-	deps      bool     // some flow event has a dependency argument
+	counts    []*flowCounts // by run: events of each flow id not taken yet
+	events    uint64        // events selected, with a flow or not
+	n         uint64        // flow events
+	flowSpans uint64        // ... that are spans
+	spans     uint64        // span events, with a flow or not
+	deps      bool          // some flow event has a dependency argument
+	kept      []*mmapio.DecodedBlock
+}
+
+// The pre-pass keeps the blocks it decoded, up to a quarter of the
+// reader's memory budget (mmapio.WithMemoryBudget, trace_reader's
+// --memory; 64 MiB by default), for the export's iteration
+// (mmapio.IterDecoded), which then does not decode them again (decoding
+// twice was a quarter of the export's work): a trace up to about that size
+// decoded is decoded once, a larger one has the rest decoded again. They
+// are held beside what the iteration holds until it reaches them.
+const kKeepShare = 4
+
+// release gives back the blocks kept when the export stops before its
+// iteration takes them.
+func (le *lastEvents) release() {
+	for _, d := range le.kept {
+		d.Release()
+	}
+	le.kept = nil
 }
 
 // flowEventID returns the flow id of an event of format f, or 0 when the
@@ -29,51 +58,190 @@ func flowEventID(f *kFmt, ev *mmapio.Event, v *argview.View) uint64 {
 	return id
 }
 
-// scanLastEvents runs the pre-pass; flows are followed within a run
-// (labels and runOf as exportRuns gives them).
+// take returns the events of a run's flow not taken yet (the instruction
+// beginning with the current event has that many, it included) and forgets
+// them: a flow id reused after its instruction retired has none left, so
+// it cannot begin again. At least 1: the current event.
+func (le *lastEvents) take(run uint16, flow uint64) uint64 {
+	return max(le.counts[run].take(flow), 1)
+}
+
+// skip counts off an event of a run's flow that begins no instruction (a
+// flush of a flow never exported).
+func (le *lastEvents) skip(run uint16, flow uint64) {
+	le.counts[run].skip(flow)
+}
+
+// scanLastEvents runs the pre-pass: the blocks q plans, decoded by one
+// goroutine per core, each counting into its own tables, which are then
+// added up. Flows are counted within a run (labels and runOf as
+// exportRuns gives them). A block that does not decode fails the export
+// with the error an iteration of q reports (the first bad block in cycle
+// order, with what it names), as the export's own iteration would.
 func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []string, runOf []uint16) (*lastEvents, error) {
-	le := &lastEvents{}
-	latest := newRunIndexes(labels)
-	var v argview.View
+	plan, err := r.BlockPlan(q)
+	if err != nil {
+		return nil, err
+	}
+	nruns := runs.Count(labels)
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(plan), 16))
+	counters := make([]*flowCounter, workers)
+	var failed atomic.Bool
+	var kept atomic.Int64 // bytes of the blocks kept
+	keep := r.MemoryBudget() / kKeepShare
+	var wg sync.WaitGroup
+	for w := range counters {
+		c := newFlowCounter(nruns)
+		counters[w] = c
+		part := plan[w*len(plan)/workers : (w+1)*len(plan)/workers]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, bi := range part {
+				if failed.Load() {
+					return
+				}
+				d, err := r.DecodeBlock(bi, q)
+				if err != nil {
+					failed.Store(true)
+					return
+				}
+				c.block(d, fmts, runOf)
+				if n := int64(d.Bytes()); kept.Add(n) <= keep {
+					c.kept = append(c.kept, d)
+				} else {
+					kept.Add(-n)
+					d.Release()
+				}
+			}
+			c.flush()
+		}()
+	}
+	wg.Wait()
+	le := &lastEvents{counts: counters[0].counts}
+	for _, c := range counters {
+		le.kept = append(le.kept, c.kept...)
+	}
+	if failed.Load() {
+		le.release()
+		return nil, iterErr(r, q)
+	}
+	for _, c := range counters {
+		le.events += c.events
+		le.n += c.n
+		le.flowSpans += c.flowSpans
+		le.spans += c.spans
+		le.deps = le.deps || c.deps
+	}
+	for _, c := range counters[1:] {
+		for run, fc := range c.counts {
+			le.counts[run] = le.counts[run].merge(fc)
+		}
+	}
+	return le, nil
+}
+
+// iterErr is the error an iteration of q ends with: what the export
+// reports for a file with a bad block.
+func iterErr(r *mmapio.Reader, q mmapio.Query) error {
 	it := r.Iter(q)
 	defer it.Close()
 	for it.Next() {
-		ev := it.Event()
-		le.events++
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	return r.Err()
+}
+
+// flowCounter is one pre-pass goroutine's counts, over a contiguous part
+// of the plan (blocks close in cycles, so an instruction's events are
+// mostly in one part). Its events come close together, so a direct-mapped
+// cache (recent, slot id mod kCountSlots) adds them up before they reach
+// the counts: an entry per flow, not per event.
+type flowCounter struct {
+	counts                      []*flowCounts
+	recent                      [kCountSlots]kCount
+	view                        argview.View
+	events, n, flowSpans, spans uint64
+	deps                        bool
+	kept                        []*mmapio.DecodedBlock
+}
+
+type kCount struct {
+	id, n uint64 // n 0: unused
+	run   uint16
+}
+
+const kCountSlots = 1 << 12
+
+func newFlowCounter(nruns int) *flowCounter {
+	c := &flowCounter{counts: make([]*flowCounts, nruns)}
+	for i := range c.counts {
+		c.counts[i] = &flowCounts{}
+	}
+	return c
+}
+
+// block counts the flow events of a block.
+func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16) {
+	n := d.Len()
+	c.events += uint64(n)
+	for i := 0; i < n; i++ {
+		ev := d.Event(i)
 		if int(ev.FormatID) >= len(fmts) || fmts[ev.FormatID] == nil {
 			continue
 		}
 		f := fmts[ev.FormatID]
 		if f.isSpan() {
-			le.spans++
+			c.spans++
 		}
 		if f.flow < 0 {
 			continue
 		}
-		id := flowEventID(f, &ev, &v)
+		id := flowEventID(f, &ev, &c.view)
 		if id == 0 {
 			continue
 		}
-		ord := le.n
-		le.n++
+		c.n++
 		if f.isSpan() {
-			le.flowSpans++
+			c.flowSpans++
 		}
 		if f.dep >= 0 {
-			le.deps = true
+			c.deps = true
 		}
-		if ord>>6 >= uint64(len(le.next)) {
-			le.next = append(le.next, 0)
+		var run uint16
+		if runOf != nil {
+			run = runOf[ev.UnitID]
 		}
-		if prev, ok := latest.of(runOf, ev.UnitID).swap(id, ord); ok {
-			le.next[prev>>6] |= 1 << (prev & 63)
+		s := &c.recent[id%kCountSlots]
+		if s.n != 0 && s.id == id && s.run == run {
+			s.n++
+			continue
 		}
+		if s.n != 0 {
+			c.counts[s.run].add(s.id, s.n)
+		}
+		*s = kCount{id: id, n: 1, run: run}
 	}
-	return le, it.Err()
 }
 
-// more says whether flow event ord (counted in the same order as the
-// pre-pass) has a successor in its flow.
-func (le *lastEvents) more(ord uint64) bool {
-	return ord < le.n && le.next[ord>>6]>>(ord&63)&1 != 0
+// flush moves the cached counts into the tables. The slots hold the last
+// flows met, mostly a window of consecutive ids: taken from the slot of
+// the smallest id on, they come in increasing order and append to the
+// tables' tails.
+func (c *flowCounter) flush() {
+	first, low := 0, uint64(math.MaxUint64)
+	for i := range c.recent {
+		if s := &c.recent[i]; s.n != 0 && s.id < low {
+			first, low = i, s.id
+		}
+	}
+	for k := range c.recent {
+		s := &c.recent[(first+k)%kCountSlots]
+		if s.n != 0 {
+			c.counts[s.run].add(s.id, s.n)
+			*s = kCount{}
+		}
+	}
 }

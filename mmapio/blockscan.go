@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // Block-at-a-time reading, for consumers that do not need the events in
@@ -29,8 +30,9 @@ func (r *Reader) BlockPlan(q Query) (plan []int32, err error) {
 // block's cycle order (a block stored out of order is sorted, stably).
 // Its events' arguments are valid until Release.
 type DecodedBlock struct {
-	r  *Reader
-	bd *blockData
+	r   *Reader
+	bd  *blockData
+	sel selector // of the query it was decoded for (IterDecoded)
 }
 
 // DecodeBlock decodes block bi (an index into Blocks, as BlockPlan returns)
@@ -52,7 +54,7 @@ func (r *Reader) DecodeBlock(bi int32, q Query) (d *DecodedBlock, err error) {
 		r.release(bd)
 		return nil, err
 	}
-	return &DecodedBlock{r: r, bd: bd}, nil
+	return &DecodedBlock{r: r, bd: bd, sel: *selectorOf(q)}, nil
 }
 
 // selectorOf is the selector plan builds for q.
@@ -84,6 +86,20 @@ func (d *DecodedBlock) Event(i int) Event {
 		args:     d.bd.data[rc.argOff : rc.argOff+uint32(rc.argLen) : rc.argOff+uint32(rc.argLen)],
 		format:   d.r.Format(rc.fid),
 	}
+}
+
+// Bytes is about the memory the block holds: its decoded buffer (none for
+// a block stored uncompressed, read in place) and its event records; 0
+// once released (or handed to IterDecoded).
+func (d *DecodedBlock) Bytes() int {
+	if d.bd == nil {
+		return 0
+	}
+	n := cap(d.bd.recs) * int(unsafe.Sizeof(rec{}))
+	if d.bd.buf != nil {
+		n += cap(*d.bd.buf)
+	}
+	return n
 }
 
 // Release returns the block's buffers to the reader's pools. The block

@@ -112,6 +112,7 @@ type segPipe struct {
 	textCap  int   // bytes of dump text a segment renders at a time
 	inUse    int64 // bytes reserved for data in flight (under mu)
 	win      *windower
+	given    map[int32]*blockData // blocks decoded by the caller, by block index (under mu; IterDecoded)
 
 	// Builder state, owned by the consumer's goroutine.
 	next     int     // first plan index in no segment yet
@@ -483,9 +484,13 @@ func (sp *segPipe) decode(pi int32) *blockState {
 			return
 		}
 		st.started = true
+		bd := sp.given[sp.plan[pi]] // decoded by the caller already (IterDecoded)
+		delete(sp.given, sp.plan[pi])
 		sp.mu.Unlock()
-		bd := blockDatas.get()
-		bd.err = sp.r.decodeBlock(sp.plan[pi], sp.sel, bd)
+		if bd == nil {
+			bd = blockDatas.get()
+			bd.err = sp.r.decodeBlock(sp.plan[pi], sp.sel, bd)
+		}
 		sp.mu.Lock()
 		st.finished = true
 		if st.released {
@@ -641,6 +646,10 @@ func (sp *segPipe) stop() {
 		for pi, st := range sp.states {
 			sp.dropState(pi, st)
 		}
+		for _, bd := range sp.given {
+			sp.r.release(bd)
+		}
+		sp.given = nil
 		sp.mu.Unlock()
 		bufs.end()
 		sp.r.mu.Lock()

@@ -1,0 +1,103 @@
+package mmapio_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/workload"
+	"github.com/chronon-sim/chronon-go/mmapio"
+)
+
+// IterDecoded yields exactly what Iter yields, in the same order, whether
+// it is given every block of the plan, some (every other one), blocks
+// decoded for another query (released, decoded again) or blocks twice;
+// the blocks given for the query are not decoded again, the others are.
+func TestIterDecodedMatchesIter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w1.ctrace")
+	_, err := workload.Run("w1", path, 100_000, 4, 1, chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	r, err := mmapio.Open(path)
+	require.NoError(t, err)
+	defer r.Close()
+	type key struct {
+		cycle uint64
+		unit  uint16
+		fid   uint32
+		args  string
+	}
+	read := func(it *mmapio.Iterator) []key {
+		defer it.Close()
+		var out []key
+		for it.Next() {
+			ev := it.Event()
+			out = append(out, key{ev.Cycle, ev.UnitID, ev.FormatID, string(ev.RawArgs())})
+		}
+		require.NoError(t, it.Err())
+		return out
+	}
+	other := mmapio.Query{}.WithCycles(0, 10)
+	for qi, q := range []mmapio.Query{{}, mmapio.Query{}.WithCycles(20_000, 60_000), mmapio.Query{}.WithUnits(1, 2)} {
+		want := read(r.Iter(q))
+		require.NotEmpty(t, want)
+		plan, err := r.BlockPlan(q)
+		require.NoError(t, err)
+		require.Greater(t, len(plan), 4)
+		decode := func(bi int32, q mmapio.Query) *mmapio.DecodedBlock {
+			d, err := r.DecodeBlock(bi, q)
+			require.NoError(t, err)
+			return d
+		}
+		for _, c := range []struct {
+			name  string
+			given func() []*mmapio.DecodedBlock
+			again int // blocks the iteration decodes
+		}{
+			{"all", func() []*mmapio.DecodedBlock {
+				var ds []*mmapio.DecodedBlock
+				for _, bi := range plan {
+					ds = append(ds, decode(bi, q))
+				}
+				return ds
+			}, 0},
+			{"every other", func() []*mmapio.DecodedBlock {
+				var ds []*mmapio.DecodedBlock
+				for i, bi := range plan {
+					if i%2 == 0 {
+						ds = append(ds, decode(bi, q))
+					}
+				}
+				return ds
+			}, len(plan) / 2},
+			{"another query", func() []*mmapio.DecodedBlock {
+				return []*mmapio.DecodedBlock{decode(plan[0], other), decode(plan[1], q), decode(plan[1], q)}
+			}, len(plan) - 1},
+		} {
+			given := c.given()
+			before := r.BlocksDecoded()
+			got := read(r.IterDecoded(q, given))
+			require.Equal(t, want, got, "query %d, %s", qi, c.name)
+			require.Equal(t, int64(c.again), r.BlocksDecoded()-before, "query %d, %s: blocks decoded again", qi, c.name)
+			for _, d := range given {
+				require.Zero(t, d.Bytes(), "query %d, %s: the iteration owns the blocks", qi, c.name)
+			}
+		}
+	}
+	// Given blocks an iteration stops before using, or a closed Reader's,
+	// go back without a fault.
+	plan, err := r.BlockPlan(mmapio.Query{})
+	require.NoError(t, err)
+	d, err := r.DecodeBlock(plan[len(plan)-1], mmapio.Query{})
+	require.NoError(t, err)
+	it := r.IterDecoded(mmapio.Query{}, []*mmapio.DecodedBlock{d})
+	require.True(t, it.Next())
+	it.Close()
+	d, err = r.DecodeBlock(plan[0], mmapio.Query{})
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
+	it = r.IterDecoded(mmapio.Query{}, []*mmapio.DecodedBlock{d})
+	require.False(t, it.Next())
+	require.ErrorIs(t, it.Err(), mmapio.ErrClosed)
+}
