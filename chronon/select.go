@@ -39,7 +39,7 @@ type selection struct {
 // Unit patterns follow path.Match ('*', '?', '[...]'; '.' is an ordinary
 // character), comma-separated. Categories are names given to
 // RegisterCategory or NameCategory, or "default" for CategoryDefault.
-// Cycles are A-B (inclusive), A- (from A on) or A (one cycle). An empty
+// Cycles are A-B (inclusive), A- or A (both from A on, as --cycles). An empty
 // string selects everything.
 func parseSelect(s string) (selection, error) {
 	var sel selection
@@ -114,15 +114,16 @@ func splitList(key, val string) ([]string, error) {
 	return out, nil
 }
 
-// parseWindow parses A-B, A- or A (decimal or 0x hex).
+// parseWindow parses A-B, A- or A (decimal or 0x hex); A alone is "from A
+// on", as cyclenum.Range (trace_reader's --cycles) reads it. The numbers
+// are cyclenum's; the messages say which one is wrong.
 func parseWindow(val string) (lo, hi uint64, err error) {
 	a, b, dash := strings.Cut(val, "-")
 	if lo, err = cyclenum.Parse(a); err != nil {
 		return 0, 0, fmt.Errorf("cycles: %q: first cycle %q is not a number", val, a)
 	}
-	hi = lo
+	hi = math.MaxUint64
 	if dash {
-		hi = math.MaxUint64
 		if b = strings.TrimSpace(b); b != "" {
 			if hi, err = cyclenum.Parse(b); err != nil {
 				return 0, 0, fmt.Errorf("cycles: %q: last cycle %q is not a number", val, b)

@@ -41,7 +41,10 @@ func TestSelectCycleNumbers(t *testing.T) {
 	for _, c := range []struct {
 		in     string
 		lo, hi uint64
-	}{{"cycles=010-020", 10, 20}, {"cycles=0x10-0X20", 16, 32}, {"cycles=7-", 7, 1<<64 - 1}} {
+	}{{"cycles=010-020", 10, 20}, {"cycles=0x10-0X20", 16, 32}, {"cycles=7-", 7, 1<<64 - 1},
+		// A alone is "from A on", as trace_reader's --cycles A and the SQL
+		// tables' cycles read it (internal/cyclenum), not the one cycle A.
+		{"cycles=7", 7, 1<<64 - 1}, {"cycles=0x10", 16, 1<<64 - 1}} {
 		sel, err := parseSelect(c.in)
 		if err != nil || sel.lo != c.lo || sel.hi != c.hi {
 			t.Errorf("%s: got %d-%d, %v; want %d-%d", c.in, sel.lo, sel.hi, err, c.lo, c.hi)
