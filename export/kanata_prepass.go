@@ -42,6 +42,12 @@ type lastEvents struct {
 // are held beside what the iteration holds until it reaches them.
 const kKeepShare = 4
 
+// KanataMemory is what the Kanata export holds beyond its reader's memory
+// budget: the blocks its pre-pass decoded and keeps for the iteration, at
+// most a quarter of the budget. A process bounding its memory by the
+// budget (mmapio.ProcessMemoryLimit) adds it for a Kanata export.
+func KanataMemory(budget int64) int64 { return budget / kKeepShare }
+
 // release gives back the blocks kept when the export stops before its
 // iteration takes them.
 func (le *lastEvents) release() {

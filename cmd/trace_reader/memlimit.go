@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/chronon-sim/chronon-go/export"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
@@ -25,7 +26,11 @@ func memoryLimit(c *config, env string) int64 {
 	if budget == 0 {
 		budget = mmapio.DefaultMemoryBudget
 	}
-	return mmapio.ProcessMemoryLimit(budget * int64(max(1, len(c.files))))
+	per := budget
+	if c.command == "export" && c.format == export.FormatKanata {
+		per += export.KanataMemory(budget) // the blocks its pre-pass keeps, beyond the budget
+	}
+	return mmapio.ProcessMemoryLimit(per * int64(max(1, len(c.files))))
 }
 
 // setMemoryLimit sets the soft memory limit for the command line args.

@@ -111,4 +111,9 @@ func TestMemoryLimitFromBudget(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, mmapio.ProcessMemoryLimit(2*mmapio.DefaultMemoryBudget), memoryLimit(c, ""))
 	require.Equal(t, int64(mmapio.DefaultMemoryBudget+32<<20), mmapio.ProcessMemoryLimit(mmapio.DefaultMemoryBudget))
+	// The Kanata export keeps up to a quarter of the budget of decoded
+	// blocks beyond it (its pre-pass's, for the iteration).
+	c, err = parseArgs([]string{"export", "--format", "kanata", "--memory", "64MiB", "-o", "x.kanata", "a.ctrace"})
+	require.NoError(t, err)
+	require.Equal(t, mmapio.ProcessMemoryLimit(64<<20+16<<20), memoryLimit(c, ""))
 }
