@@ -70,6 +70,11 @@ Stats options (and --cycles, --unit, -o, --memory):
                       time since then; '-' if it was complete at the start)
                       (not with --json or -o)
 
+Merge options (and -o, -v):
+  --no-verify         Copy the blocks that keep their ids without decoding them
+                      to check them first: about the time of a copy, but a
+                      corrupt block of an input goes into OUT as it is
+
 Diff options (and --cycles, --unit, -o, --memory):
   --context N         Events of context around a divergence (default 3)
 
