@@ -92,7 +92,7 @@ func TestMergeIdleClashMovesOnlyTheClashingUnit(t *testing.T) {
 	require.Equal(t, uint16(3), ids["i2/u0"])
 	require.Equal(t, uint16(4), ids["i2/u1"])
 	require.Equal(t, uint16(1), ids["i1/u0"])
-	require.Equal(t, uint16(101), ids["i2/spare"], "the lowest id no input names")
+	require.Equal(t, uint16(5), ids["i2/spare"], "the lowest id no input names (1-4 and 100 are named)")
 }
 
 // A file merged twice renumbers its second copy only: a later file whose
