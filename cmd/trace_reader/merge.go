@@ -82,7 +82,7 @@ func reportRecovered(m *mmapio.Multi, stderr io.Writer) {
 	for i, r := range m.Readers() {
 		if st := r.Status(); st.State != mmapio.StateComplete {
 			fmt.Fprintf(stderr, "trace_reader: merge: %s\n", oneLine(fmt.Sprintf(
-				"%s (%s) is incomplete, merged as far as it was recovered (kept as %s/%s in the output's metadata): %s",
+				"%s (%s): merged what was recovered of it (noted as %s/%s in the output's metadata): %s",
 				r.Path(), esc(labels[i]), esc(labels[i]), mmapio.MetaRecovered, st)))
 		}
 	}
