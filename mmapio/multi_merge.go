@@ -45,6 +45,11 @@ type MergeOptions struct {
 	NoVerify bool
 }
 
+// MetaRecovered is the key, after "<label>/", under which a merged file's
+// metadata keeps the Status text of an input that was recovered rather
+// than complete.
+const MetaRecovered = "recovered"
+
 // MergeResult says what WriteMerged did.
 type MergeResult struct {
 	Blocks    int    // blocks written
@@ -82,8 +87,13 @@ type mergePlan struct {
 // each file's in its own order, and the reader breaks cycle ties by block
 // offset.
 //
+// An input that was recovered (cut short, no footer: Status) is merged as
+// far as it was recovered; the output's metadata keeps its Status text
+// under "<label>/recovered", so the output does not pass for the whole run.
+//
 // Unit ids are renumbered where files clash (the first file keeps its ids;
-// a later file's unit gets the lowest free id), format ids where a format
+// a later file's unit whose id is taken gets the lowest id no file names,
+// so that only the units that clash move: merge_ids.go), format ids where a format
 // is new and its id taken. A block whose ids all stay is checked as a dump
 // checks it (on the pipeline's workers) and copied as it is, bytes unchanged
 // (no re-encoding); the others are decoded, their event records
@@ -193,9 +203,13 @@ func formatKey(f *schema.Format) string {
 // mergeSchema builds the output schema and each input's id plan.
 func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 	out := &schema.Schema{Version: 1, Writer: "chronon-go trace_reader merge"}
+	fileIDs, named, err := m.mergeUnitIDs()
+	if err != nil {
+		return nil, nil, err
+	}
 	var usedUnits [1 << 16]bool
 	usedUnits[0] = true
-	nextUnit := 1
+	ids := newIDPicker(named)
 	usedFmt := map[uint32]bool{}
 	byKey := map[string]uint32{}
 	var nextFmt uint32
@@ -209,25 +223,8 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 		for id := range p.units {
 			p.units[id] = uint16(id)
 		}
-		// The units the file names: its schema's and its blocks' unit sets.
-		var ids []uint16
-		for _, u := range r.sch.Units {
-			ids = append(ids, u.ID)
-		}
-		blocks, err := r.mergeBlocks()
-		if err != nil {
-			return nil, nil, err
-		}
-		for bi := range blocks {
-			ids = append(ids, blocks[bi].Units...)
-		}
-		slices.Sort(ids)
-		ids = slices.Compact(ids)
 		local := map[uint16]bool{}
-		for _, id := range ids {
-			if id == 0 {
-				continue
-			}
+		for _, id := range fileIDs[i] {
 			p.hasUnits[id] = true
 			if !usedUnits[id] {
 				usedUnits[id], local[id] = true, true
@@ -236,15 +233,13 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			if local[id] {
 				continue
 			}
-			for nextUnit < 1<<16 && usedUnits[nextUnit] {
-				nextUnit++
+			to, ok := ids.pick(&usedUnits)
+			if !ok {
+				return nil, nil, fmt.Errorf("the files have more than 65535 units in all (%s is one too many)", r.path)
 			}
-			if nextUnit >= 1<<16 {
-				return nil, nil, fmt.Errorf("merge: the files have more than 65535 units in all (%s is one too many)", r.path)
-			}
-			p.units[id] = uint16(nextUnit)
+			p.units[id] = to
 			p.unitsID = false
-			usedUnits[nextUnit] = true
+			usedUnits[to] = true
 		}
 		for _, u := range r.sch.Units {
 			name := "" // a unit without a name prints without one, as in the timeline
@@ -289,6 +284,11 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 		}
 		sims[r.sch.SimulationName] = true
 		out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/file", Value: r.path})
+		if st := r.Status(); st.State != StateComplete {
+			// The output is complete, its input was not: the output keeps
+			// what was recovered of it and what was ignored.
+			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/" + MetaRecovered, Value: st.String()})
+		}
 		for _, kv := range r.sch.Metadata {
 			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/" + kv.Key, Value: kv.Value})
 		}

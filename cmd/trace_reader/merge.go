@@ -45,6 +45,7 @@ func mergeTo(c *config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
+	reportRecovered(m, stderr)
 	out, err := createOutput(c.file, c.output)
 	if err != nil {
 		return err
@@ -69,4 +70,20 @@ func mergeTo(c *config, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "wrote %s: %d files, %d events, %d blocks (%d copied, %d renumbered), %d bytes\n",
 		c.output, m.Len(), res.Events, res.Blocks, res.Copied, res.Rewritten, res.Bytes)
 	return nil
+}
+
+// reportRecovered says, one line each, which inputs were recovered (cut
+// short: no footer, perhaps a torn tail) and are merged as far as they
+// were: the output is a complete file, so nothing else would tell that
+// part of a run is missing. WriteMerged keeps the same text in the
+// output's metadata.
+func reportRecovered(m *mmapio.Multi, stderr io.Writer) {
+	labels := mmapio.Labels(m.Readers())
+	for i, r := range m.Readers() {
+		if st := r.Status(); st.State != mmapio.StateComplete {
+			fmt.Fprintf(stderr, "trace_reader: merge: %s\n", oneLine(fmt.Sprintf(
+				"%s (%s): merged what was recovered of it (noted as %s/%s in the output's metadata): %s",
+				r.Path(), esc(labels[i]), esc(labels[i]), mmapio.MetaRecovered, st)))
+		}
+	}
 }

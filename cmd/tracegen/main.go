@@ -73,6 +73,11 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("--units must be 1..65535")
 	case o.unitIDBase < 1 || o.unitIDBase > 65535:
 		return o, errors.New("--unit-id-base must be 1..65535")
+	case o.unitIDBase+uint(o.units)-1 > 65535:
+		// Checked here, not by the tracer on the unit that overflows: that
+		// one would fail the run after the file is created.
+		return o, fmt.Errorf("--unit-id-base %d with --units %d numbers units up to %d, past 65535: with %d units, --unit-id-base must be 1..%d",
+			o.unitIDBase, o.units, o.unitIDBase+uint(o.units)-1, o.units, 65536-o.units)
 	case o.policy != "block" && o.policy != "drop":
 		return o, errors.New("--policy must be block or drop")
 	}

@@ -46,9 +46,11 @@ func Run(name, path string, events, units int, seed uint64, opts ...chronon.Opti
 	}
 	if err := run(t, events, units, seed); err != nil {
 		t.Close()
+		removeFailed(path)
 		return Result{}, err
 	}
 	if err := t.Close(); err != nil {
+		removeFailed(path)
 		return Result{}, err
 	}
 	var res Result
@@ -76,4 +78,13 @@ func runW1(t *chronon.Tracer, events, units int, seed uint64) error {
 	st := NewW1State(seed)
 	w.Emit(us, &st, 0, events)
 	return nil
+}
+
+// removeFailed removes the output of a run that failed after creating it:
+// what is left reads as a valid, partial (or empty) trace, which would
+// pass for the run's. Only a regular file: -o /dev/null stays.
+func removeFailed(path string) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		os.Remove(path)
+	}
 }
