@@ -168,7 +168,9 @@ var commandTable = []*command{
 		"deduplicated, each file's metadata kept under its label. Blocks whose ids\n" +
 		"need no renumbering are copied without recompression, after a check that\n" +
 		"decodes them (--no-verify skips it: about the time of a copy when every\n" +
-		"file's unit ids are its own, see chronon.WithUnitIDBase).",
+		"file's unit ids are its own, see chronon.WithUnitIDBase). An input recovered\n" +
+		"from a cut-off file is merged as far as it was recovered; merge says so on\n" +
+		"stderr and notes it as <label>/recovered in the output's metadata.",
 		[]*option{optOutput, optNoVerify, optVerbose, optHelp}, true},
 	{"diff", "[options] <a.ctrace> <b.ctrace>", "Compare two runs event by event per unit (not byte by byte): for each unit\n" +
 		"that differs, its first divergence (events numbered from 1 within the unit)\n" +
