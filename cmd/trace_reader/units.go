@@ -2,17 +2,17 @@ package main
 
 import (
 	"fmt"
-	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/chronon-sim/chronon-go/internal/unitsel"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
 // The --unit filter. Given several times it selects the units any value
 // matches. A value with *, ? or [ is a path.Match pattern on the whole
 // unit name (with several files, the labelled name), as CHRONON_TRACE's
-// units= patterns are, so that filtering a full trace reproduces a
+// units= patterns are (internal/unitsel, one matcher for both), so that filtering a full trace reproduces a
 // recorded selection; any other value matches names that contain it, as
 // the original tool's --unit did.
 
@@ -22,7 +22,7 @@ func isUnitPattern(v string) bool { return strings.ContainsAny(v, "*?[") }
 // addUnit records a --unit value; a malformed pattern is a usage error.
 func addUnit(c *config, v string) error {
 	if isUnitPattern(v) {
-		if _, err := path.Match(v, ""); err != nil {
+		if err := unitsel.Check(v); err != nil {
 			return usagef("--unit %q: %v", v, err)
 		}
 	}
@@ -41,7 +41,7 @@ func (c *config) unitMatches(name string) bool {
 	}
 	for _, v := range c.units {
 		if isUnitPattern(v) {
-			if ok, _ := path.Match(v, name); ok {
+			if unitsel.Match(v, name) {
 				return true
 			}
 		} else if strings.Contains(name, v) {
@@ -196,7 +196,7 @@ func unitSuggestion(c *config, sc unitScope) (string, int) {
 					if name[i] != '/' {
 						continue
 					}
-					if ok, _ := path.Match(v, name[i+1:]); ok {
+					if unitsel.Match(v, name[i+1:]) {
 						cand = append(cand, strings.Repeat("*/", strings.Count(name[:i+1], "/"))+v)
 					}
 				}
