@@ -27,6 +27,7 @@ Commands:
              occupancy; flows: cycles from each unit to the next (--json);
              stats --follow FILE: per-unit rates while the file is written
   merge      Write one trace holding every event of several: merge -o OUT FILE...
+             (--no-verify: copy blocks without decoding them to check them)
   diff       Compare two runs event by event per unit: diff A B (exit 0 equal,
              1 different, 2 error); runs of several files: merge each first
   sql        SQL (DuckDB) on one or more traces, no import step:
