@@ -27,7 +27,6 @@ Commands:
              occupancy; flows: cycles from each unit to the next (--json);
              stats --follow FILE: per-unit rates while the file is written
   merge      Write one trace holding every event of several: merge -o OUT FILE...
-             (--no-verify: copy blocks without decoding them to check them)
   diff       Compare two runs event by event per unit: diff A B (exit 0 equal,
              1 different, 2 error); runs of several files: merge each first
   sql        SQL (DuckDB) on one or more traces, no import step:
@@ -70,6 +69,10 @@ Stats options (and --cycles, --unit, -o, --memory):
                       the whole run's (events read since follow started / wall
                       time since then; '-' if it was complete at the start)
                       (not with --json or -o)
+
+Merge options (and -o, -v):
+  --no-verify         Copy blocks without decoding them to check them first
+                      (faster; a corrupt input block goes into OUT)
 
 Diff options (and --cycles, --unit, -o, --memory):
   --context N         Events of context around a divergence (default 3)
