@@ -204,6 +204,11 @@ func TestAutoMetadataRank(t *testing.T) {
 		return map[string]string{"RANK": "1", "WORLD_SIZE": "2", "SLURM_PROCID": "9"}[k]
 	})
 	require.Contains(t, md, schemaKV("rank_source", "torchrun"))
+	md = autoMetadata(time.Unix(0, 0), func(k string) string {
+		return map[string]string{"PMIX_RANK": "3", "RANK": "1", "SLURM_PROCID": "0"}[k]
+	})
+	require.Contains(t, md, schemaKV("rank", "3"))
+	require.Contains(t, md, schemaKV("rank_source", "pmix"), "PMIx (Open MPI 5, srun --mpi=pmix) before torchrun and Slurm")
 	md = autoMetadata(time.Unix(0, 0), func(string) string { return "" })
 	for _, kv := range md {
 		require.NotEqual(t, "rank", kv.Key)

@@ -195,6 +195,12 @@ func WithConfigHash(h uint64) Option {
 
 // WithMetadata adds a key/value pair of run metadata. A key given twice, or
 // also collected automatically, keeps the value given here.
+//
+// Key "rank" is the run's rank: trace_reader, given several files, names
+// a file's units rank<value>/<unit>. Given here it replaces the rank Create
+// detects (DetectRank) and drops the rank_source, local_rank and
+// world_size recorded with it, which describe the launcher's numbering
+// (give those keys too to keep them).
 func WithMetadata(key, value string) Option {
 	return func(c *config) error {
 		if key == "" {
@@ -206,7 +212,8 @@ func WithMetadata(key, value string) Option {
 }
 
 // WithAutoMetadata(false) stops Create from recording host, command line,
-// start time and MPI/Slurm/torchrun rank (default on).
+// start time, process id, Go version and the launcher's rank (DetectRank)
+// (default on).
 func WithAutoMetadata(on bool) Option {
 	return func(c *config) error { c.autoMetadata = on; return nil }
 }

@@ -57,7 +57,7 @@ type option struct {
 }
 
 var (
-	optCycles = &option{[]string{"--cycles"}, "START-END", "Only events with START <= cycle <= END (START- or START: from there on; 0x: hex)",
+	optCycles = &option{[]string{"--cycles"}, "START-END", "Only events with START <= cycle <= END; START- or a bare START means from START on (0x: hex)",
 		func(c *config, v string) (err error) {
 			c.start, c.end, err = parseCycles(v)
 			c.hasCycles = true
@@ -175,7 +175,9 @@ var commandTable = []*command{
 	{"diff", "[options] <a.ctrace> <b.ctrace>", "Compare two runs event by event per unit (not byte by byte): for each unit\n" +
 		"that differs, its first divergence (events numbered from 1 within the unit)\n" +
 		"with context and its counts per format;\n" +
-		"units present in one run only. Exit 0 equal, 1 different, 2 error.",
+		"units present in one run only. Exit 0 equal, 1 different, 2 error.\n" +
+		"Runs of several files (one per rank): merge each run first\n" +
+		"(trace_reader merge -o A.ctrace run1/rank*.ctrace), then diff the merged files.",
 		[]*option{optCycles, optUnit, optContext, optOutput, optMemory, optHelp}, false},
 	{"stats", "[options] <file.ctrace>...", "Per unit and format: counts and rates; spans: durations and occupancy;\n" +
 		"flows: cycles from each unit to the next.",
@@ -300,6 +302,10 @@ func parseOptions(c *config, cmd *command, rest []string) error {
 		return usagef("missing trace file")
 	}
 	if fileArity(cmd.name) == 2 && len(c.files) != 2 {
+		if len(c.files) > 2 { // rank*.ctrace of two runs: diff compares two timelines
+			return usagef("needs two files, not %d; to compare runs of several files, merge each run first "+
+				"(trace_reader merge -o A.ctrace run1/rank*.ctrace, the same for B), then diff A.ctrace B.ctrace", len(c.files))
+		}
 		return usagef("needs two files, not %d", len(c.files))
 	}
 	if c.follow && (c.json || c.output != "") {

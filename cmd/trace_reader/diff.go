@@ -532,13 +532,17 @@ func diffRuns(c *config, w io.Writer) (bool, error) {
 	}
 	if c.hasUnit {
 		n := 0
+		sc := unitScope{files: c.files}
 		for _, u := range d.units {
-			if u.selected && !strings.HasPrefix(u.name, "#") && u.name != "(no unit)" {
-				n++
+			if !strings.HasPrefix(u.name, "#") && u.name != "(no unit)" {
+				sc.names = append(sc.names, u.name)
+				if u.selected {
+					n++
+				}
 			}
 		}
 		if n == 0 {
-			return false, noUnitError(c, c.files[0]+", "+c.files[1])
+			return false, noUnitError(c, sc)
 		}
 	}
 	d.mapFormats()

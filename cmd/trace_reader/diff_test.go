@@ -221,7 +221,7 @@ func TestDiffFiltersAndErrors(t *testing.T) {
 	require.Contains(t, errOut, "missing.ctrace")
 	code, _, errOut = diffTool(t, a, b, "--unit", "nosuch")
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut, `no unit name contains "nosuch"`)
+	require.Contains(t, errOut, `no unit name in any of the 2 files contains "nosuch"; the units are core0.fetch,`)
 	code, _, _ = runTool("diff", a)
 	require.Equal(t, 2, code)
 }

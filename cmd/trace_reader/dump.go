@@ -16,7 +16,7 @@ func dump(c *config, w io.Writer, stderr io.Writer) error {
 		return err
 	}
 	defer r.Close()
-	q, err := query(c, r)
+	q, err := query(c, r, nil)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,9 @@ func dump(c *config, w io.Writer, stderr io.Writer) error {
 // query is the command line's filter. A --unit that no unit name contains
 // is an error (status 1, as grep's "no match"): an empty result would be
 // indistinguishable from a misspelled name.
-func query(c *config, r *mmapio.Reader) (mmapio.Query, error) {
+//
+// r is c's file, or c's files merged (labels: theirs, as openInput's).
+func query(c *config, r *mmapio.Reader, labels []string) (mmapio.Query, error) {
 	var q mmapio.Query
 	if c.hasCycles {
 		q = q.WithCycles(c.start, c.end)
@@ -45,7 +47,7 @@ func query(c *config, r *mmapio.Reader) (mmapio.Query, error) {
 	if c.hasUnit {
 		ids := unitIDs(c, r)
 		if len(ids) == 0 {
-			return q, noUnitError(c, c.file)
+			return q, noUnitError(c, unitScope{files: c.files, labels: labels, names: readerNames(r)})
 		}
 		q = q.WithUnits(ids...)
 	}

@@ -33,7 +33,7 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 	// The exporter reads arguments of uncompressed blocks straight from the
 	// mapping: a file that shrinks meanwhile is an error, not SIGBUS.
 	defer r.CatchFault(&err, mmapio.PanicOnFault())
-	q, err := query(c, r)
+	q, err := query(c, r, labels)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func placeParts(c *config, target, tmpDir string, parts []string) ([]string, err
 
 // statsTrace runs `stats [--cycles A-B] [--unit NAME] [--json] FILE`.
 func statsTrace(c *config, w, stderr io.Writer) (err error) {
-	r, _, err := openInput(c, "")
+	r, labels, err := openInput(c, "")
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func statsTrace(c *config, w, stderr io.Writer) (err error) {
 	defer r.CatchFault(&err, mmapio.PanicOnFault())
 	first, last := cycleRange(r)
 	p := progressFor(c, stderr, first, last)
-	q, err := query(c, r)
+	q, err := query(c, r, labels)
 	if err != nil {
 		return err
 	}

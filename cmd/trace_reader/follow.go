@@ -326,18 +326,24 @@ func (fl *follower) noUnit(c *config) error {
 	if !c.hasUnit || !fl.done {
 		return nil
 	}
+	sc := unitScope{files: c.files}
 	if len(fl.schema) > 0 {
 		s, _, err := schema.DecodeSchema(fl.schema, int64(fl.schOff))
 		if err != nil {
 			return fmt.Errorf("%s: %w", fl.path, err)
 		}
+		seen := map[uint16]bool{}
 		for _, u := range s.Units {
 			if c.unitMatches(u.Name) {
 				return nil
 			}
+			if !seen[u.ID] && u.Name != "" {
+				sc.names = append(sc.names, u.Name)
+			}
+			seen[u.ID] = true
 		}
 	}
-	return noUnitError(c, c.file)
+	return noUnitError(c, sc)
 }
 
 // run calls f with each batch of new blocks until the file is complete.

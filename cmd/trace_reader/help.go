@@ -28,7 +28,7 @@ Commands:
              stats --follow FILE: per-unit rates while the file is written
   merge      Write one trace holding every event of several: merge -o OUT FILE...
   diff       Compare two runs event by event per unit: diff A B (exit 0 equal,
-             1 different, 2 error)
+             1 different, 2 error); runs of several files: merge each first
   sql        SQL (DuckDB) on one or more traces, no import step:
              sql FILE... -c QUERY (--csv, --json; a prompt without -c);
              export --format parquet -o DIR FILE... writes Parquet (help sql)
@@ -40,8 +40,8 @@ timeline, merged by cycle (ties in file order), units named <label>/<unit>
 
 Options (info, dump, filter, convert; most of them also the other commands,
 help CMD says which):
-  --cycles START-END  Only events with START <= cycle <= END (START- or START:
-                      from there on; decimal or 0x hex)
+  --cycles START-END  Only events with START <= cycle <= END; START- or a bare
+                      START means from START on (decimal or 0x hex)
   --unit NAME         Only events of units whose name contains NAME; with * ? [
                       a pattern on the whole name (path.Match, as CHRONON_TRACE's
                       units=); repeated: units any of them selects

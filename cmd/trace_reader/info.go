@@ -115,10 +115,14 @@ func info(c *config, out io.Writer) error {
 		fmt.Fprintf(w, "\nMetadata:\n")
 		for _, kv := range md {
 			v := kv.Value
-			if kv.Key == "chronon.select" {
+			label, isSel := selectionLabel(kv.Key)
+			if isSel {
 				v = openEnded(v)
 			}
 			fmt.Fprintf(w, "  %s: %s\n", esc(kv.Key), esc(v))
+			if isSel {
+				selectionKept(w, kv.Value, label, readerNames(r))
+			}
 		}
 	}
 	if c.verbose {

@@ -344,7 +344,7 @@ func TestFilters(t *testing.T) {
 		code, out, errOut := runTool(args...)
 		require.Equal(t, 1, code, cmd)
 		require.Empty(t, out)
-		require.Equal(t, "trace_reader: "+ref("mixed-small.ctrace")+": no unit name contains \"no-such-unit\"\n", errOut)
+		require.Equal(t, "trace_reader: "+ref("mixed-small.ctrace")+": no unit name contains \"no-such-unit\"; the units are core0.fetch, core0.decode, core0.rename, core0.rob\n", errOut)
 		require.NoFileExists(t, outPath)
 	}
 }

@@ -41,7 +41,7 @@ func multiQueries(c *config, m *mmapio.Multi) ([]mmapio.Query, error) {
 	}
 	ids, n := multiUnitIDs(c, m)
 	if n == 0 {
-		return nil, noUnitError(c, c.file)
+		return nil, noUnitError(c, unitScope{files: c.files, labels: mmapio.Labels(m.Readers()), names: multiNames(m)})
 	}
 	return m.Queries(q, ids), nil
 }

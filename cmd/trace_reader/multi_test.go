@@ -135,7 +135,7 @@ func TestSeveralFilesAreOneTimeline(t *testing.T) {
 	}
 	code, _, errOut = runTool(append([]string{"filter", "--unit", "nosuch"}, paths...)...)
 	require.Equal(t, 1, code)
-	require.Contains(t, errOut, `no unit name contains "nosuch"`)
+	require.Contains(t, errOut, `no unit name in any of the 4 files contains "nosuch"; units are named LABEL/UNIT, the labels: a (`)
 
 	// A bad file among them: status 1, naming it.
 	bad := filepath.Join(t.TempDir(), "bad.ctrace")

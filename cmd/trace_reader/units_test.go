@@ -60,7 +60,7 @@ func TestUnitPatternsReproduceSelection(t *testing.T) {
 	// plain value a substring; several files: the labelled name.
 	code, _, stderr = runTool("dump", full, "--unit", "core9", "--unit", "core?")
 	require.Equal(t, 1, code)
-	require.Equal(t, "trace_reader: "+full+`: no unit name contains "core9" or matches "core?"`+"\n", stderr)
+	require.Equal(t, "trace_reader: "+full+`: no unit name contains "core9" or matches "core?"; the units are core0.fetch, core0.l2, core1.fetch, core1.l2, ... (6 units; `+"`trace_reader info -v` lists them)\n", stderr)
 	code, got, _ = runTool("dump", full, sel, "--unit", "sel/core[01].l2", "--cycles", "150")
 	require.Equal(t, 0, code)
 	require.Equal(t, 2*51, strings.Count(got, "\n"))
