@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/chronon-sim/chronon-go/internal/cyclenum"
+	"github.com/chronon-sim/chronon-go/internal/unitsel"
 )
 
 // SelectEnv is the environment variable Create reads for a record-time
@@ -69,7 +69,7 @@ func parseSelect(s string) (selection, error) {
 		switch key {
 		case "units":
 			for _, p := range list {
-				if _, err := path.Match(p, ""); err != nil {
+				if err := unitsel.Check(p); err != nil {
 					return sel, fmt.Errorf("units: bad pattern %q: %v", p, err)
 				}
 			}
@@ -173,17 +173,8 @@ func (s *selection) resolve() error {
 // it asked for: 0 when its name matches no unit pattern, else the asked
 // mask narrowed to the selected categories.
 func (s *selection) unitMask(name string, asked uint64) uint64 {
-	if s.units != nil {
-		hit := false
-		for _, p := range s.units {
-			if ok, _ := path.Match(p, name); ok {
-				hit = true
-				break
-			}
-		}
-		if !hit {
-			return 0
-		}
+	if s.units != nil && !unitsel.Any(s.units, name) { // trace_reader's --unit and info match the same way
+		return 0
 	}
 	if s.catNames != nil {
 		asked &= s.catMask
