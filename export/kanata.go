@@ -185,7 +185,8 @@ type kanataExport struct {
 // labels and runOf are r's runs (exportRuns).
 func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labels []string, runOf []uint16, res *Result) error {
 	fmts := kanataFormats(r)
-	le, err := scanLastEvents(r, q, fmts, labels, runOf)
+	units := kUnits{r, cacheUnits(r)}
+	le, err := scanLastEvents(r, q, fmts, units, labels, runOf)
 	if err != nil {
 		return err
 	}
@@ -199,10 +200,9 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labe
 		return err
 	}
 	res.Files = []string{path}
-	x := &kanataExport{r: r, fmts: fmts, kw: kw, le: le, res: res}
+	x := &kanataExport{r: r, fmts: fmts, kw: kw, le: le, res: res, units: units.names}
 	x.runs = make([]*kRun, runs.Count(labels))
 	x.runs[0] = &kRun{insts: map[uint64]*kInst{}}
-	x.cacheUnits()
 	// The schema lists every format registered, used or not: the events
 	// tell whether the table of retired instructions is needed.
 	x.deps = le.deps
@@ -221,7 +221,7 @@ func (x *kanataExport) run(q mmapio.Query, le *lastEvents, runOf []uint16, progr
 		x.res.Events += b.events
 		for i := range b.recs {
 			rec := &b.recs[i]
-			if err := x.event(rec, b.text[rec.text[0]:rec.text[2]], int(rec.text[1]-rec.text[0])); err != nil {
+			if err := x.event(rec, rec.text, int(rec.msg)); err != nil {
 				fd.halt()
 				return err
 			}
@@ -590,19 +590,18 @@ func (x *kanataExport) unitStage(id uint16) string {
 	return x.stages[id]
 }
 
-func (x *kanataExport) cacheUnits() {
-	if x.units != nil {
-		return
-	}
-	x.units = make([]string, 0, 16)
-	for _, u := range x.r.Units() {
-		for int(u.ID) >= len(x.units) {
-			x.units = append(x.units, "")
+// cacheUnits returns r's escaped unit names by id.
+func cacheUnits(r *mmapio.Reader) []string {
+	units := make([]string, 0, 16)
+	for _, u := range r.Units() {
+		for int(u.ID) >= len(units) {
+			units = append(units, "")
 		}
-		if x.units[u.ID] == "" {
-			x.units[u.ID] = mmapio.EscapeText(u.Name)
+		if units[u.ID] == "" {
+			units[u.ID] = mmapio.EscapeText(u.Name)
 		}
 	}
+	return units
 }
 
 func satAdd(a, b uint64) uint64 {

@@ -1,12 +1,8 @@
 package export
 
 import (
-	"strconv"
-
-	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/mmapio"
-	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // The Kanata export runs on two goroutines: a feeder reads the events
@@ -25,10 +21,11 @@ type kRec struct {
 	dur      uint64 // a complete span's duration
 	producer uint64 // the dependency argument (0: none)
 	f        *kFmt
-	// The event's text in kBatch.text: [text[0]:text[2]] is its detail,
-	// "cycle unit: message" (a type 1 label's part), [text[1]:text[2]] its
-	// message (a type 0 label). A batch's text stays far below 4 GiB.
-	text   [3]uint32
+	// text is the event's detail, "cycle unit: message" (a type 1 label's
+	// part), text[msg:] its message (a type 0 label): in its batch's text,
+	// or in a kept block's records (kPrep).
+	text   []byte
+	msg    uint32
 	unit   uint16
 	run    uint16 // its run in a merged trace (0: the only one)
 	hasDep bool   // the dependency argument is present
@@ -67,8 +64,9 @@ func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits, le 
 	// The iteration is started here, not on the feeder: it owns the
 	// blocks the pre-pass kept from now on, whatever the feeder does.
 	it := r.IterDecoded(q, le.kept)
-	le.kept = nil
-	go fd.run(it, fmts, units, runOf, progress)
+	preps := le.preps
+	le.kept, le.preps = nil, nil
+	go fd.run(it, fmts, &kRecMaker{units: units, runOf: runOf}, preps, progress)
 	return fd
 }
 
@@ -80,12 +78,9 @@ func (fd *kFeed) halt() {
 	}
 }
 
-func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, units kUnits, runOf []uint16, progress cyclewin.Reporter) {
+func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, m *kRecMaker, preps []*kPrep, progress cyclewin.Reporter) {
 	defer close(fd.batches)
-	var view argview.View
 	var events, last uint64 // events read, last cycle
-	var cyc uint64          // the cycle cycText spells
-	var cycText []byte
 	var b *kBatch
 	take := func() bool {
 		select {
@@ -116,38 +111,25 @@ func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, units kUnits, runOf []ui
 			progress.Report(ev.Cycle)
 		}
 		last = ev.Cycle
-		if int(ev.FormatID) >= len(fmts) || fmts[ev.FormatID] == nil || fmts[ev.FormatID].flow < 0 {
-			continue
+		if rec, ok := prepOf(preps, &ev, it.Index()); ok {
+			// A kept block's event: its record is made already (nil: no
+			// flow).
+			if rec == nil {
+				continue
+			}
+			b.recs = append(b.recs, *rec)
+		} else {
+			if int(ev.FormatID) >= len(fmts) || fmts[ev.FormatID] == nil || fmts[ev.FormatID].flow < 0 {
+				continue
+			}
+			f := fmts[ev.FormatID]
+			flow := flowEventID(f, &ev, &m.view)
+			if flow == 0 {
+				continue
+			}
+			b.recs = append(b.recs, kRec{})
+			b.text = m.make(&b.recs[len(b.recs)-1], &ev, f, flow, b.text)
 		}
-		f := fmts[ev.FormatID]
-		flow := flowEventID(f, &ev, &view)
-		if flow == 0 {
-			continue
-		}
-		rec := kRec{cycle: ev.Cycle, flow: flow, f: f, unit: ev.UnitID}
-		if runOf != nil {
-			rec.run = runOf[ev.UnitID]
-		}
-		if f.kind == schema.KindSpanComplete {
-			rec.dur, _ = f.arg(f.dur, &ev, &view)
-		}
-		if f.dep >= 0 {
-			rec.producer, rec.hasDep = f.arg(f.dep, &ev, &view)
-		}
-		// The detail's prefix is formatted here rather than by the export's
-		// goroutine, which has more to do per event than this one.
-		rec.text[0] = uint32(len(b.text))
-		if ev.Cycle != cyc || len(cycText) == 0 { // many events share a cycle
-			cyc, cycText = ev.Cycle, strconv.AppendUint(cycText[:0], ev.Cycle, 10)
-		}
-		b.text = append(b.text, cycText...)
-		b.text = append(b.text, ' ')
-		b.text = append(b.text, units.name(ev.UnitID)...)
-		b.text = append(b.text, ':', ' ')
-		rec.text[1] = uint32(len(b.text))
-		b.text = ev.AppendMessage(b.text)
-		rec.text[2] = uint32(len(b.text))
-		b.recs = append(b.recs, rec)
 		if len(b.recs) == kBatchRecs {
 			if !send() || !take() {
 				return
@@ -156,4 +138,26 @@ func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, units kUnits, runOf []ui
 	}
 	b.end, b.err, b.lastCycle = true, it.Err(), last
 	send()
+}
+
+// prepOf finds the record a pre-pass goroutine made for event ev, index i
+// in its block: ok when the block's records were made, rec nil when the
+// event has no flow.
+func prepOf(preps []*kPrep, ev *mmapio.Event, i int) (rec *kRec, ok bool) {
+	if i < 0 || int(ev.Block) >= len(preps) || ev.Block < 0 {
+		return nil, false
+	}
+	p := preps[ev.Block]
+	if p == nil || i >= len(p.at) {
+		return nil, false
+	}
+	j := p.at[i]
+	if j < 0 {
+		return nil, true
+	}
+	rec = &p.recs[j]
+	if rec.cycle != ev.Cycle { // not the event the records were made for
+		return nil, false
+	}
+	return rec, true
 }

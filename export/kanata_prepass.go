@@ -31,6 +31,13 @@ type lastEvents struct {
 	spans     uint64        // span events, with a flow or not
 	deps      bool          // some flow event has a dependency argument
 	kept      []*mmapio.DecodedBlock
+	preps     []*kPrep // by block index: the records of the kept blocks' flow events
+}
+
+// kPrepOf is a kept block's records with the block's index.
+type kPrepOf struct {
+	block int32
+	p     *kPrep
 }
 
 // The pre-pass keeps the blocks it decoded, up to a quarter of the
@@ -54,7 +61,7 @@ func (le *lastEvents) release() {
 	for _, d := range le.kept {
 		d.Release()
 	}
-	le.kept = nil
+	le.kept, le.preps = nil, nil
 }
 
 // flowEventID returns the flow id of an event of format f, or 0 when the
@@ -84,7 +91,7 @@ func (le *lastEvents) skip(run uint16, flow uint64) {
 // exportRuns gives them). A block that does not decode fails the export
 // with the error an iteration of q reports (the first bad block in cycle
 // order, with what it names), as the export's own iteration would.
-func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []string, runOf []uint16) (*lastEvents, error) {
+func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits, labels []string, runOf []uint16) (*lastEvents, error) {
 	plan, err := r.BlockPlan(q)
 	if err != nil {
 		return nil, err
@@ -93,11 +100,13 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []str
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(plan), 16))
 	counters := make([]*flowCounter, workers)
 	var failed atomic.Bool
-	var kept atomic.Int64 // bytes of the blocks kept
+	var kept atomic.Int64 // bytes of the blocks kept, their records included
+	var full atomic.Bool  // a block did not fit: keep no more
 	keep := r.MemoryBudget() / kKeepShare
 	var wg sync.WaitGroup
 	for w := range counters {
 		c := newFlowCounter(nruns)
+		c.maker = kRecMaker{units: units, runOf: runOf}
 		counters[w] = c
 		part := plan[w*len(plan)/workers : (w+1)*len(plan)/workers]
 		wg.Add(1)
@@ -112,11 +121,21 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []str
 					failed.Store(true)
 					return
 				}
-				c.block(d, fmts, runOf)
-				if n := int64(d.Bytes()); kept.Add(n) <= keep {
+				if full.Load() { // count only
+					c.block(d, fmts, runOf, nil)
+					d.Release()
+					continue
+				}
+				ids := c.ids(d.Len())
+				c.block(d, fmts, runOf, ids)
+				p := &kPrep{}
+				c.maker.prepare(p, d, fmts, ids)
+				if n := int64(d.Bytes() + p.bytes()); kept.Add(n) <= keep {
 					c.kept = append(c.kept, d)
+					c.preps = append(c.preps, kPrepOf{bi, p})
 				} else {
 					kept.Add(-n)
+					full.Store(true) // the next blocks would not fit either, mostly
 					d.Release()
 				}
 			}
@@ -127,6 +146,12 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []str
 	le := &lastEvents{counts: counters[0].counts}
 	for _, c := range counters {
 		le.kept = append(le.kept, c.kept...)
+		for _, p := range c.preps {
+			for int(p.block) >= len(le.preps) {
+				le.preps = append(le.preps, nil)
+			}
+			le.preps[p.block] = p.p
+		}
 	}
 	if failed.Load() {
 		le.release()
@@ -172,6 +197,19 @@ type flowCounter struct {
 	events, n, flowSpans, spans uint64
 	deps                        bool
 	kept                        []*mmapio.DecodedBlock
+	preps                       []kPrepOf
+	maker                       kRecMaker
+	idBuf                       []uint64
+}
+
+// ids is a scratch slice of n zeros for block's flow ids.
+func (c *flowCounter) ids(n int) []uint64 {
+	if cap(c.idBuf) < n {
+		c.idBuf = make([]uint64, n)
+	}
+	c.idBuf = c.idBuf[:n]
+	clear(c.idBuf)
+	return c.idBuf
 }
 
 type kCount struct {
@@ -189,8 +227,9 @@ func newFlowCounter(nruns int) *flowCounter {
 	return c
 }
 
-// block counts the flow events of a block.
-func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16) {
+// block counts the flow events of a block; ids, unless nil, gets the flow
+// id of each (0: none).
+func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16, ids []uint64) {
 	n := d.Len()
 	c.events += uint64(n)
 	for i := 0; i < n; i++ {
@@ -210,6 +249,9 @@ func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16
 			continue
 		}
 		c.n++
+		if ids != nil {
+			ids[i] = id
+		}
 		if f.isSpan() {
 			c.flowSpans++
 		}

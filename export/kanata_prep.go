@@ -1,0 +1,101 @@
+package export
+
+import (
+	"strconv"
+	"unsafe"
+
+	"github.com/chronon-sim/chronon-go/internal/argview"
+	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// kPrep is a kept block's flow events made into records, text included, by
+// the pre-pass goroutine that decoded the block: formatting the text was
+// the feeder's largest cost, and the feeder bounds the export's main pass,
+// while the pre-pass runs on every core. The feeder finds an event's record
+// by its block and its index in the block (mmapio.Iterator.Index) and
+// copies it.
+type kPrep struct {
+	at   []int32 // by event index in the block: its record in recs, -1 none (no flow)
+	recs []kRec
+	text []byte // the records' text
+}
+
+// bytes is about the memory p holds, counted with its block in the
+// pre-pass's share of the budget.
+func (p *kPrep) bytes() int {
+	return 4*cap(p.at) + int(unsafe.Sizeof(kRec{}))*cap(p.recs) + cap(p.text)
+}
+
+// kRecMaker makes the records of flow events: the feeder's for the events
+// of blocks not kept, a pre-pass goroutine's for those it keeps.
+type kRecMaker struct {
+	units   kUnits
+	runOf   []uint16
+	view    argview.View
+	cyc     uint64 // the cycle cycText spells
+	cycText []byte
+}
+
+// make fills rec for event ev of format f with flow id flow, appending its
+// text ("cycle unit: message") to text.
+func (m *kRecMaker) make(rec *kRec, ev *mmapio.Event, f *kFmt, flow uint64, text []byte) []byte {
+	*rec = kRec{cycle: ev.Cycle, flow: flow, f: f, unit: ev.UnitID}
+	if m.runOf != nil {
+		rec.run = m.runOf[ev.UnitID]
+	}
+	if f.kind == schema.KindSpanComplete {
+		rec.dur, _ = f.arg(f.dur, ev, &m.view)
+	}
+	if f.dep >= 0 {
+		rec.producer, rec.hasDep = f.arg(f.dep, ev, &m.view)
+	}
+	start := len(text)
+	if ev.Cycle != m.cyc || len(m.cycText) == 0 { // many events share a cycle
+		m.cyc, m.cycText = ev.Cycle, strconv.AppendUint(m.cycText[:0], ev.Cycle, 10)
+	}
+	text = append(text, m.cycText...)
+	text = append(text, ' ')
+	text = append(text, m.units.name(ev.UnitID)...)
+	text = append(text, ':', ' ')
+	rec.msg = uint32(len(text) - start)
+	text = ev.AppendMessage(text)
+	rec.text = text[start:len(text):len(text)]
+	return text
+}
+
+// prepare makes p the records of d's flow events, which the pre-pass's
+// counting found (ids: the flow id of each event, 0 none).
+func (m *kRecMaker) prepare(p *kPrep, d *mmapio.DecodedBlock, fmts []*kFmt, ids []uint64) {
+	n := d.Len()
+	p.at = make([]int32, n)
+	flows := 0
+	for _, id := range ids {
+		if id != 0 {
+			flows++
+		}
+	}
+	p.recs = make([]kRec, flows)
+	p.text = make([]byte, 0, 64*flows)
+	j := 0
+	for i := 0; i < n; i++ {
+		if ids[i] == 0 {
+			p.at[i] = -1
+			continue
+		}
+		ev := d.Event(i)
+		p.at[i] = int32(j)
+		p.text = m.make(&p.recs[j], &ev, fmts[ev.FormatID], ids[i], p.text)
+		j++
+	}
+	// The text grew by copying: the records made before point into older
+	// copies, each whole but kept alive apart. Point them at the last one;
+	// the records' text is contiguous, in order.
+	off := 0
+	for k := range p.recs {
+		r := &p.recs[k]
+		l := len(r.text)
+		r.text = p.text[off : off+l : off+l]
+		off += l
+	}
+}
