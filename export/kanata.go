@@ -207,6 +207,7 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labe
 	// tell whether the table of retired instructions is needed.
 	x.deps = le.deps
 	err = x.run(q, le, runOf, cyclewin.NewReporter(r, q, o.progress))
+	le.release() // the feeder is done: no batch refers to the records kept
 	if cerr := kw.close(); err == nil {
 		err = cerr
 	}
@@ -221,7 +222,11 @@ func (x *kanataExport) run(q mmapio.Query, le *lastEvents, runOf []uint16, progr
 		x.res.Events += b.events
 		for i := range b.recs {
 			rec := &b.recs[i]
-			if err := x.event(rec, rec.text, int(rec.msg)); err != nil {
+			text := b.text
+			if rec.blk >= 0 {
+				text = x.le.preps[rec.blk].text
+			}
+			if err := x.event(rec, text[rec.off:rec.end], int(rec.msg)); err != nil {
 				fd.halt()
 				return err
 			}
@@ -243,7 +248,7 @@ func (x *kanataExport) run(q mmapio.Query, le *lastEvents, runOf []uint16, progr
 // its flow has later events (more) is counted down from the pre-pass's
 // count of the flow's events (lastEvents).
 func (x *kanataExport) event(rec *kRec, text []byte, msg int) error {
-	c, f, flow := rec.cycle, rec.f, rec.flow
+	c, f, flow := rec.cycle, x.fmts[rec.fid], rec.flow
 	if err := x.flushEnds(c); err != nil {
 		return err
 	}

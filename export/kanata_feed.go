@@ -14,21 +14,24 @@ import (
 // of the work per event) are not, and go on while the previous batch is
 // turned into commands.
 
-// kRec is one event of an instruction, as the feeder read it.
+// kRec is one event of an instruction, as the feeder read it. It holds no
+// pointer, so that the slices of them are not scanned by the collector nor
+// written with its barriers.
 type kRec struct {
 	cycle    uint64
 	flow     uint64
 	dur      uint64 // a complete span's duration
 	producer uint64 // the dependency argument (0: none)
-	f        *kFmt
-	// text is the event's detail, "cycle unit: message" (a type 1 label's
-	// part), text[msg:] its message (a type 0 label): in its batch's text,
-	// or in a kept block's records (kPrep).
-	text   []byte
-	msg    uint32
-	unit   uint16
-	run    uint16 // its run in a merged trace (0: the only one)
-	hasDep bool   // the dependency argument is present
+	fid      uint32 // its format, an index into the export's fmts
+	// [off:end] is the event's detail, "cycle unit: message" (a type 1
+	// label's part), [off+msg:end] its message (a type 0 label): in the
+	// text of its batch (blk -1), or of the records of kept block blk
+	// (kPrep). Either stays far below 4 GiB.
+	off, end, msg uint32
+	blk           int32
+	unit          uint16
+	run           uint16 // its run in a merged trace (0: the only one)
+	hasDep        bool   // the dependency argument is present
 }
 
 // kBatch is a batch of records and their text; the last one of an
@@ -64,9 +67,8 @@ func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits, le 
 	// The iteration is started here, not on the feeder: it owns the
 	// blocks the pre-pass kept from now on, whatever the feeder does.
 	it := r.IterDecoded(q, le.kept)
-	preps := le.preps
-	le.kept, le.preps = nil, nil
-	go fd.run(it, fmts, &kRecMaker{units: units, runOf: runOf}, preps, progress)
+	le.kept = nil
+	go fd.run(it, fmts, &kRecMaker{units: units, runOf: runOf}, le.preps, progress)
 	return fd
 }
 
@@ -128,7 +130,7 @@ func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, m *kRecMaker, preps []*k
 				continue
 			}
 			b.recs = append(b.recs, kRec{})
-			b.text = m.make(&b.recs[len(b.recs)-1], &ev, f, flow, b.text)
+			b.text = m.make(&b.recs[len(b.recs)-1], &ev, f, flow, -1, b.text)
 		}
 		if len(b.recs) == kBatchRecs {
 			if !send() || !take() {

@@ -1,7 +1,9 @@
 package export
 
 import (
+	"slices"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
@@ -38,9 +40,9 @@ type kRecMaker struct {
 }
 
 // make fills rec for event ev of format f with flow id flow, appending its
-// text ("cycle unit: message") to text.
-func (m *kRecMaker) make(rec *kRec, ev *mmapio.Event, f *kFmt, flow uint64, text []byte) []byte {
-	*rec = kRec{cycle: ev.Cycle, flow: flow, f: f, unit: ev.UnitID}
+// text ("cycle unit: message") to text, which is blk's (kRec).
+func (m *kRecMaker) make(rec *kRec, ev *mmapio.Event, f *kFmt, flow uint64, blk int32, text []byte) []byte {
+	*rec = kRec{cycle: ev.Cycle, flow: flow, fid: ev.FormatID, blk: blk, unit: ev.UnitID}
 	if m.runOf != nil {
 		rec.run = m.runOf[ev.UnitID]
 	}
@@ -50,7 +52,7 @@ func (m *kRecMaker) make(rec *kRec, ev *mmapio.Event, f *kFmt, flow uint64, text
 	if f.dep >= 0 {
 		rec.producer, rec.hasDep = f.arg(f.dep, ev, &m.view)
 	}
-	start := len(text)
+	rec.off = uint32(len(text))
 	if ev.Cycle != m.cyc || len(m.cycText) == 0 { // many events share a cycle
 		m.cyc, m.cycText = ev.Cycle, strconv.AppendUint(m.cycText[:0], ev.Cycle, 10)
 	}
@@ -58,25 +60,25 @@ func (m *kRecMaker) make(rec *kRec, ev *mmapio.Event, f *kFmt, flow uint64, text
 	text = append(text, ' ')
 	text = append(text, m.units.name(ev.UnitID)...)
 	text = append(text, ':', ' ')
-	rec.msg = uint32(len(text) - start)
+	rec.msg = uint32(len(text)) - rec.off
 	text = ev.AppendMessage(text)
-	rec.text = text[start:len(text):len(text)]
+	rec.end = uint32(len(text))
 	return text
 }
 
-// prepare makes p the records of d's flow events, which the pre-pass's
-// counting found (ids: the flow id of each event, 0 none).
-func (m *kRecMaker) prepare(p *kPrep, d *mmapio.DecodedBlock, fmts []*kFmt, ids []uint64) {
+// prepare makes p the records of d, block blk, whose flow events the
+// pre-pass's counting found (ids: the flow id of each event, 0 none).
+func (m *kRecMaker) prepare(p *kPrep, d *mmapio.DecodedBlock, blk int32, fmts []*kFmt, ids []uint64) {
 	n := d.Len()
-	p.at = make([]int32, n)
+	p.at = slices.Grow(p.at[:0], n)[:n]
 	flows := 0
 	for _, id := range ids {
 		if id != 0 {
 			flows++
 		}
 	}
-	p.recs = make([]kRec, flows)
-	p.text = make([]byte, 0, 64*flows)
+	p.recs = slices.Grow(p.recs[:0], flows)[:flows]
+	p.text = slices.Grow(p.text[:0], 64*flows)
 	j := 0
 	for i := 0; i < n; i++ {
 		if ids[i] == 0 {
@@ -85,17 +87,21 @@ func (m *kRecMaker) prepare(p *kPrep, d *mmapio.DecodedBlock, fmts []*kFmt, ids 
 		}
 		ev := d.Event(i)
 		p.at[i] = int32(j)
-		p.text = m.make(&p.recs[j], &ev, fmts[ev.FormatID], ids[i], p.text)
+		p.text = m.make(&p.recs[j], &ev, fmts[ev.FormatID], ids[i], blk, p.text)
 		j++
 	}
-	// The text grew by copying: the records made before point into older
-	// copies, each whole but kept alive apart. Point them at the last one;
-	// the records' text is contiguous, in order.
-	off := 0
-	for k := range p.recs {
-		r := &p.recs[k]
-		l := len(r.text)
-		r.text = p.text[off : off+l : off+l]
-		off += l
+}
+
+// kPreps recycles the records of kept blocks across exports: made anew,
+// they cost about as much as filling them.
+var kPreps = sync.Pool{New: func() any { return new(kPrep) }}
+
+// releasePreps gives back the records of kept blocks once no batch refers
+// to them.
+func releasePreps(preps []*kPrep) {
+	for _, p := range preps {
+		if p != nil {
+			kPreps.Put(p)
+		}
 	}
 }

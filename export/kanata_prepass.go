@@ -61,7 +61,9 @@ func (le *lastEvents) release() {
 	for _, d := range le.kept {
 		d.Release()
 	}
-	le.kept, le.preps = nil, nil
+	le.kept = nil
+	releasePreps(le.preps)
+	le.preps = nil
 }
 
 // flowEventID returns the flow id of an event of format f, or 0 when the
@@ -128,14 +130,15 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits
 				}
 				ids := c.ids(d.Len())
 				c.block(d, fmts, runOf, ids)
-				p := &kPrep{}
-				c.maker.prepare(p, d, fmts, ids)
+				p := kPreps.Get().(*kPrep)
+				c.maker.prepare(p, d, bi, fmts, ids)
 				if n := int64(d.Bytes() + p.bytes()); kept.Add(n) <= keep {
 					c.kept = append(c.kept, d)
 					c.preps = append(c.preps, kPrepOf{bi, p})
 				} else {
 					kept.Add(-n)
 					full.Store(true) // the next blocks would not fit either, mostly
+					kPreps.Put(p)
 					d.Release()
 				}
 			}
