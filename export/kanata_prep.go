@@ -1,7 +1,6 @@
 package export
 
 import (
-	"slices"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -64,32 +63,6 @@ func (m *kRecMaker) make(rec *kRec, ev *mmapio.Event, f *kFmt, flow uint64, blk 
 	text = ev.AppendMessage(text)
 	rec.end = uint32(len(text))
 	return text
-}
-
-// prepare makes p the records of d, block blk, whose flow events the
-// pre-pass's counting found (ids: the flow id of each event, 0 none).
-func (m *kRecMaker) prepare(p *kPrep, d *mmapio.DecodedBlock, blk int32, fmts []*kFmt, ids []uint64) {
-	n := d.Len()
-	p.at = slices.Grow(p.at[:0], n)[:n]
-	flows := 0
-	for _, id := range ids {
-		if id != 0 {
-			flows++
-		}
-	}
-	p.recs = slices.Grow(p.recs[:0], flows)[:flows]
-	p.text = slices.Grow(p.text[:0], 64*flows)
-	j := 0
-	for i := 0; i < n; i++ {
-		if ids[i] == 0 {
-			p.at[i] = -1
-			continue
-		}
-		ev := d.Event(i)
-		p.at[i] = int32(j)
-		p.text = m.make(&p.recs[j], &ev, fmts[ev.FormatID], ids[i], blk, p.text)
-		j++
-	}
 }
 
 // kPreps recycles the records of kept blocks across exports: made anew,

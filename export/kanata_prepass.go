@@ -3,6 +3,7 @@ package export
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -124,14 +125,12 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits
 					return
 				}
 				if full.Load() { // count only
-					c.block(d, fmts, runOf, nil)
+					c.block(d, bi, fmts, runOf, nil)
 					d.Release()
 					continue
 				}
-				ids := c.ids(d.Len())
-				c.block(d, fmts, runOf, ids)
 				p := kPreps.Get().(*kPrep)
-				c.maker.prepare(p, d, bi, fmts, ids)
+				c.block(d, bi, fmts, runOf, p)
 				if n := int64(d.Bytes() + p.bytes()); kept.Add(n) <= keep {
 					c.kept = append(c.kept, d)
 					c.preps = append(c.preps, kPrepOf{bi, p})
@@ -202,17 +201,6 @@ type flowCounter struct {
 	kept                        []*mmapio.DecodedBlock
 	preps                       []kPrepOf
 	maker                       kRecMaker
-	idBuf                       []uint64
-}
-
-// ids is a scratch slice of n zeros for block's flow ids.
-func (c *flowCounter) ids(n int) []uint64 {
-	if cap(c.idBuf) < n {
-		c.idBuf = make([]uint64, n)
-	}
-	c.idBuf = c.idBuf[:n]
-	clear(c.idBuf)
-	return c.idBuf
 }
 
 type kCount struct {
@@ -230,12 +218,19 @@ func newFlowCounter(nruns int) *flowCounter {
 	return c
 }
 
-// block counts the flow events of a block; ids, unless nil, gets the flow
-// id of each (0: none).
-func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16, ids []uint64) {
+// block counts the flow events of block blk, d; unless p is nil it makes
+// them its records too (kPrep), in the same pass.
+func (c *flowCounter) block(d *mmapio.DecodedBlock, blk int32, fmts []*kFmt, runOf []uint16, p *kPrep) {
 	n := d.Len()
 	c.events += uint64(n)
+	if p != nil {
+		p.at = slices.Grow(p.at[:0], n)[:n]
+		p.recs, p.text = p.recs[:0], p.text[:0]
+	}
 	for i := 0; i < n; i++ {
+		if p != nil {
+			p.at[i] = -1
+		}
 		ev := d.Event(i)
 		if int(ev.FormatID) >= len(fmts) || fmts[ev.FormatID] == nil {
 			continue
@@ -252,8 +247,10 @@ func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16
 			continue
 		}
 		c.n++
-		if ids != nil {
-			ids[i] = id
+		if p != nil {
+			p.at[i] = int32(len(p.recs))
+			p.recs = append(p.recs, kRec{})
+			p.text = c.maker.make(&p.recs[len(p.recs)-1], &ev, f, id, blk, p.text)
 		}
 		if f.isSpan() {
 			c.flowSpans++
