@@ -143,22 +143,10 @@ func (h *kEndHeap) pop() kEnd {
 	return top
 }
 
-// kSlot caches an instruction in flight by flow id.
-type kSlot struct {
-	flow uint64
-	in   *kInst
-}
-
-// kRecent slots cache the instructions in flight: an instruction's events
-// come close together, so nearly every lookup hits a slot and skips the
-// map (a hash and a cache miss per event).
-const kRecent = 1024
-
 // kRun is the instructions of one run, by flow id.
 type kRun struct {
-	insts   map[uint64]*kInst
-	recent  [kRecent]kSlot // in front of insts: see inst
-	retired kRetired       // I ids of the last instructions retired, for W lines
+	insts   kInsts
+	retired kRetired // I ids of the last instructions retired, for W lines
 }
 
 type kanataExport struct {
@@ -202,7 +190,7 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labe
 	res.Files = []string{path}
 	x := &kanataExport{r: r, fmts: fmts, kw: kw, le: le, res: res, units: units.names}
 	x.runs = make([]*kRun, runs.Count(labels))
-	x.runs[0] = &kRun{insts: map[uint64]*kInst{}}
+	x.runs[0] = &kRun{}
 	// The schema lists every format registered, used or not: the events
 	// tell whether the table of retired instructions is needed.
 	x.deps = le.deps
@@ -480,11 +468,11 @@ func (x *kanataExport) finish(q mmapio.Query, lastCycle uint64) error {
 		if rn == nil {
 			continue
 		}
-		for _, in := range rn.insts {
+		rn.insts.each(func(in *kInst) {
 			if !in.done {
 				open = append(open, in)
 			}
-		}
+		})
 	}
 	slices.SortFunc(open, func(a, b *kInst) int { return int64cmp(a.id, b.id) })
 	if len(open) > 0 {
@@ -529,11 +517,10 @@ func (x *kanataExport) newInst(run uint16, flow uint64) *kInst {
 	x.nextID++
 	rn := x.runs[run]
 	if rn == nil {
-		rn = &kRun{insts: map[uint64]*kInst{}}
+		rn = &kRun{}
 		x.runs[run] = rn
 	}
-	rn.insts[flow] = in
-	rn.recent[flow%kRecent] = kSlot{flow, in}
+	rn.insts.put(in)
 	x.live++
 	x.res.Instructions++
 	return in
@@ -545,24 +532,12 @@ func (x *kanataExport) inst(run uint16, flow uint64) *kInst {
 	if rn == nil {
 		return nil
 	}
-	s := &rn.recent[flow%kRecent]
-	if s.in != nil && s.flow == flow {
-		return s.in
-	}
-	in := rn.insts[flow]
-	if in != nil {
-		*s = kSlot{flow, in}
-	}
-	return in
+	return rn.insts.get(flow)
 }
 
 // recycle drops an instruction from the table for reuse.
 func (x *kanataExport) recycle(in *kInst) {
-	rn := x.runs[in.run]
-	delete(rn.insts, in.flow)
-	if s := &rn.recent[in.flow%kRecent]; s.in == in {
-		*s = kSlot{}
-	}
+	x.runs[in.run].insts.del(in)
 	x.live--
 	x.free = append(x.free, in)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 )
 
 // kanataWriter writes the commands of a Kanata log (version 0004), one per
@@ -35,6 +36,18 @@ const (
 	kChunks = 3
 )
 
+// kChunkSet is a writer's chunks, recycled across exports (kChunkSets):
+// made anew they were half of what an export allocates.
+type kChunkSet [kChunks][]byte
+
+var kChunkSets = sync.Pool{New: func() any {
+	var cs kChunkSet
+	for i := range cs {
+		cs[i] = make([]byte, 0, kChunk+4096)
+	}
+	return &cs
+}}
+
 // kChunkErr travels back with a written chunk when its write failed.
 type kChunkErr struct {
 	b   []byte
@@ -50,10 +63,11 @@ func newKanataWriter(path string) (*kanataWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	kw := &kanataWriter{path: path, f: f, buf: make([]byte, 0, kChunk+4096),
+	cs := kChunkSets.Get().(*kChunkSet)
+	kw := &kanataWriter{path: path, f: f, buf: cs[0][:0],
 		todo: make(chan []byte, kChunks), free: make(chan kChunkErr, kChunks), done: make(chan error, 1)}
 	for i := 1; i < kChunks; i++ {
-		kw.free <- kChunkErr{b: make([]byte, 0, kChunk+4096)}
+		kw.free <- kChunkErr{b: cs[i][:0]}
 	}
 	go kw.drain()
 	kw.buf = append(kw.buf, "Kanata\t0004\n"...)
@@ -168,6 +182,7 @@ func (kw *kanataWriter) close() error {
 	}
 	close(kw.todo)
 	err := <-kw.done
+	kw.recycle()
 	if cerr := kw.f.Close(); err == nil {
 		err = cerr
 	}
@@ -175,4 +190,22 @@ func (kw *kanataWriter) close() error {
 		return fmt.Errorf("export: %s: %w", kw.path, err)
 	}
 	return nil
+}
+
+// recycle gives the chunks back for another export once the writing
+// goroutine is done with them: all but the one being filled are in free.
+func (kw *kanataWriter) recycle() {
+	var cs kChunkSet
+	n := 0
+	if kw.buf != nil {
+		cs[n], n = kw.buf[:0], n+1
+		kw.buf = nil
+	}
+	for n < kChunks && len(kw.free) > 0 {
+		c := <-kw.free
+		cs[n], n = c.b[:0], n+1
+	}
+	if n == kChunks && cap(cs[0]) >= kChunk {
+		kChunkSets.Put(&cs)
+	}
 }
