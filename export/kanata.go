@@ -2,7 +2,6 @@ package export
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/internal/runs"
@@ -332,7 +331,7 @@ func (x *kanataExport) depends(in *kInst, pflow uint64) error {
 		pid = p.idb()
 	} else if p == nil {
 		if id, ok := x.runs[in.run].retired.get(pflow); ok {
-			x.pidText = strconv.AppendUint(x.pidText[:0], id, 10)
+			x.pidText = appendDec(x.pidText[:0], id)
 			pid = x.pidText
 		}
 	}
@@ -513,7 +512,7 @@ func (x *kanataExport) newInst(run uint16, flow uint64) *kInst {
 		in = &kInst{}
 	}
 	in.id, in.flow, in.run = x.nextID, flow, run
-	in.idLen = uint8(len(strconv.AppendUint(in.idText[:0], in.id, 10)))
+	in.idLen = uint8(len(appendDec(in.idText[:0], in.id)))
 	x.nextID++
 	rn := x.runs[run]
 	if rn == nil {

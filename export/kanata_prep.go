@@ -1,7 +1,6 @@
 package export
 
 import (
-	"strconv"
 	"sync"
 	"unsafe"
 
@@ -31,11 +30,9 @@ func (p *kPrep) bytes() int {
 // kRecMaker makes the records of flow events: the feeder's for the events
 // of blocks not kept, a pre-pass goroutine's for those it keeps.
 type kRecMaker struct {
-	units   kUnits
-	runOf   []uint16
-	view    argview.View
-	cyc     uint64 // the cycle cycText spells
-	cycText []byte
+	units kUnits
+	runOf []uint16
+	view  argview.View
 }
 
 // make fills rec for event ev of format f with flow id flow, appending its
@@ -52,10 +49,7 @@ func (m *kRecMaker) make(rec *kRec, ev *mmapio.Event, f *kFmt, flow uint64, blk 
 		rec.producer, rec.hasDep = f.arg(f.dep, ev, &m.view)
 	}
 	rec.off = uint32(len(text))
-	if ev.Cycle != m.cyc || len(m.cycText) == 0 { // many events share a cycle
-		m.cyc, m.cycText = ev.Cycle, strconv.AppendUint(m.cycText[:0], ev.Cycle, 10)
-	}
-	text = append(text, m.cycText...)
+	text = appendDec(text, ev.Cycle)
 	text = append(text, ' ')
 	text = append(text, m.units.name(ev.UnitID)...)
 	text = append(text, ':', ' ')

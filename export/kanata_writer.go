@@ -3,7 +3,6 @@ package export
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"sync"
 )
 
@@ -98,11 +97,11 @@ func (kw *kanataWriter) step(c uint64) error {
 	switch {
 	case !kw.started:
 		kw.started, kw.cycle = true, c
-		kw.buf = append(strconv.AppendUint(append(kw.buf, "C=\t"...), c, 10), '\n')
+		kw.buf = append(appendDec(append(kw.buf, "C=\t"...), c), '\n')
 	case c > kw.cycle:
 		d := c - kw.cycle
 		kw.cycle = c
-		kw.buf = append(strconv.AppendUint(append(kw.buf, "C\t"...), d, 10), '\n')
+		kw.buf = append(appendDec(append(kw.buf, "C\t"...), d), '\n')
 	case c < kw.cycle:
 		return fmt.Errorf("export: kanata: cycle %d after %d", c, kw.cycle) // a bug, not bad input
 	default:
@@ -131,8 +130,8 @@ func (kw *kanataWriter) full() error {
 func (kw *kanataWriter) cmd(x byte, id []byte, a, b uint64) error {
 	l := append(kw.buf, x, '\t')
 	l = append(l, id...)
-	l = strconv.AppendUint(append(l, '\t'), a, 10)
-	l = strconv.AppendUint(append(l, '\t'), b, 10)
+	l = appendDec(append(l, '\t'), a)
+	l = appendDec(append(l, '\t'), b)
 	kw.buf = append(l, '\n')
 	return kw.full()
 }
