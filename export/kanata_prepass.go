@@ -105,17 +105,25 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits
 	var failed atomic.Bool
 	var kept atomic.Int64 // bytes of the blocks kept, their records included
 	var full atomic.Bool  // a block did not fit: keep no more
+	// The workers take the blocks in plan order, the next one free each,
+	// rather than a part each: on a busy host one worker can get much less
+	// time than the other, and a part would wait for it.
+	var next atomic.Int64
 	keep := r.MemoryBudget() / kKeepShare
 	var wg sync.WaitGroup
 	for w := range counters {
 		c := newFlowCounter(nruns)
 		c.maker = kRecMaker{units: units, runOf: runOf}
 		counters[w] = c
-		part := plan[w*len(plan)/workers : (w+1)*len(plan)/workers]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, bi := range part {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(plan) {
+					break
+				}
+				bi := plan[i]
 				if failed.Load() {
 					return
 				}
@@ -187,9 +195,9 @@ func iterErr(r *mmapio.Reader, q mmapio.Query) error {
 	return r.Err()
 }
 
-// flowCounter is one pre-pass goroutine's counts, over a contiguous part
-// of the plan (blocks close in cycles, so an instruction's events are
-// mostly in one part). Its events come close together, so a direct-mapped
+// flowCounter is one pre-pass goroutine's counts, over the blocks it took,
+// in plan order (an instruction's events are mostly in one block, its flow
+// ids mostly increase). Its events come close together, so a direct-mapped
 // cache (recent, slot id mod kCountSlots) adds them up before they reach
 // the counts: an entry per flow, not per event.
 type flowCounter struct {
