@@ -232,8 +232,12 @@ func (c *flowCounter) block(d *mmapio.DecodedBlock, blk int32, fmts []*kFmt, run
 	n := d.Len()
 	c.events += uint64(n)
 	if p != nil {
+		// Sized once for the block (most events have a flow; a line of
+		// text is about 60 bytes), not grown by appends: their copies
+		// were most of a single export's garbage.
 		p.at = slices.Grow(p.at[:0], n)[:n]
-		p.recs, p.text = p.recs[:0], p.text[:0]
+		p.recs = slices.Grow(p.recs[:0], n)
+		p.text = slices.Grow(p.text[:0], 64*n)
 	}
 	for i := 0; i < n; i++ {
 		if p != nil {
