@@ -10,13 +10,7 @@ import (
 // copies it, a memmove call per number that cost the Kanata export more
 // than the formatting (a cycle per event, two numbers per R line).
 func appendDec(dst []byte, v uint64) []byte {
-	// bits.Len64(v)*1233>>12 is floor(log10(2^bits)): the digit count or
-	// one less, which the table settles.
-	n := (bits.Len64(v|1) * 1233) >> 12
-	if v >= decPow10[n] {
-		n++
-	}
-	n = max(n, 1)
+	n := decLen(v)
 	dst = slices.Grow(dst, n)
 	b := dst[len(dst) : len(dst)+n]
 	i := n
@@ -33,6 +27,17 @@ func appendDec(dst []byte, v uint64) []byte {
 		b[0] = byte('0' + v)
 	}
 	return dst[:len(dst)+n]
+}
+
+// decLen is how many digits v has in decimal.
+func decLen(v uint64) int {
+	// bits.Len64(v)*1233>>12 is floor(log10(2^bits)): the digit count or
+	// one less, which the table settles.
+	n := (bits.Len64(v|1) * 1233) >> 12
+	if v >= decPow10[n] {
+		n++
+	}
+	return max(n, 1)
 }
 
 var decPow10 = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,

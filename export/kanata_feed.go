@@ -25,8 +25,8 @@ type kRec struct {
 	fid      uint32 // its format, an index into the export's fmts
 	// [off:end] is the event's detail, "cycle unit: message" (a type 1
 	// label's part), [off+msg:end] its message (a type 0 label): in the
-	// text of its batch (blk -1), or of the records of kept block blk
-	// (kPrep). Either stays far below 4 GiB.
+	// text of its batch (blk -1), or of kept block blk (kPrep). Either
+	// stays far below 4 GiB.
 	off, end, msg uint32
 	blk           int32
 	unit          uint16
@@ -113,24 +113,25 @@ func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, m *kRecMaker, preps []*k
 			progress.Report(ev.Cycle)
 		}
 		last = ev.Cycle
-		if rec, ok := prepOf(preps, &ev, it.Index()); ok {
-			// A kept block's event: its record is made already (nil: no
-			// flow).
-			if rec == nil {
-				continue
-			}
-			b.recs = append(b.recs, *rec)
+		if int(ev.FormatID) >= len(fmts) || fmts[ev.FormatID] == nil || fmts[ev.FormatID].flow < 0 {
+			continue
+		}
+		f := fmts[ev.FormatID]
+		flow := flowEventID(f, &ev, &m.view)
+		if flow == 0 {
+			continue
+		}
+		b.recs = append(b.recs, kRec{})
+		rec := &b.recs[len(b.recs)-1]
+		m.make(rec, &ev, f, flow)
+		if p, off, end := prepOf(preps, &ev, it.Index()); p != nil {
+			// A kept block's event: its text is made already.
+			rec.blk, rec.off, rec.end, rec.msg = ev.Block, off, end, m.msgAt(&ev)
 		} else {
-			if int(ev.FormatID) >= len(fmts) || fmts[ev.FormatID] == nil || fmts[ev.FormatID].flow < 0 {
-				continue
-			}
-			f := fmts[ev.FormatID]
-			flow := flowEventID(f, &ev, &m.view)
-			if flow == 0 {
-				continue
-			}
-			b.recs = append(b.recs, kRec{})
-			b.text = m.make(&b.recs[len(b.recs)-1], &ev, f, flow, -1, b.text)
+			rec.blk, rec.off = -1, uint32(len(b.text))
+			rec.msg = m.msgAt(&ev)
+			b.text = m.text(b.text, &ev)
+			rec.end = uint32(len(b.text))
 		}
 		if len(b.recs) == kBatchRecs {
 			if !send() || !take() {
@@ -142,24 +143,19 @@ func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, m *kRecMaker, preps []*k
 	send()
 }
 
-// prepOf finds the record a pre-pass goroutine made for event ev, index i
-// in its block: ok when the block's records were made, rec nil when the
-// event has no flow.
-func prepOf(preps []*kPrep, ev *mmapio.Event, i int) (rec *kRec, ok bool) {
-	if i < 0 || int(ev.Block) >= len(preps) || ev.Block < 0 {
-		return nil, false
+// prepOf finds the text a pre-pass goroutine made for event ev, index i
+// in its block: p.text[off:end], p nil when there is none.
+func prepOf(preps []*kPrep, ev *mmapio.Event, i int) (p *kPrep, off, end uint32) {
+	if i < 0 || ev.Block < 0 || int(ev.Block) >= len(preps) {
+		return nil, 0, 0
 	}
-	p := preps[ev.Block]
-	if p == nil || i >= len(p.at) {
-		return nil, false
+	p = preps[ev.Block]
+	if p == nil || i+1 >= len(p.at) {
+		return nil, 0, 0
 	}
-	j := p.at[i]
-	if j < 0 {
-		return nil, true
+	off, end = p.at[i], p.at[i+1]
+	if off == end { // not the event the text was made for: it has a flow
+		return nil, 0, 0
 	}
-	rec = &p.recs[j]
-	if rec.cycle != ev.Cycle { // not the event the records were made for
-		return nil, false
-	}
-	return rec, true
+	return p, off, end
 }

@@ -32,10 +32,10 @@ type lastEvents struct {
 	spans     uint64        // span events, with a flow or not
 	deps      bool          // some flow event has a dependency argument
 	kept      []*mmapio.DecodedBlock
-	preps     []*kPrep // by block index: the records of the kept blocks' flow events
+	preps     []*kPrep // by block index: the text of the kept blocks' flow events
 }
 
-// kPrepOf is a kept block's records with the block's index.
+// kPrepOf is a kept block's text with the block's index.
 type kPrepOf struct {
 	block int32
 	p     *kPrep
@@ -133,12 +133,12 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits
 					return
 				}
 				if full.Load() { // count only
-					c.block(d, bi, fmts, runOf, nil)
+					c.block(d, fmts, runOf, nil)
 					d.Release()
 					continue
 				}
 				p := kPreps.Get().(*kPrep)
-				c.block(d, bi, fmts, runOf, p)
+				c.block(d, fmts, runOf, p)
 				if n := int64(d.Bytes() + p.bytes()); kept.Add(n) <= keep {
 					c.kept = append(c.kept, d)
 					c.preps = append(c.preps, kPrepOf{bi, p})
@@ -226,22 +226,21 @@ func newFlowCounter(nruns int) *flowCounter {
 	return c
 }
 
-// block counts the flow events of block blk, d; unless p is nil it makes
-// them its records too (kPrep), in the same pass.
-func (c *flowCounter) block(d *mmapio.DecodedBlock, blk int32, fmts []*kFmt, runOf []uint16, p *kPrep) {
+// block counts the flow events of block d; unless p is nil it makes their
+// text too (kPrep), in the same pass.
+func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16, p *kPrep) {
 	n := d.Len()
 	c.events += uint64(n)
 	if p != nil {
 		// Sized once for the block (most events have a flow; a line of
 		// text is about 60 bytes), not grown by appends: their copies
 		// were most of a single export's garbage.
-		p.at = slices.Grow(p.at[:0], n)[:n]
-		p.recs = slices.Grow(p.recs[:0], n)
-		p.text = slices.Grow(p.text[:0], 64*n)
+		p.at = slices.Grow(p.at[:0], n+1)[:n+1]
+		p.text = slices.Grow(p.text[:0], 56*n)
 	}
 	for i := 0; i < n; i++ {
 		if p != nil {
-			p.at[i] = -1
+			p.at[i] = uint32(len(p.text))
 		}
 		ev := d.Event(i)
 		if int(ev.FormatID) >= len(fmts) || fmts[ev.FormatID] == nil {
@@ -260,9 +259,7 @@ func (c *flowCounter) block(d *mmapio.DecodedBlock, blk int32, fmts []*kFmt, run
 		}
 		c.n++
 		if p != nil {
-			p.at[i] = int32(len(p.recs))
-			p.recs = append(p.recs, kRec{})
-			p.text = c.maker.make(&p.recs[len(p.recs)-1], &ev, f, id, blk, p.text)
+			p.text = c.maker.text(p.text, &ev)
 		}
 		if f.isSpan() {
 			c.flowSpans++
@@ -283,6 +280,9 @@ func (c *flowCounter) block(d *mmapio.DecodedBlock, blk int32, fmts []*kFmt, run
 			c.counts[s.run].add(s.id, s.n)
 		}
 		*s = kCount{id: id, n: 1, run: run}
+	}
+	if p != nil {
+		p.at[n] = uint32(len(p.text))
 	}
 }
 
