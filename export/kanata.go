@@ -56,12 +56,13 @@ import (
 // (lastEvents: the blocks in any order, on every core) that counts each
 // flow's events, so that the pass knows which event is an instruction's
 // last; the pass takes the blocks the pre-pass decoded rather than
-// decoding them again (within a share of the memory budget). During it a
-// feeder goroutine reads and formats the events (kanata_feed.go) and
-// another writes the file (kanata_writer.go). Memory holds the
+// decoding them again (within a share of the memory budget), with their
+// flow events' text, which the pre-pass formats on every core (kPrep).
+// During the pass a feeder goroutine reads the events (kanata_feed.go)
+// and another writes the file (kanata_writer.go). Memory holds the
 // instructions in flight and their pending stage ends, the pre-pass's
-// counts (16 bytes per flow) and the blocks it kept until the pass reaches
-// them; the file is not split.
+// counts (16 bytes per flow) and the blocks it kept with their text until
+// the pass reaches them; the file is not split.
 
 // kInst is an instruction in flight.
 type kInst struct {

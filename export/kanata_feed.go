@@ -5,14 +5,14 @@ import (
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
-// The Kanata export runs on two goroutines: a feeder reads the events
-// (the iteration's merge), picks those of instructions, reads their
-// arguments and formats their text (the detail's "cycle unit: " prefix
-// too), in batches; the export's goroutine
-// turns them into log commands. The log is one ordered stream, so its
-// commands are made on one goroutine; reading and formatting (about half
-// of the work per event) are not, and go on while the previous batch is
-// turned into commands.
+// The Kanata export's pass runs on two goroutines: a feeder reads the
+// events (the iteration's merge), picks those of instructions, reads their
+// arguments and takes their text (the detail, "cycle unit: message"), in
+// batches; the export's goroutine turns them into log commands. The log is
+// one ordered stream, so its commands are made on one goroutine; reading
+// is not, and goes on while the previous batch is turned into commands.
+// The text of the events of the blocks the pre-pass kept was formatted by
+// it, on every core (kPrep); the feeder formats the others'.
 
 // kRec is one event of an instruction, as the feeder read it. It holds no
 // pointer, so that the slices of them are not scanned by the collector nor

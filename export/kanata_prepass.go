@@ -41,7 +41,8 @@ type kPrepOf struct {
 	p     *kPrep
 }
 
-// The pre-pass keeps the blocks it decoded, up to a quarter of the
+// The pre-pass keeps the blocks it decoded, with their flow events' text
+// (kPrep), up to a quarter of the
 // reader's memory budget (mmapio.WithMemoryBudget, trace_reader's
 // --memory; 64 MiB by default), for the export's iteration
 // (mmapio.IterDecoded), which then does not decode them again (decoding
@@ -51,8 +52,8 @@ type kPrepOf struct {
 const kKeepShare = 4
 
 // KanataMemory is what the Kanata export holds beyond its reader's memory
-// budget: the blocks its pre-pass decoded and keeps for the iteration, at
-// most a quarter of the budget. A process bounding its memory by the
+// budget: the blocks its pre-pass decoded and keeps for the iteration
+// with their events' text, at most a quarter of the budget. A process bounding its memory by the
 // budget (mmapio.ProcessMemoryLimit) adds it for a Kanata export.
 func KanataMemory(budget int64) int64 { return budget / kKeepShare }
 
