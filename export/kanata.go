@@ -2,7 +2,6 @@ package export
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/internal/runs"
@@ -57,12 +56,13 @@ import (
 // (lastEvents: the blocks in any order, on every core) that counts each
 // flow's events, so that the pass knows which event is an instruction's
 // last; the pass takes the blocks the pre-pass decoded rather than
-// decoding them again (within a share of the memory budget). During it a
-// feeder goroutine reads and formats the events (kanata_feed.go) and
-// another writes the file (kanata_writer.go). Memory holds the
+// decoding them again (within a share of the memory budget), with their
+// flow events' text, which the pre-pass formats on every core (kPrep).
+// During the pass a feeder goroutine reads the events (kanata_feed.go)
+// and another writes the file (kanata_writer.go). Memory holds the
 // instructions in flight and their pending stage ends, the pre-pass's
-// counts (16 bytes per flow) and the blocks it kept until the pass reaches
-// them; the file is not split.
+// counts (16 bytes per flow) and the blocks it kept with their text until
+// the pass reaches them; the file is not split.
 
 // kInst is an instruction in flight.
 type kInst struct {
@@ -143,22 +143,10 @@ func (h *kEndHeap) pop() kEnd {
 	return top
 }
 
-// kSlot caches an instruction in flight by flow id.
-type kSlot struct {
-	flow uint64
-	in   *kInst
-}
-
-// kRecent slots cache the instructions in flight: an instruction's events
-// come close together, so nearly every lookup hits a slot and skips the
-// map (a hash and a cache miss per event).
-const kRecent = 1024
-
 // kRun is the instructions of one run, by flow id.
 type kRun struct {
-	insts   map[uint64]*kInst
-	recent  [kRecent]kSlot // in front of insts: see inst
-	retired kRetired       // I ids of the last instructions retired, for W lines
+	insts   kInsts
+	retired kRetired // I ids of the last instructions retired, for W lines
 }
 
 type kanataExport struct {
@@ -185,7 +173,8 @@ type kanataExport struct {
 // labels and runOf are r's runs (exportRuns).
 func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labels []string, runOf []uint16, res *Result) error {
 	fmts := kanataFormats(r)
-	le, err := scanLastEvents(r, q, fmts, labels, runOf)
+	units := kUnits{r, cacheUnits(r)}
+	le, err := scanLastEvents(r, q, fmts, units, labels, runOf)
 	if err != nil {
 		return err
 	}
@@ -199,14 +188,14 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labe
 		return err
 	}
 	res.Files = []string{path}
-	x := &kanataExport{r: r, fmts: fmts, kw: kw, le: le, res: res}
+	x := &kanataExport{r: r, fmts: fmts, kw: kw, le: le, res: res, units: units.names}
 	x.runs = make([]*kRun, runs.Count(labels))
-	x.runs[0] = &kRun{insts: map[uint64]*kInst{}}
-	x.cacheUnits()
+	x.runs[0] = &kRun{}
 	// The schema lists every format registered, used or not: the events
 	// tell whether the table of retired instructions is needed.
 	x.deps = le.deps
 	err = x.run(q, le, runOf, cyclewin.NewReporter(r, q, o.progress))
+	le.release() // the feeder is done: no batch refers to the records kept
 	if cerr := kw.close(); err == nil {
 		err = cerr
 	}
@@ -221,7 +210,11 @@ func (x *kanataExport) run(q mmapio.Query, le *lastEvents, runOf []uint16, progr
 		x.res.Events += b.events
 		for i := range b.recs {
 			rec := &b.recs[i]
-			if err := x.event(rec, b.text[rec.text[0]:rec.text[2]], int(rec.text[1]-rec.text[0])); err != nil {
+			text := b.text
+			if rec.blk >= 0 {
+				text = x.le.preps[rec.blk].text
+			}
+			if err := x.event(rec, text[rec.off:rec.end], int(rec.msg)); err != nil {
 				fd.halt()
 				return err
 			}
@@ -243,7 +236,7 @@ func (x *kanataExport) run(q mmapio.Query, le *lastEvents, runOf []uint16, progr
 // its flow has later events (more) is counted down from the pre-pass's
 // count of the flow's events (lastEvents).
 func (x *kanataExport) event(rec *kRec, text []byte, msg int) error {
-	c, f, flow := rec.cycle, rec.f, rec.flow
+	c, f, flow := rec.cycle, x.fmts[rec.fid], rec.flow
 	if err := x.flushEnds(c); err != nil {
 		return err
 	}
@@ -339,7 +332,7 @@ func (x *kanataExport) depends(in *kInst, pflow uint64) error {
 		pid = p.idb()
 	} else if p == nil {
 		if id, ok := x.runs[in.run].retired.get(pflow); ok {
-			x.pidText = strconv.AppendUint(x.pidText[:0], id, 10)
+			x.pidText = appendDec(x.pidText[:0], id)
 			pid = x.pidText
 		}
 	}
@@ -475,11 +468,11 @@ func (x *kanataExport) finish(q mmapio.Query, lastCycle uint64) error {
 		if rn == nil {
 			continue
 		}
-		for _, in := range rn.insts {
+		rn.insts.each(func(in *kInst) {
 			if !in.done {
 				open = append(open, in)
 			}
-		}
+		})
 	}
 	slices.SortFunc(open, func(a, b *kInst) int { return int64cmp(a.id, b.id) })
 	if len(open) > 0 {
@@ -520,15 +513,14 @@ func (x *kanataExport) newInst(run uint16, flow uint64) *kInst {
 		in = &kInst{}
 	}
 	in.id, in.flow, in.run = x.nextID, flow, run
-	in.idLen = uint8(len(strconv.AppendUint(in.idText[:0], in.id, 10)))
+	in.idLen = uint8(len(appendDec(in.idText[:0], in.id)))
 	x.nextID++
 	rn := x.runs[run]
 	if rn == nil {
-		rn = &kRun{insts: map[uint64]*kInst{}}
+		rn = &kRun{}
 		x.runs[run] = rn
 	}
-	rn.insts[flow] = in
-	rn.recent[flow%kRecent] = kSlot{flow, in}
+	rn.insts.put(in)
 	x.live++
 	x.res.Instructions++
 	return in
@@ -540,24 +532,12 @@ func (x *kanataExport) inst(run uint16, flow uint64) *kInst {
 	if rn == nil {
 		return nil
 	}
-	s := &rn.recent[flow%kRecent]
-	if s.in != nil && s.flow == flow {
-		return s.in
-	}
-	in := rn.insts[flow]
-	if in != nil {
-		*s = kSlot{flow, in}
-	}
-	return in
+	return rn.insts.get(flow)
 }
 
 // recycle drops an instruction from the table for reuse.
 func (x *kanataExport) recycle(in *kInst) {
-	rn := x.runs[in.run]
-	delete(rn.insts, in.flow)
-	if s := &rn.recent[in.flow%kRecent]; s.in == in {
-		*s = kSlot{}
-	}
+	x.runs[in.run].insts.del(in)
 	x.live--
 	x.free = append(x.free, in)
 }
@@ -590,19 +570,18 @@ func (x *kanataExport) unitStage(id uint16) string {
 	return x.stages[id]
 }
 
-func (x *kanataExport) cacheUnits() {
-	if x.units != nil {
-		return
-	}
-	x.units = make([]string, 0, 16)
-	for _, u := range x.r.Units() {
-		for int(u.ID) >= len(x.units) {
-			x.units = append(x.units, "")
+// cacheUnits returns r's escaped unit names by id.
+func cacheUnits(r *mmapio.Reader) []string {
+	units := make([]string, 0, 16)
+	for _, u := range r.Units() {
+		for int(u.ID) >= len(units) {
+			units = append(units, "")
 		}
-		if x.units[u.ID] == "" {
-			x.units[u.ID] = mmapio.EscapeText(u.Name)
+		if units[u.ID] == "" {
+			units[u.ID] = mmapio.EscapeText(u.Name)
 		}
 	}
+	return units
 }
 
 func satAdd(a, b uint64) uint64 {

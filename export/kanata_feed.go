@@ -1,37 +1,37 @@
 package export
 
 import (
-	"strconv"
-
-	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/mmapio"
-	"github.com/chronon-sim/chronon-go/schema"
 )
 
-// The Kanata export runs on two goroutines: a feeder reads the events
-// (the iteration's merge), picks those of instructions, reads their
-// arguments and formats their text (the detail's "cycle unit: " prefix
-// too), in batches; the export's goroutine
-// turns them into log commands. The log is one ordered stream, so its
-// commands are made on one goroutine; reading and formatting (about half
-// of the work per event) are not, and go on while the previous batch is
-// turned into commands.
+// The Kanata export's pass runs on two goroutines: a feeder reads the
+// events (the iteration's merge), picks those of instructions, reads their
+// arguments and takes their text (the detail, "cycle unit: message"), in
+// batches; the export's goroutine turns them into log commands. The log is
+// one ordered stream, so its commands are made on one goroutine; reading
+// is not, and goes on while the previous batch is turned into commands.
+// The text of the events of the blocks the pre-pass kept was formatted by
+// it, on every core (kPrep); the feeder formats the others'.
 
-// kRec is one event of an instruction, as the feeder read it.
+// kRec is one event of an instruction, as the feeder read it. It holds no
+// pointer, so that the slices of them are not scanned by the collector nor
+// written with its barriers.
 type kRec struct {
 	cycle    uint64
 	flow     uint64
 	dur      uint64 // a complete span's duration
 	producer uint64 // the dependency argument (0: none)
-	f        *kFmt
-	// The event's text in kBatch.text: [text[0]:text[2]] is its detail,
-	// "cycle unit: message" (a type 1 label's part), [text[1]:text[2]] its
-	// message (a type 0 label). A batch's text stays far below 4 GiB.
-	text   [3]uint32
-	unit   uint16
-	run    uint16 // its run in a merged trace (0: the only one)
-	hasDep bool   // the dependency argument is present
+	fid      uint32 // its format, an index into the export's fmts
+	// [off:end] is the event's detail, "cycle unit: message" (a type 1
+	// label's part), [off+msg:end] its message (a type 0 label): in the
+	// text of its batch (blk -1), or of kept block blk (kPrep). Either
+	// stays far below 4 GiB.
+	off, end, msg uint32
+	blk           int32
+	unit          uint16
+	run           uint16 // its run in a merged trace (0: the only one)
+	hasDep        bool   // the dependency argument is present
 }
 
 // kBatch is a batch of records and their text; the last one of an
@@ -68,7 +68,7 @@ func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits, le 
 	// blocks the pre-pass kept from now on, whatever the feeder does.
 	it := r.IterDecoded(q, le.kept)
 	le.kept = nil
-	go fd.run(it, fmts, units, runOf, progress)
+	go fd.run(it, fmts, &kRecMaker{units: units, runOf: runOf}, le.preps, progress)
 	return fd
 }
 
@@ -80,12 +80,9 @@ func (fd *kFeed) halt() {
 	}
 }
 
-func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, units kUnits, runOf []uint16, progress cyclewin.Reporter) {
+func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, m *kRecMaker, preps []*kPrep, progress cyclewin.Reporter) {
 	defer close(fd.batches)
-	var view argview.View
 	var events, last uint64 // events read, last cycle
-	var cyc uint64          // the cycle cycText spells
-	var cycText []byte
 	var b *kBatch
 	take := func() bool {
 		select {
@@ -120,34 +117,22 @@ func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, units kUnits, runOf []ui
 			continue
 		}
 		f := fmts[ev.FormatID]
-		flow := flowEventID(f, &ev, &view)
+		flow := flowEventID(f, &ev, &m.view)
 		if flow == 0 {
 			continue
 		}
-		rec := kRec{cycle: ev.Cycle, flow: flow, f: f, unit: ev.UnitID}
-		if runOf != nil {
-			rec.run = runOf[ev.UnitID]
+		b.recs = append(b.recs, kRec{})
+		rec := &b.recs[len(b.recs)-1]
+		m.make(rec, &ev, f, flow)
+		if p, off, end := prepOf(preps, &ev, it.Index()); p != nil {
+			// A kept block's event: its text is made already.
+			rec.blk, rec.off, rec.end, rec.msg = ev.Block, off, end, m.msgAt(&ev)
+		} else {
+			rec.blk, rec.off = -1, uint32(len(b.text))
+			rec.msg = m.msgAt(&ev)
+			b.text = m.text(b.text, &ev)
+			rec.end = uint32(len(b.text))
 		}
-		if f.kind == schema.KindSpanComplete {
-			rec.dur, _ = f.arg(f.dur, &ev, &view)
-		}
-		if f.dep >= 0 {
-			rec.producer, rec.hasDep = f.arg(f.dep, &ev, &view)
-		}
-		// The detail's prefix is formatted here rather than by the export's
-		// goroutine, which has more to do per event than this one.
-		rec.text[0] = uint32(len(b.text))
-		if ev.Cycle != cyc || len(cycText) == 0 { // many events share a cycle
-			cyc, cycText = ev.Cycle, strconv.AppendUint(cycText[:0], ev.Cycle, 10)
-		}
-		b.text = append(b.text, cycText...)
-		b.text = append(b.text, ' ')
-		b.text = append(b.text, units.name(ev.UnitID)...)
-		b.text = append(b.text, ':', ' ')
-		rec.text[1] = uint32(len(b.text))
-		b.text = ev.AppendMessage(b.text)
-		rec.text[2] = uint32(len(b.text))
-		b.recs = append(b.recs, rec)
 		if len(b.recs) == kBatchRecs {
 			if !send() || !take() {
 				return
@@ -156,4 +141,21 @@ func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, units kUnits, runOf []ui
 	}
 	b.end, b.err, b.lastCycle = true, it.Err(), last
 	send()
+}
+
+// prepOf finds the text a pre-pass goroutine made for event ev, index i
+// in its block: p.text[off:end], p nil when there is none.
+func prepOf(preps []*kPrep, ev *mmapio.Event, i int) (p *kPrep, off, end uint32) {
+	if i < 0 || ev.Block < 0 || int(ev.Block) >= len(preps) {
+		return nil, 0, 0
+	}
+	p = preps[ev.Block]
+	if p == nil || i+1 >= len(p.at) {
+		return nil, 0, 0
+	}
+	off, end = p.at[i], p.at[i+1]
+	if off == end { // not the event the text was made for: it has a flow
+		return nil, 0, 0
+	}
+	return p, off, end
 }

@@ -3,6 +3,7 @@ package export
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -31,9 +32,17 @@ type lastEvents struct {
 	spans     uint64        // span events, with a flow or not
 	deps      bool          // some flow event has a dependency argument
 	kept      []*mmapio.DecodedBlock
+	preps     []*kPrep // by block index: the text of the kept blocks' flow events
 }
 
-// The pre-pass keeps the blocks it decoded, up to a quarter of the
+// kPrepOf is a kept block's text with the block's index.
+type kPrepOf struct {
+	block int32
+	p     *kPrep
+}
+
+// The pre-pass keeps the blocks it decoded, with their flow events' text
+// (kPrep), up to a quarter of the
 // reader's memory budget (mmapio.WithMemoryBudget, trace_reader's
 // --memory; 64 MiB by default), for the export's iteration
 // (mmapio.IterDecoded), which then does not decode them again (decoding
@@ -43,8 +52,8 @@ type lastEvents struct {
 const kKeepShare = 4
 
 // KanataMemory is what the Kanata export holds beyond its reader's memory
-// budget: the blocks its pre-pass decoded and keeps for the iteration, at
-// most a quarter of the budget. A process bounding its memory by the
+// budget: the blocks its pre-pass decoded and keeps for the iteration
+// with their events' text, at most a quarter of the budget. A process bounding its memory by the
 // budget (mmapio.ProcessMemoryLimit) adds it for a Kanata export.
 func KanataMemory(budget int64) int64 { return budget / kKeepShare }
 
@@ -55,6 +64,8 @@ func (le *lastEvents) release() {
 		d.Release()
 	}
 	le.kept = nil
+	releasePreps(le.preps)
+	le.preps = nil
 }
 
 // flowEventID returns the flow id of an event of format f, or 0 when the
@@ -84,7 +95,7 @@ func (le *lastEvents) skip(run uint16, flow uint64) {
 // exportRuns gives them). A block that does not decode fails the export
 // with the error an iteration of q reports (the first bad block in cycle
 // order, with what it names), as the export's own iteration would.
-func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []string, runOf []uint16) (*lastEvents, error) {
+func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits, labels []string, runOf []uint16) (*lastEvents, error) {
 	plan, err := r.BlockPlan(q)
 	if err != nil {
 		return nil, err
@@ -93,17 +104,27 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []str
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(plan), 16))
 	counters := make([]*flowCounter, workers)
 	var failed atomic.Bool
-	var kept atomic.Int64 // bytes of the blocks kept
+	var kept atomic.Int64 // bytes of the blocks kept, their records included
+	var full atomic.Bool  // a block did not fit: keep no more
+	// The workers take the blocks in plan order, the next one free each,
+	// rather than a part each: on a busy host one worker can get much less
+	// time than the other, and a part would wait for it.
+	var next atomic.Int64
 	keep := r.MemoryBudget() / kKeepShare
 	var wg sync.WaitGroup
 	for w := range counters {
 		c := newFlowCounter(nruns)
+		c.maker = kRecMaker{units: units, runOf: runOf}
 		counters[w] = c
-		part := plan[w*len(plan)/workers : (w+1)*len(plan)/workers]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, bi := range part {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(plan) {
+					break
+				}
+				bi := plan[i]
 				if failed.Load() {
 					return
 				}
@@ -112,11 +133,20 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []str
 					failed.Store(true)
 					return
 				}
-				c.block(d, fmts, runOf)
-				if n := int64(d.Bytes()); kept.Add(n) <= keep {
+				if full.Load() { // count only
+					c.block(d, fmts, runOf, nil)
+					d.Release()
+					continue
+				}
+				p := kPreps.Get().(*kPrep)
+				c.block(d, fmts, runOf, p)
+				if n := int64(d.Bytes() + p.bytes()); kept.Add(n) <= keep {
 					c.kept = append(c.kept, d)
+					c.preps = append(c.preps, kPrepOf{bi, p})
 				} else {
 					kept.Add(-n)
+					full.Store(true) // the next blocks would not fit either, mostly
+					kPreps.Put(p)
 					d.Release()
 				}
 			}
@@ -127,6 +157,12 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, labels []str
 	le := &lastEvents{counts: counters[0].counts}
 	for _, c := range counters {
 		le.kept = append(le.kept, c.kept...)
+		for _, p := range c.preps {
+			for int(p.block) >= len(le.preps) {
+				le.preps = append(le.preps, nil)
+			}
+			le.preps[p.block] = p.p
+		}
 	}
 	if failed.Load() {
 		le.release()
@@ -160,9 +196,9 @@ func iterErr(r *mmapio.Reader, q mmapio.Query) error {
 	return r.Err()
 }
 
-// flowCounter is one pre-pass goroutine's counts, over a contiguous part
-// of the plan (blocks close in cycles, so an instruction's events are
-// mostly in one part). Its events come close together, so a direct-mapped
+// flowCounter is one pre-pass goroutine's counts, over the blocks it took,
+// in plan order (an instruction's events are mostly in one block, its flow
+// ids mostly increase). Its events come close together, so a direct-mapped
 // cache (recent, slot id mod kCountSlots) adds them up before they reach
 // the counts: an entry per flow, not per event.
 type flowCounter struct {
@@ -172,6 +208,8 @@ type flowCounter struct {
 	events, n, flowSpans, spans uint64
 	deps                        bool
 	kept                        []*mmapio.DecodedBlock
+	preps                       []kPrepOf
+	maker                       kRecMaker
 }
 
 type kCount struct {
@@ -189,11 +227,22 @@ func newFlowCounter(nruns int) *flowCounter {
 	return c
 }
 
-// block counts the flow events of a block.
-func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16) {
+// block counts the flow events of block d; unless p is nil it makes their
+// text too (kPrep), in the same pass.
+func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16, p *kPrep) {
 	n := d.Len()
 	c.events += uint64(n)
+	if p != nil {
+		// Sized once for the block (most events have a flow; a line of
+		// text is about 60 bytes), not grown by appends: their copies
+		// were most of a single export's garbage.
+		p.at = slices.Grow(p.at[:0], n+1)[:n+1]
+		p.text = slices.Grow(p.text[:0], 56*n)
+	}
 	for i := 0; i < n; i++ {
+		if p != nil {
+			p.at[i] = uint32(len(p.text))
+		}
 		ev := d.Event(i)
 		if int(ev.FormatID) >= len(fmts) || fmts[ev.FormatID] == nil {
 			continue
@@ -210,6 +259,9 @@ func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16
 			continue
 		}
 		c.n++
+		if p != nil {
+			p.text = c.maker.text(p.text, &ev)
+		}
 		if f.isSpan() {
 			c.flowSpans++
 		}
@@ -229,6 +281,9 @@ func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16
 			c.counts[s.run].add(s.id, s.n)
 		}
 		*s = kCount{id: id, n: 1, run: run}
+	}
+	if p != nil {
+		p.at[n] = uint32(len(p.text))
 	}
 }
 

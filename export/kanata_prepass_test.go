@@ -67,7 +67,7 @@ func TestKanataPrepassMatchesOrder(t *testing.T) {
 	fmts := kanataFormats(r)
 	for _, q := range []mmapio.Query{{}, mmapio.Query{}.WithCycles(1000, 4000), mmapio.Query{}.WithUnits(0, 2)} {
 		want := orderedMore(t, r, q, fmts)
-		le, err := scanLastEvents(r, q, fmts, nil, nil)
+		le, err := scanLastEvents(r, q, fmts, kUnits{r, cacheUnits(r)}, nil, nil)
 		require.NoError(t, err)
 		require.Equal(t, uint64(len(want)), le.n)
 		left := map[uint64]uint64{}

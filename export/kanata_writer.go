@@ -3,7 +3,7 @@ package export
 import (
 	"fmt"
 	"os"
-	"strconv"
+	"sync"
 )
 
 // kanataWriter writes the commands of a Kanata log (version 0004), one per
@@ -35,6 +35,18 @@ const (
 	kChunks = 3
 )
 
+// kChunkSet is a writer's chunks, recycled across exports (kChunkSets):
+// made anew they were half of what an export allocates.
+type kChunkSet [kChunks][]byte
+
+var kChunkSets = sync.Pool{New: func() any {
+	var cs kChunkSet
+	for i := range cs {
+		cs[i] = make([]byte, 0, kChunk+4096)
+	}
+	return &cs
+}}
+
 // kChunkErr travels back with a written chunk when its write failed.
 type kChunkErr struct {
 	b   []byte
@@ -42,18 +54,20 @@ type kChunkErr struct {
 }
 
 func newKanataWriter(path string) (*kanataWriter, error) {
-	// Opened without O_TRUNC: cutting an existing output (the same export
-	// run again) frees its pages, which costs as much as writing a few
-	// megabytes; drain does it off the export's path. Errors opening are
-	// still reported here, before any work.
+	// Opened without O_TRUNC: an existing output (the same export run
+	// again) is written over in place and cut to the new length at the
+	// end (drain). Cutting it first freed its pages and the writes then
+	// took new ones, which cost as much as writing a few megabytes. Errors
+	// opening are still reported here, before any work.
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	kw := &kanataWriter{path: path, f: f, buf: make([]byte, 0, kChunk+4096),
+	cs := kChunkSets.Get().(*kChunkSet)
+	kw := &kanataWriter{path: path, f: f, buf: cs[0][:0],
 		todo: make(chan []byte, kChunks), free: make(chan kChunkErr, kChunks), done: make(chan error, 1)}
 	for i := 1; i < kChunks; i++ {
-		kw.free <- kChunkErr{b: make([]byte, 0, kChunk+4096)}
+		kw.free <- kChunkErr{b: cs[i][:0]}
 	}
 	go kw.drain()
 	kw.buf = append(kw.buf, "Kanata\t0004\n"...)
@@ -62,19 +76,29 @@ func newKanataWriter(path string) (*kanataWriter, error) {
 
 // drain writes the chunks it is given until todo is closed; after a write
 // error it writes nothing more (the export stops at the next chunk) and
-// reports the error at the end.
+// reports the error at the end. A regular file longer than what was
+// written (an older output) is cut to it, after a failure too.
 func (kw *kanataWriter) drain() {
 	var err error
+	var old, n int64 // the file's length before, bytes written
+	regular := false
 	if st, serr := kw.f.Stat(); serr != nil {
 		err = serr
-	} else if st.Mode().IsRegular() && st.Size() > 0 { // not a pipe or a device
-		err = kw.f.Truncate(0)
+	} else {
+		regular, old = st.Mode().IsRegular(), st.Size() // not a pipe or a device
 	}
 	for b := range kw.todo {
 		if err == nil {
-			_, err = kw.f.Write(b)
+			var w int
+			w, err = kw.f.Write(b)
+			n += int64(w)
 		}
 		kw.free <- kChunkErr{b[:0], err}
+	}
+	if regular && old > n {
+		if terr := kw.f.Truncate(n); err == nil {
+			err = terr
+		}
 	}
 	kw.done <- err
 }
@@ -84,11 +108,11 @@ func (kw *kanataWriter) step(c uint64) error {
 	switch {
 	case !kw.started:
 		kw.started, kw.cycle = true, c
-		kw.buf = append(strconv.AppendUint(append(kw.buf, "C=\t"...), c, 10), '\n')
+		kw.buf = append(appendDec(append(kw.buf, "C=\t"...), c), '\n')
 	case c > kw.cycle:
 		d := c - kw.cycle
 		kw.cycle = c
-		kw.buf = append(strconv.AppendUint(append(kw.buf, "C\t"...), d, 10), '\n')
+		kw.buf = append(appendDec(append(kw.buf, "C\t"...), d), '\n')
 	case c < kw.cycle:
 		return fmt.Errorf("export: kanata: cycle %d after %d", c, kw.cycle) // a bug, not bad input
 	default:
@@ -117,8 +141,8 @@ func (kw *kanataWriter) full() error {
 func (kw *kanataWriter) cmd(x byte, id []byte, a, b uint64) error {
 	l := append(kw.buf, x, '\t')
 	l = append(l, id...)
-	l = strconv.AppendUint(append(l, '\t'), a, 10)
-	l = strconv.AppendUint(append(l, '\t'), b, 10)
+	l = appendDec(append(l, '\t'), a)
+	l = appendDec(append(l, '\t'), b)
 	kw.buf = append(l, '\n')
 	return kw.full()
 }
@@ -168,6 +192,7 @@ func (kw *kanataWriter) close() error {
 	}
 	close(kw.todo)
 	err := <-kw.done
+	kw.recycle()
 	if cerr := kw.f.Close(); err == nil {
 		err = cerr
 	}
@@ -175,4 +200,22 @@ func (kw *kanataWriter) close() error {
 		return fmt.Errorf("export: %s: %w", kw.path, err)
 	}
 	return nil
+}
+
+// recycle gives the chunks back for another export once the writing
+// goroutine is done with them: all but the one being filled are in free.
+func (kw *kanataWriter) recycle() {
+	var cs kChunkSet
+	n := 0
+	if kw.buf != nil {
+		cs[n], n = kw.buf[:0], n+1
+		kw.buf = nil
+	}
+	for n < kChunks && len(kw.free) > 0 {
+		c := <-kw.free
+		cs[n], n = c.b[:0], n+1
+	}
+	if n == kChunks && cap(cs[0]) >= kChunk {
+		kChunkSets.Put(&cs)
+	}
 }
