@@ -150,7 +150,7 @@ func TestKanataOutputError(t *testing.T) {
 
 // An export over an existing, longer file (the same export run again, or
 // another) leaves exactly the new log: the writer opens without
-// truncating, writes over it and cuts it to the new length at the end.
+// truncating and cuts the file on its own goroutine.
 func TestKanataOverwritesLongerFile(t *testing.T) {
 	trace := pipesimTrace(t, 30)
 	_, fresh, _ := exportKanataLog(t, trace, mmapio.Query{})

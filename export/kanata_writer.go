@@ -54,11 +54,10 @@ type kChunkErr struct {
 }
 
 func newKanataWriter(path string) (*kanataWriter, error) {
-	// Opened without O_TRUNC: an existing output (the same export run
-	// again) is written over in place and cut to the new length at the
-	// end (drain). Cutting it first freed its pages and the writes then
-	// took new ones, which cost as much as writing a few megabytes. Errors
-	// opening are still reported here, before any work.
+	// Opened without O_TRUNC: cutting an existing output (the same export
+	// run again) frees its pages, which costs as much as writing a few
+	// megabytes; drain does it off the export's path. Errors opening are
+	// still reported here, before any work.
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
@@ -76,29 +75,19 @@ func newKanataWriter(path string) (*kanataWriter, error) {
 
 // drain writes the chunks it is given until todo is closed; after a write
 // error it writes nothing more (the export stops at the next chunk) and
-// reports the error at the end. A regular file longer than what was
-// written (an older output) is cut to it, after a failure too.
+// reports the error at the end.
 func (kw *kanataWriter) drain() {
 	var err error
-	var old, n int64 // the file's length before, bytes written
-	regular := false
 	if st, serr := kw.f.Stat(); serr != nil {
 		err = serr
-	} else {
-		regular, old = st.Mode().IsRegular(), st.Size() // not a pipe or a device
+	} else if st.Mode().IsRegular() && st.Size() > 0 { // not a pipe or a device
+		err = kw.f.Truncate(0)
 	}
 	for b := range kw.todo {
 		if err == nil {
-			var w int
-			w, err = kw.f.Write(b)
-			n += int64(w)
+			_, err = kw.f.Write(b)
 		}
 		kw.free <- kChunkErr{b[:0], err}
-	}
-	if regular && old > n {
-		if terr := kw.f.Truncate(n); err == nil {
-			err = terr
-		}
 	}
 	kw.done <- err
 }
