@@ -48,7 +48,11 @@ func selectionKept(w io.Writer, sel, label string, names []string) {
 	if kept > 0 || len(names) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "    Warning: units= matches no unit of this file: it holds none of their events")
+	of := "this file"
+	if label != "" {
+		of = "the run " + esc(label) // a merged file: that input's units
+	}
+	fmt.Fprintf(w, "    Warning: units= matches no unit of %s: it holds none of their events", of)
 	if wide, n := unitsel.Widen(patterns, names); n > 0 {
 		fmt.Fprintf(w, "; units=%s would match %d", esc(wide), n)
 	}

@@ -41,7 +41,7 @@ func TestInfoSaysWhatTheSelectionKept(t *testing.T) {
 	_, out, _ = runTool("info", all)
 	require.Contains(t, out, "  none/chronon.select: units=core1;cycles=100-\n"+
 		"    units= kept 0 of 6 units (patterns are path.Match on the whole name)\n"+
-		"    Warning: units= matches no unit of this file: it holds none of their events; units=core1* would match 2\n")
+		"    Warning: units= matches no unit of the run none: it holds none of their events; units=core1* would match 2\n")
 	require.Contains(t, out, "  some/chronon.select: units=core1.*,core0.l2\n"+
 		"    units= kept 3 of 6 units (patterns are path.Match on the whole name)\n")
 	require.Equal(t, 1, strings.Count(out, "Warning"))
