@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
+	"github.com/chronon-sim/chronon-go/internal/decimal"
 	"github.com/chronon-sim/chronon-go/internal/runs"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
@@ -332,7 +333,7 @@ func (x *kanataExport) depends(in *kInst, pflow uint64) error {
 		pid = p.idb()
 	} else if p == nil {
 		if id, ok := x.runs[in.run].retired.get(pflow); ok {
-			x.pidText = appendDec(x.pidText[:0], id)
+			x.pidText = decimal.Append(x.pidText[:0], id)
 			pid = x.pidText
 		}
 	}
@@ -513,7 +514,7 @@ func (x *kanataExport) newInst(run uint16, flow uint64) *kInst {
 		in = &kInst{}
 	}
 	in.id, in.flow, in.run = x.nextID, flow, run
-	in.idLen = uint8(len(appendDec(in.idText[:0], in.id)))
+	in.idLen = uint8(len(decimal.Append(in.idText[:0], in.id)))
 	x.nextID++
 	rn := x.runs[run]
 	if rn == nil {

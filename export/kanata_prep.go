@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
+	"github.com/chronon-sim/chronon-go/internal/decimal"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -49,7 +50,7 @@ func (m *kRecMaker) make(rec *kRec, ev *mmapio.Event, f *kFmt, flow uint64) {
 
 // text appends event ev's text, "cycle unit: message", to dst.
 func (m *kRecMaker) text(dst []byte, ev *mmapio.Event) []byte {
-	dst = appendDec(dst, ev.Cycle)
+	dst = decimal.Append(dst, ev.Cycle)
 	dst = append(dst, ' ')
 	dst = append(dst, m.units.name(ev.UnitID)...)
 	dst = append(dst, ':', ' ')
@@ -58,7 +59,7 @@ func (m *kRecMaker) text(dst []byte, ev *mmapio.Event) []byte {
 
 // msgAt is where the message starts in ev's text (text).
 func (m *kRecMaker) msgAt(ev *mmapio.Event) uint32 {
-	return uint32(decLen(ev.Cycle) + 1 + len(m.units.name(ev.UnitID)) + 2)
+	return uint32(decimal.Len(ev.Cycle) + 1 + len(m.units.name(ev.UnitID)) + 2)
 }
 
 // kPreps recycles the records of kept blocks across exports: made anew,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/chronon-sim/chronon-go/internal/decimal"
 )
 
 // kanataWriter writes the commands of a Kanata log (version 0004), one per
@@ -97,11 +99,11 @@ func (kw *kanataWriter) step(c uint64) error {
 	switch {
 	case !kw.started:
 		kw.started, kw.cycle = true, c
-		kw.buf = append(appendDec(append(kw.buf, "C=\t"...), c), '\n')
+		kw.buf = append(decimal.Append(append(kw.buf, "C=\t"...), c), '\n')
 	case c > kw.cycle:
 		d := c - kw.cycle
 		kw.cycle = c
-		kw.buf = append(appendDec(append(kw.buf, "C\t"...), d), '\n')
+		kw.buf = append(decimal.Append(append(kw.buf, "C\t"...), d), '\n')
 	case c < kw.cycle:
 		return fmt.Errorf("export: kanata: cycle %d after %d", c, kw.cycle) // a bug, not bad input
 	default:
@@ -130,8 +132,8 @@ func (kw *kanataWriter) full() error {
 func (kw *kanataWriter) cmd(x byte, id []byte, a, b uint64) error {
 	l := append(kw.buf, x, '\t')
 	l = append(l, id...)
-	l = appendDec(append(l, '\t'), a)
-	l = appendDec(append(l, '\t'), b)
+	l = decimal.Append(append(l, '\t'), a)
+	l = decimal.Append(append(l, '\t'), b)
 	kw.buf = append(l, '\n')
 	return kw.full()
 }

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/chronon-sim/chronon-go/internal/decimal"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -34,8 +35,8 @@ const putSlack = 8
 
 // putUint writes v in decimal at b[n:] and returns the new end.
 func putUint(b []byte, n int, v uint64) int {
-	l := decimalLen(v)
-	putDecimal(b[n:n+l], v, l)
+	l := decimal.Len(v)
+	decimal.Put(b[n:n+l], v, l)
 	return n + l
 }
 
@@ -63,7 +64,7 @@ func putInt32(b []byte, n int, v int32, hex bool) int {
 
 // putCycle writes "[%10d]".
 func putCycle(b []byte, n int, c uint64) int {
-	l := decimalLen(c)
+	l := decimal.Len(c)
 	b[n] = '['
 	n++
 	for ; l < 10; l++ {
