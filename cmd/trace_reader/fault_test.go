@@ -29,24 +29,9 @@ func TestDumpOfAShrinkingFile(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 
-	cmd := exec.Command(bin, "dump", path)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
 	// The first lines mean the file is mapped; the dump then waits for us
 	// to read on, far before its end (it holds ~18 MB of text).
-	_, err = io.ReadFull(stdout, make([]byte, 4096))
-	require.NoError(t, err)
-	require.NoError(t, os.Truncate(path, 0))
-	n, _ := io.Copy(io.Discard, stdout)
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	require.True(t, errors.As(err, &exit), "the dump of %d more bytes succeeded", n)
-	require.Equal(t, 1, exit.ExitCode(), "stderr: %s", stderr.String())
-	msg := stderr.String()
-	require.Equal(t, 1, strings.Count(msg, "\n"), msg)
+	msg := cutWhileReading(t, path, "", bin, "dump", path)
 	require.True(t, strings.HasPrefix(msg, "trace_reader: "+path+": reading byte "), msg)
 	require.Contains(t, msg, "the file shrank or its storage failed while it was read")
 }
@@ -63,25 +48,7 @@ func TestExportOfAShrinkingRawFile(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 	fifo := filepath.Join(dir, "out.json")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-
-	cmd := exec.Command(bin, "export", "--format", "chrome-json", "-o", fifo, path)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	out, err := os.Open(fifo)
-	require.NoError(t, err)
-	defer out.Close()
-	_, err = io.ReadFull(out, make([]byte, 4096))
-	require.NoError(t, err)
-	require.NoError(t, os.Truncate(path, 0))
-	n, _ := io.Copy(io.Discard, out)
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	require.True(t, errors.As(err, &exit), "the export of %d more bytes succeeded", n)
-	require.Equal(t, 1, exit.ExitCode(), "stderr: %s", stderr.String())
-	msg := stderr.String()
-	require.Equal(t, 1, strings.Count(msg, "\n"), msg)
+	msg := cutWhileReading(t, path, fifo, bin, "export", "--format", "chrome-json", "-o", fifo, path)
 	require.Contains(t, msg, "the file shrank or its storage failed while it was read")
 }
 
@@ -98,27 +65,45 @@ func TestRecoverOfAShrinkingFile(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 	fifo := filepath.Join(dir, "out.ctrace")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	msg := cutWhileReading(t, path, fifo, bin, "recover", "-o", fifo, path)
+	require.True(t, strings.HasPrefix(msg, "trace_reader: "+path+": block "), msg)
+	require.Contains(t, msg, ": reading byte ")
+	require.Contains(t, msg, "the file shrank or its storage failed while it was read")
+	require.NotContains(t, msg, "bad address")
+}
 
-	cmd := exec.Command(bin, "recover", "-o", fifo, path)
+// cutWhileReading runs the command args and reads the first 4 KiB it
+// writes (to stdout, or to the FIFO fifo when not ""), which means it has
+// mapped path; then it cuts path to 0 bytes, drains the rest, and returns
+// the command's stderr once it has ended with exit status 1 and one line.
+func cutWhileReading(t *testing.T, path, fifo string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	out, err := os.Open(fifo)
-	require.NoError(t, err)
-	defer out.Close()
-	_, err = io.ReadFull(out, make([]byte, 4096))
+	var out io.ReadCloser
+	if fifo == "" {
+		pipe, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		out = pipe
+		require.NoError(t, cmd.Start())
+	} else {
+		require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+		require.NoError(t, cmd.Start())
+		f, err := os.Open(fifo)
+		require.NoError(t, err)
+		defer f.Close()
+		out = f
+	}
+	_, err := io.ReadFull(out, make([]byte, 4096))
 	require.NoError(t, err)
 	require.NoError(t, os.Truncate(path, 0))
 	n, _ := io.Copy(io.Discard, out)
 	err = cmd.Wait()
 	var exit *exec.ExitError
-	require.True(t, errors.As(err, &exit), "the copy of %d more bytes succeeded", n)
+	require.True(t, errors.As(err, &exit), "%s of %d more bytes succeeded", args[1], n)
 	require.Equal(t, 1, exit.ExitCode(), "stderr: %s", stderr.String())
 	msg := stderr.String()
 	require.Equal(t, 1, strings.Count(msg, "\n"), msg)
-	require.True(t, strings.HasPrefix(msg, "trace_reader: "+path+": block "), msg)
-	require.Contains(t, msg, ": reading byte ")
-	require.Contains(t, msg, "the file shrank or its storage failed while it was read")
-	require.NotContains(t, msg, "bad address")
+	return msg
 }
