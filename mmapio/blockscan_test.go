@@ -1,13 +1,10 @@
 package mmapio_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/chronon-sim/chronon-go/chronon"
-	"github.com/chronon-sim/chronon-go/internal/workload"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
@@ -16,18 +13,7 @@ import (
 // multiset: the order across blocks is not merged), and a window decodes
 // only the blocks it plans.
 func TestDecodeBlockMatchesEvents(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "w1.ctrace")
-	_, err := workload.Run("w1", path, 200_000, 8, 1, chronon.WithAutoMetadata(false))
-	require.NoError(t, err)
-	r, err := mmapio.Open(path)
-	require.NoError(t, err)
-	defer r.Close()
-	type key struct {
-		cycle uint64
-		unit  uint16
-		fid   uint32
-		args  string
-	}
+	r := openW1(t, 200_000, 8)
 	queries := []mmapio.Query{
 		{},
 		mmapio.Query{}.WithCycles(50_000, 51_000),
@@ -35,17 +21,17 @@ func TestDecodeBlockMatchesEvents(t *testing.T) {
 		mmapio.Query{}.WithCycles(10_000, 90_000).WithUnits(3),
 	}
 	for qi, q := range queries {
-		want := map[key]int{}
+		want := map[evKey]int{}
 		n := 0
 		for ev := range r.Events(q) {
-			want[key{ev.Cycle, ev.UnitID, ev.FormatID, string(ev.RawArgs())}]++
+			want[keyOf(ev)]++
 			n++
 		}
 		require.NoError(t, r.Err())
 		plan, err := r.BlockPlan(q)
 		require.NoError(t, err)
 		before := r.BlocksDecoded()
-		got := map[key]int{}
+		got := map[evKey]int{}
 		m := 0
 		for _, bi := range plan {
 			d, err := r.DecodeBlock(bi, q)
@@ -53,7 +39,7 @@ func TestDecodeBlockMatchesEvents(t *testing.T) {
 			for i := range d.Len() {
 				ev := d.Event(i)
 				require.Equal(t, ev.Cycle, d.Cycle(i))
-				got[key{ev.Cycle, ev.UnitID, ev.FormatID, string(ev.RawArgs())}]++
+				got[keyOf(ev)]++
 				m++
 			}
 			d.Release()
@@ -66,7 +52,7 @@ func TestDecodeBlockMatchesEvents(t *testing.T) {
 			require.Less(t, len(plan), r.NumBlocks()/4, "a window plans few blocks")
 		}
 	}
-	_, err = r.DecodeBlock(int32(r.NumBlocks()), mmapio.Query{})
+	_, err := r.DecodeBlock(int32(r.NumBlocks()), mmapio.Query{})
 	require.ErrorContains(t, err, "does not exist")
 	require.NoError(t, r.Close())
 	_, err = r.DecodeBlock(0, mmapio.Query{})

@@ -1,13 +1,10 @@
 package mmapio_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/chronon-sim/chronon-go/chronon"
-	"github.com/chronon-sim/chronon-go/internal/workload"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
@@ -16,24 +13,13 @@ import (
 // decoded for another query (released, decoded again) or blocks twice;
 // the blocks given for the query are not decoded again, the others are.
 func TestIterDecodedMatchesIter(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "w1.ctrace")
-	_, err := workload.Run("w1", path, 100_000, 4, 1, chronon.WithAutoMetadata(false))
-	require.NoError(t, err)
-	r, err := mmapio.Open(path)
-	require.NoError(t, err)
-	defer r.Close()
-	type key struct {
-		cycle uint64
-		unit  uint16
-		fid   uint32
-		args  string
-	}
-	read := func(it *mmapio.Iterator) []key {
+	r := openW1(t, 100_000, 4)
+	read := func(it *mmapio.Iterator) []evKey {
 		defer it.Close()
-		var out []key
+		var out []evKey
 		for it.Next() {
 			ev := it.Event()
-			out = append(out, key{ev.Cycle, ev.UnitID, ev.FormatID, string(ev.RawArgs())})
+			out = append(out, keyOf(ev))
 		}
 		require.NoError(t, it.Err())
 		return out

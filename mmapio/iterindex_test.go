@@ -1,13 +1,10 @@
 package mmapio_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/chronon-sim/chronon-go/chronon"
-	"github.com/chronon-sim/chronon-go/internal/workload"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
@@ -16,9 +13,7 @@ import (
 // for every event of a merge that holds its blocks (the default budget),
 // and for those it gives an index in a budget that may take windows.
 func TestIteratorIndexMatchesDecodeBlock(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "w1.ctrace")
-	_, err := workload.Run("w1", path, 100_000, 4, 1, chronon.WithAutoMetadata(false))
-	require.NoError(t, err)
+	path := w1File(t, 100_000, 4)
 	for _, budget := range []int64{0, mmapio.MinMemoryBudget} {
 		var opts []mmapio.Option
 		if budget != 0 {
