@@ -18,16 +18,21 @@ build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
 # deps installs what the tests use: python3-zstandard for the conformance
-# oracle (and the libzstd cross-checks), via apt-get; staticcheck (a pinned
-# version, through the Go module proxy).
-STATICCHECK_VERSION ?= 2026.2.2
-deps: deps-c
+# oracle (and the libzstd cross-checks), via apt-get; staticcheck, at its
+# module version (the proxy serves v0.8.2, not the release name 2026.2.2),
+# into bin/tools/ of this clone, never GOPATH/bin: a staticcheck a machine
+# happens to have cannot stand in for a broken install step.
+STATICCHECK_VERSION ?= v0.8.2
+TOOLS       := $(CURDIR)/$(BIN)/tools
+STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
+deps: deps-c $(STATICCHECK)
 	@$(PYTHON) -c 'import zstandard' 2>/dev/null || { \
 		echo "installing python3-zstandard (conformance oracle)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-zstandard >/dev/null; }
-	@test -x "$$($(GO) env GOPATH)/bin/staticcheck" || { \
-		echo "installing staticcheck $(STATICCHECK_VERSION)"; \
-		$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); }
+
+$(STATICCHECK):
+	@echo "installing staticcheck $(STATICCHECK_VERSION) into $(dir $@)"
+	GOBIN=$(dir $@) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 # deps-perfetto: protoc and the Python protobuf runtime, for the official
 # Perfetto schema checks (make perfetto-check).
@@ -69,7 +74,7 @@ demo: build
 # detector, and a short run of every fuzz target (longer runs: make fuzz
 # FUZZTIME=10m). scripts/test.sh prints a line per stage and a summary.
 test: deps
-	FUZZTIME=$(FUZZTIME) scripts/test.sh
+	FUZZTIME=$(FUZZTIME) STATICCHECK=$(STATICCHECK) scripts/test.sh
 
 vet:
 	$(GO) vet ./...
