@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"io"
 	"slices"
+
+	"github.com/chronon-sim/chronon-go/internal/ctext"
 )
 
 // Text caps: a worker renders at most segmentTextCap bytes of a segment's
@@ -19,29 +21,35 @@ const (
 // trace_reader printed it: "[%10d] unit: message\n", or "[%10d] message\n"
 // when the unit has no name.
 func (r *Reader) AppendLine(dst []byte, ev *Event) []byte {
-	dst = appendCycle(dst, ev.Cycle)
-	dst = append(dst, r.prefix(ev.UnitID)...)
-	dst = appendMessage(dst, ev.format, ev.ArgCount, ev.args)
-	return append(dst, '\n')
+	var cc ctext.CycleCache
+	return ctext.AppendLine(dst, &cc, ev.Cycle, ctext.AppendPrefix(nil, r.UnitName(ev.UnitID)), ev.format.program(), ev.ArgCount, ev.args)
 }
 
-// appendRecLine appends the dump line of record rc of block bd.
-func (r *Reader) appendRecLine(dst []byte, cc *cycleCache, bd *blockData, rc *rec) []byte {
-	f := r.Format(rc.fid)
-	args := bd.data[rc.argOff : rc.argOff+uint32(rc.argLen)]
-	if f != nil && f.lineFast && int(rc.argc) >= len(f.ops) && len(args) >= f.fixedSize {
-		return cc.appendFastLine(dst, rc.cycle, r.prefix(rc.unit), f, args)
+// textLines returns the dump lines of the file (built on first use).
+func (r *Reader) textLines() *ctext.Lines {
+	r.linesOnce.Do(func() {
+		t := ctext.NewFormatTable(r.maxFormatID())
+		for _, f := range r.formats {
+			t.Add(f.ID, f.prog)
+		}
+		r.lines = ctext.NewLines(r.unitNames, t)
+	})
+	return r.lines
+}
+
+// maxFormatID is the largest format id of the schema.
+func (r *Reader) maxFormatID() uint32 {
+	var m uint32
+	for _, f := range r.formats {
+		m = max(m, f.ID)
 	}
-	dst = appendCycle(dst, rc.cycle)
-	dst = append(dst, r.prefix(rc.unit)...)
-	dst = appendMessage(dst, f, rc.argc, args)
-	return append(dst, '\n')
+	return m
 }
 
 // renderSegment renders the lines of seg.refs from seg.rendered on into
 // seg.text (replacing it: text then holds the lines of
-// refs[base:rendered]), up to about limit bytes.
-func (r *Reader) renderSegment(seg *segment, limit int) {
+// refs[base:rendered]), up to about limit bytes, with lines.
+func (r *Reader) renderSegment(seg *segment, lines *ctext.Lines, limit int) {
 	seg.base = seg.rendered
 	// Size the buffer once from the lines' average length so far: growing
 	// by doubling copies, and every fresh page costs a fault.
@@ -51,11 +59,12 @@ func (r *Reader) renderSegment(seg *segment, limit int) {
 	}
 	text := slices.Grow(seg.text[:0], min(limit+4096, avg*(len(seg.refs)-seg.rendered)+4096))
 	i := seg.rendered
-	var cc cycleCache
+	var cc ctext.CycleCache
 	for ; i < len(seg.refs) && len(text) < limit; i++ {
 		ref := seg.refs[i]
 		bd := seg.bds[ref>>32]
-		text = r.appendRecLine(text, &cc, bd, &bd.recs[uint32(ref)])
+		rc := &bd.recs[uint32(ref)]
+		text = lines.AppendLine(text, &cc, rc.cycle, rc.unit, rc.fid, rc.argc, bd.data[rc.argOff:rc.argOff+uint32(rc.argLen)])
 	}
 	r.linesRendered.Add(int64(i - seg.rendered))
 	r.bytesRendered.Add(int64(len(text)))
@@ -70,8 +79,13 @@ func (r *Reader) renderSegment(seg *segment, limit int) {
 // goroutine only writes them out. A block that fails to decode ends the dump
 // with its error after the lines of the cycle ranges before it.
 func (r *Reader) WriteDump(w io.Writer, q Query, limit int) (count int, err error) {
+	return r.writeLines(w, q, limit, r.textLines())
+}
+
+// writeLines is WriteDump with the lines given.
+func (r *Reader) writeLines(w io.Writer, q Query, limit int, lines *ctext.Lines) (count int, err error) {
 	defer r.guardFault(&err, panicOnFault()) // lines are rendered from the mapping
-	sp, err := r.startQuery(q, true)
+	sp, err := r.startQuery(q, lines)
 	if sp == nil || err != nil {
 		return 0, err
 	}
@@ -112,7 +126,7 @@ func (r *Reader) writeSegments(w io.Writer, sp *segPipe, limit int) (int, error)
 			if seg.rendered >= len(seg.refs) || limit > 0 && count >= limit {
 				break
 			}
-			r.renderSegment(seg, min(chunkTextCap, sp.textCap))
+			r.renderSegment(seg, sp.lines, min(chunkTextCap, sp.textCap))
 		}
 		if segErr != nil && (limit <= 0 || count < limit) {
 			r.setErr(segErr)

@@ -2,6 +2,7 @@ package mmapio
 
 import (
 	"errors"
+	"strconv"
 
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -53,7 +54,4 @@ func blockSection(i int) string {
 	return "block " + itoa(i)
 }
 
-func itoa(i int) string {
-	var b [20]byte
-	return string(appendInt(b[:0], int64(i)))
-}
+func itoa(i int) string { return strconv.Itoa(i) }

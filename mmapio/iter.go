@@ -29,7 +29,7 @@ type Iterator struct {
 // Iter starts an iteration over the events q selects.
 func (r *Reader) Iter(q Query) *Iterator {
 	it := &Iterator{r: r}
-	sp, err := r.startQuery(q, false)
+	sp, err := r.startQuery(q, nil)
 	if err != nil {
 		it.err, it.done = err, true
 		return it

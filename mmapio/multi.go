@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"github.com/chronon-sim/chronon-go/internal/ctext"
 )
 
 // Multi reads several traces as one timeline: the runs of a parallel
@@ -68,7 +70,7 @@ func NewMulti(rs ...*Reader) *Multi {
 		m.prefixes[i] = map[uint16][]byte{}
 		for id, name := range r.unitNames {
 			if name != "" {
-				m.prefixes[i][uint16(id)] = []byte(" " + EscapeText(m.labels[i]+"/"+name) + ": ")
+				m.prefixes[i][uint16(id)] = ctext.AppendPrefix(nil, m.labels[i]+"/"+name)
 			}
 		}
 	}
@@ -356,14 +358,12 @@ func (m *Multi) AppendLine(dst []byte, ev *FileEvent) []byte {
 	if len(m.readers) == 1 {
 		return m.readers[0].AppendLine(dst, &ev.Event)
 	}
-	dst = appendCycle(dst, ev.Cycle)
 	p, ok := m.prefixes[ev.File][ev.UnitID]
 	if !ok {
-		p = spacePrefix
+		p = ctext.AppendPrefix(nil, "")
 	}
-	dst = append(dst, p...)
-	dst = appendMessage(dst, ev.format, ev.ArgCount, ev.args)
-	return append(dst, '\n')
+	var cc ctext.CycleCache
+	return ctext.AppendLine(dst, &cc, ev.Cycle, p, ev.format.program(), ev.ArgCount, ev.args)
 }
 
 // WriteDump writes the dump lines of the timeline (qs as for Iter), at most

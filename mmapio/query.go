@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"github.com/bits-and-blooms/bitset"
+
+	"github.com/chronon-sim/chronon-go/internal/ctext"
 )
 
 // Query selects events by cycle range and by unit. The zero Query selects
@@ -79,9 +81,10 @@ func (f unitFilter) any(ids []uint16) bool {
 	return false
 }
 
-// startQuery plans q and starts its pipeline; nil, nil when no block can
+// startQuery plans q and starts its pipeline, which renders the events
+// with lines when lines is not nil (a dump); nil, nil when no block can
 // hold a selected event, ErrClosed after Close.
-func (r *Reader) startQuery(q Query, dump bool) (_ *segPipe, err error) {
+func (r *Reader) startQuery(q Query, lines *ctext.Lines) (_ *segPipe, err error) {
 	defer r.guardFault(&err, panicOnFault()) // the plan is read from the mapped footer
 	if !r.rlockMap() {
 		return nil, ErrClosed
@@ -91,7 +94,7 @@ func (r *Reader) startQuery(q Query, dump bool) (_ *segPipe, err error) {
 	if len(plan) == 0 {
 		return nil, nil
 	}
-	return r.startSegments(plan, sel, dump)
+	return r.startSegments(plan, sel, lines)
 }
 
 // plan lists the blocks a query needs, in the order the merge takes them

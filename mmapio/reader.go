@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/chronon-sim/chronon-go/internal/ctext"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -33,11 +34,12 @@ type Reader struct {
 	status        Status
 	unitSets      bool // every block records its units
 
-	formats    []*Format          // in schema order
-	fmtDense   []*Format          // by id when ids are small
-	fmtSparse  map[uint32]*Format // by id otherwise
-	unitNames  []string           // by unit id; "" = no name
-	linePrefix [][]byte           // by unit id: "] name: " or "] "
+	formats   []*Format          // in schema order
+	fmtDense  []*Format          // by id when ids are small
+	fmtSparse map[uint32]*Format // by id otherwise
+	unitNames []string           // by unit id; "" = no name
+	lines     *ctext.Lines       // dump lines (textLines)
+	linesOnce sync.Once
 
 	byMin   []int32  // block indices sorted by (MinCycle, Offset)
 	prefMax []uint64 // prefMax[i] = max MaxCycle of byMin[:i+1]
@@ -256,25 +258,7 @@ func (r *Reader) buildTables() {
 	for _, u := range r.sch.Units {
 		r.unitNames[u.ID] = u.Name // a later entry with the same id overwrites
 	}
-	r.linePrefix = make([][]byte, len(r.unitNames))
-	for id, name := range r.unitNames {
-		if name != "" {
-			r.linePrefix[id] = []byte(" " + EscapeText(name) + ": ") // the name is the file's: escape.go
-		}
-	}
 }
-
-// prefix returns what follows "[%10d]" on a dump line of unit id.
-func (r *Reader) prefix(id uint16) []byte {
-	if int(id) < len(r.linePrefix) {
-		if p := r.linePrefix[id]; p != nil {
-			return p
-		}
-	}
-	return spacePrefix
-}
-
-var spacePrefix = []byte(" ")
 
 // rankOf is the rank of block i by file offset.
 func (r *Reader) rankOf(i int32) uint32 {

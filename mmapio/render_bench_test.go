@@ -30,7 +30,7 @@ func BenchmarkRenderW1(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		seg.rendered = 0
-		r.renderSegment(seg, 1<<30)
+		r.renderSegment(seg, r.textLines(), 1<<30)
 		n += len(seg.refs)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/line")

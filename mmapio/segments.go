@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/chronon-sim/chronon-go/internal/ctext"
 )
 
 // The merge runs in parallel, one cycle range at a time.
@@ -104,7 +106,7 @@ type segPipe struct {
 	r        *Reader
 	plan     []int32
 	sel      *selector
-	dump     bool
+	lines    *ctext.Lines          // renders each segment's lines (a dump); nil: an iteration
 	states   map[int32]*blockState // plan entries of built, unconsumed segments (under mu)
 	segBytes int
 	ahead    int
@@ -131,13 +133,13 @@ type segPipe struct {
 	wg       sync.WaitGroup
 }
 
-func (r *Reader) startSegments(plan []int32, sel *selector, dump bool) (*segPipe, error) {
+func (r *Reader) startSegments(plan []int32, sel *selector, lines *ctext.Lines) (*segPipe, error) {
 	workers := r.opts.decoders
 	ahead := workers + 1
 	readAhead := r.opts.readAhead
 	if readAhead == 0 {
 		readAhead = iterReadAhead
-		if dump {
+		if lines != nil {
 			readAhead = dumpReadAhead
 		}
 		// A short query reads less far ahead: its run is too short to
@@ -153,7 +155,7 @@ func (r *Reader) startSegments(plan []int32, sel *selector, dump bool) (*segPipe
 		readAhead = min(readAhead, max(256<<10, total/32))
 	}
 	budget := r.opts.memBudget
-	sp := &segPipe{r: r, plan: plan, sel: sel, dump: dump, states: make(map[int32]*blockState),
+	sp := &segPipe{r: r, plan: plan, sel: sel, lines: lines, states: make(map[int32]*blockState),
 		segBytes: max(readAhead/ahead, 64<<10), ahead: ahead, budget: budget,
 		textCap: int(min(segmentTextCap, max(64<<10, budget/16))),
 		jobs:    make(chan *segment, ahead+1), decodes: make(chan int32, 256), stopc: make(chan struct{})}
@@ -240,7 +242,7 @@ func (sp *segPipe) build() *segment {
 		seg.last = true
 	}
 	sp.builtAny = true
-	if sp.dump {
+	if sp.lines != nil {
 		seg.cost = textReserve(sp.textCap)
 	}
 	sp.mu.Lock()
@@ -544,8 +546,8 @@ func (sp *segPipe) process(seg *segment) {
 		seg.hi, seg.last = cut, false
 	}
 	sp.merge(seg)
-	if sp.dump {
-		sp.r.renderSegment(seg, sp.textCap)
+	if sp.lines != nil {
+		sp.r.renderSegment(seg, sp.lines, sp.textCap)
 	}
 }
 

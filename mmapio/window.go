@@ -87,7 +87,7 @@ func (sp *segPipe) startWindows() {
 	slices.Sort(w.active)
 	w.active = slices.Compact(w.active)
 	sp.queue, sp.carried = nil, nil
-	if sp.dump {
+	if sp.lines != nil {
 		w.text = textReserve(sp.textCap)
 	}
 	first := int32(w.next)
@@ -229,8 +229,8 @@ func (sp *segPipe) window() *segment {
 	if w.done {
 		seg.err = w.err
 	}
-	if sp.dump {
-		sp.r.renderSegment(seg, sp.textCap)
+	if sp.lines != nil {
+		sp.r.renderSegment(seg, sp.lines, sp.textCap)
 	}
 	close(seg.done)
 	return seg

@@ -1,4 +1,4 @@
-package mmapio
+package ctext
 
 import (
 	"bufio"
@@ -63,7 +63,7 @@ for line in sys.stdin:
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for i, v := range vals {
 		require.True(t, sc.Scan())
-		require.Equal(t, sc.Text(), string(appendCFloat(nil, v)), "%%g of %v (bits %016x)", v, math.Float64bits(v))
+		require.Equal(t, sc.Text(), string(AppendCFloat(nil, v)), "%%g of %v (bits %016x)", v, math.Float64bits(v))
 		_ = i
 	}
 }
@@ -78,7 +78,7 @@ func TestAppendCFloatSpecials(t *testing.T) {
 		{1e6, "1e+06"}, {123456, "123456"}, {1234567, "1.23457e+06"}, {0.0001, "0.0001"}, {1e-5, "1e-05"},
 		{1e100, "1e+100"}, {5e-324, "4.94066e-324"},
 	} {
-		require.Equal(t, c.want, string(appendCFloat(nil, c.v)), "%v", c.v)
+		require.Equal(t, c.want, string(AppendCFloat(nil, c.v)), "%v", c.v)
 	}
 }
 
@@ -94,7 +94,7 @@ func TestIntegerFormatting(t *testing.T) {
 		require.Equal(t, strconv.FormatUint(v, 10), string(appendUint(nil, v)))
 		require.Equal(t, strconv.FormatInt(int64(v), 10), string(appendInt(nil, int64(v))))
 		require.Equal(t, strconv.FormatUint(v, 16), string(appendHex(nil, v)))
-		require.Equal(t, fmt.Sprintf("[%10d]", v), string(appendCycle(nil, v)))
+		require.Equal(t, fmt.Sprintf("[%10d]", v), string(AppendCycle(nil, v)))
 		b := make([]byte, 64)
 		require.Equal(t, strconv.FormatUint(v, 10), string(b[3:putUint(b, 3, v)]))
 		require.Equal(t, strconv.FormatUint(v, 16), string(b[3:putHex(b, 3, v)]))

@@ -1,4 +1,4 @@
-package mmapio
+package ctext
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 type A = ctracetest.Args
 
 func msg(format string, types []schema.ArgType, argc uint8, args []byte) string {
-	return string(appendMessage(nil, newFormat(schema.Format{Format: format, ArgTypes: types}), argc, args))
+	return string(AppendMessage(nil, Compile(format, types), argc, args))
 }
 
 const (
@@ -26,7 +26,7 @@ const (
 
 type T = []schema.ArgType
 
-// The original reader's message rules, case by case (see appendMessage).
+// The original reader's message rules, case by case (see AppendMessage).
 func TestMessageRules(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -70,7 +70,7 @@ func TestMessageRules(t *testing.T) {
 	for _, c := range cases {
 		require.Equal(t, c.want, msg(c.format, c.types, c.argc, c.args), c.name)
 	}
-	require.Equal(t, "[unknown format]", string(appendMessage(nil, nil, 2, []byte{1, 2})))
+	require.Equal(t, "[unknown format]", string(AppendMessage(nil, nil, 2, []byte{1, 2})))
 }
 
 // refMessage is the original reader's algorithm transcribed literally: parse
@@ -104,11 +104,11 @@ func refMessage(f *schema.Format, argc uint8, args []byte) string {
 		parsed = append(parsed, args[off:off+size]...)
 		off += size
 	}
-	// Literal text prints with its control characters escaped (EscapeText,
+	// Literal text prints with its control characters escaped (Escape,
 	// the one addition to the original's rules): a run of it at a time.
 	var out, lit []byte
 	flush := func() {
-		out = append(out, EscapeText(string(lit))...)
+		out = append(out, Escape(string(lit))...)
 		lit = lit[:0]
 	}
 	s := f.Format
@@ -122,7 +122,7 @@ func refMessage(f *schema.Format, argc uint8, args []byte) string {
 				hex := bytes.ContainsAny([]byte(spec), "xX")
 				var n int
 				flush()
-				out, n = appendArg(out, f.ArgTypes[ai], parsed[ap:], hex)
+				out, n = AppendArg(out, f.ArgTypes[ai], parsed[ap:], hex)
 				ap += n
 				ai++
 				i = j + 1
@@ -147,9 +147,9 @@ func FuzzMessage(f *testing.F) {
 		for _, b := range types {
 			sf.ArgTypes = append(sf.ArgTypes, schema.ArgType(b%16))
 		}
-		pf := newFormat(sf)
+		pf := Compile(sf.Format, sf.ArgTypes)
 		want := refMessage(&sf, argc, args)
-		require.Equal(t, want, string(appendMessage(nil, pf, argc, args)))
+		require.Equal(t, want, string(AppendMessage(nil, pf, argc, args)))
 		// The dump line's fast path agrees with the general one.
 		if pf.lineFast && int(argc) >= len(pf.ops) && len(args) >= pf.fixedSize {
 			line := appendFastLine([]byte("x"), 12345, []byte(" u: "), pf, args)
@@ -182,54 +182,10 @@ func TestFastLineAgreesWithMessage(t *testing.T) {
 				args[i] = byte(int8(rng.Next()%5) - 2)
 			}
 		}
-		pf := newFormat(schema.Format{Format: format, ArgTypes: types})
+		pf := Compile(format, types)
 		require.True(t, pf.lineFast)
 		cycle := rng.Next() >> (rng.Next() % 64)
-		want := string(appendCycle(nil, cycle)) + " u: " + string(appendMessage(nil, pf, uint8(n), args)) + "\n"
+		want := string(AppendCycle(nil, cycle)) + " u: " + string(AppendMessage(nil, pf, uint8(n), args)) + "\n"
 		require.Equal(t, want, string(appendFastLine(nil, cycle, []byte(" u: "), pf, args)))
 	}
-}
-
-func TestEventAccessors(t *testing.T) {
-	s := &schema.Schema{
-		Formats: []schema.Format{{ID: 3, Format: "cache {} addr=0x{:x} lat={} hit={} t={}", ArgTypes: T{str, u64, i32, bol, f64}}},
-		Units:   []schema.Unit{{ID: 1, Name: "core0.l2"}},
-	}
-	args := A{}.Str("iq").U64(0xbeef).I32(-12).Bool(true).F64(2.5)
-	b, err := ctracetest.Build(s, []ctracetest.Event{{Record: schema.Record{Cycle: 9, FormatID: 3, SourceID: 1, ArgCount: 5, Category: 4}, Args: args}}, ctracetest.Options{})
-	require.NoError(t, err)
-	r := openBytesT(t, b)
-	var got []Event
-	for ev := range r.Events(Query{}) {
-		got = append(got, ev.Clone())
-	}
-	require.Len(t, got, 1)
-	ev := got[0]
-	require.Equal(t, uint64(9), ev.Cycle)
-	require.Equal(t, uint32(4), ev.Category)
-	require.Equal(t, "cache iq addr=0xbeef lat=-12 hit=true t=2.5", ev.Message())
-	require.Equal(t, 5, ev.NumArgs())
-	a, ok := ev.Arg(0)
-	require.True(t, ok)
-	require.Equal(t, "iq", string(a.Bytes()))
-	require.Equal(t, "iq", a.String())
-	a, _ = ev.ArgByName("addr")
-	require.Equal(t, uint64(0xbeef), a.Uint())
-	require.Equal(t, "beef", string(a.AppendText(nil, true)))
-	a, _ = ev.ArgByName("lat")
-	require.Equal(t, int64(-12), a.Int())
-	require.Equal(t, -12.0, a.Float())
-	a, _ = ev.ArgByName("hit")
-	require.True(t, a.Bool())
-	a, _ = ev.ArgByName("t")
-	require.Equal(t, 2.5, a.Float())
-	require.Equal(t, int64(2), a.Int())
-	_, ok = ev.Arg(5)
-	require.False(t, ok)
-	_, ok = ev.ArgByName("nope")
-	require.False(t, ok)
-	require.Equal(t, "lat", ev.Format().ArgName(2))
-	require.Equal(t, "[         9] core0.l2: cache iq addr=0xbeef lat=-12 hit=true t=2.5\n", string(r.AppendLine(nil, &ev)))
-	require.Equal(t, "core0.l2", r.UnitName(1))
-	require.Equal(t, "", r.UnitName(2))
 }

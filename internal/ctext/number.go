@@ -1,4 +1,4 @@
-package mmapio
+package ctext
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 )
 
 // Number formatting that prints exactly what C's printf printed in the
-// original reader. Integers are written straight into dst (internal/decimal:
+// original reader. Integers are written straight into dst (package decimal:
 // strconv formats into a scratch buffer and copies); floats go through
 // strconv.
 
@@ -46,7 +46,7 @@ func grow(dst []byte, n int) []byte {
 	return dst[:len(dst)+n]
 }
 
-// appendCFloat appends v as C's printf("%g", v) prints it with glibc: six
+// AppendCFloat appends v as C's printf("%g", v) prints it with glibc: six
 // significant digits, trailing zeros removed, an exponent of at least two
 // digits, and "inf", "-inf", "nan", "-nan" (the sign bit of a NaN is printed).
 //
@@ -54,7 +54,7 @@ func grow(dst []byte, n int) []byte {
 // and exponent notation as C (exponent < -4 or >= precision) and rounds the
 // exact binary value half-to-even as glibc does; only the special values are
 // spelled differently.
-func appendCFloat(dst []byte, v float64) []byte {
+func AppendCFloat(dst []byte, v float64) []byte {
 	switch {
 	case math.IsNaN(v):
 		if math.Signbit(v) {
@@ -69,9 +69,9 @@ func appendCFloat(dst []byte, v float64) []byte {
 	return strconv.AppendFloat(dst, v, 'g', 6, 64)
 }
 
-// appendCycle appends "[%10d]" of v: the cycle right-aligned in ten columns,
+// AppendCycle appends "[%10d]" of v: the cycle right-aligned in ten columns,
 // longer numbers simply longer.
-func appendCycle(dst []byte, v uint64) []byte {
+func AppendCycle(dst []byte, v uint64) []byte {
 	n := decimal.Len(v)
 	w := max(n, 10)
 	dst = grow(dst, w+2)

@@ -1,4 +1,4 @@
-package mmapio
+package ctext
 
 import (
 	"encoding/binary"
@@ -11,7 +11,7 @@ import (
 
 // Fast path of dump lines for formats whose placeholders all take
 // fixed-size arguments (the common case): the line's maximum length is known,
-// so the buffer grows once and everything is written in place.
+// so the buffer grows once and everything is written in place (Lines).
 
 // maxArgWidth is the longest text of a fixed-size argument.
 func maxArgWidth(t schema.ArgType) int {
@@ -91,22 +91,22 @@ func b2i(b bool) int {
 }
 
 // appendFastLine appends the line of an event whose format takes the fast
-// path (f.fast, enough arguments and bytes).
+// path (f.lineFast, enough arguments and bytes).
 func appendFastLine(dst []byte, cycle uint64, prefix []byte, f *Format, args []byte) []byte {
-	var cc cycleCache
+	var cc CycleCache
 	return cc.appendFastLine(dst, cycle, prefix, f, args)
 }
 
-// cycleCache remembers the last "[%10d]" written: in cycle order many
-// consecutive lines share their cycle.
-type cycleCache struct {
+// CycleCache remembers the last "[%10d]" written: in cycle order many
+// consecutive lines share their cycle. The zero value is ready to use.
+type CycleCache struct {
 	cycle uint64
 	n     int
 	text  [24]byte
 	ok    bool
 }
 
-func (cc *cycleCache) put(b []byte, n int, cycle uint64) int {
+func (cc *CycleCache) put(b []byte, n int, cycle uint64) int {
 	if !cc.ok || cycle != cc.cycle {
 		cc.n = putCycle(cc.text[:], 0, cycle)
 		cc.cycle, cc.ok = cycle, true
@@ -114,7 +114,7 @@ func (cc *cycleCache) put(b []byte, n int, cycle uint64) int {
 	return n + copy(b[n:], cc.text[:cc.n])
 }
 
-func (cc *cycleCache) appendFastLine(dst []byte, cycle uint64, prefix []byte, f *Format, args []byte) []byte {
+func (cc *CycleCache) appendFastLine(dst []byte, cycle uint64, prefix []byte, f *Format, args []byte) []byte {
 	dst = slices.Grow(dst, f.maxLine+len(prefix)+putSlack)
 	n := len(dst)
 	b := dst[:cap(dst)]

@@ -1,4 +1,4 @@
-package mmapio
+package ctext
 
 import (
 	"bytes"
@@ -8,12 +8,13 @@ import (
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
-// Format is one registered format string with what the reader precomputes
-// to rebuild its messages. The embedded schema.Format is the decoded entry.
+// Format is a format string compiled for printing: its placeholders and,
+// when every placeholder takes a fixed-size argument, the literal text
+// around them ready to copy.
 type Format struct {
-	schema.Format
+	text         string
+	types        []schema.ArgType
 	placeholders []schema.Placeholder
-	argNames     []string
 
 	// Fast path, when every placeholder takes a fixed-size argument: an
 	// event with at least len(ops) arguments and fixedSize bytes fills all
@@ -22,8 +23,8 @@ type Format struct {
 	ops       []fmtOp
 	tail      string
 	fixedSize int
-	lineFast  bool // every argument prints without floats: appendFastLine
-	maxLine   int  // longest line appendFastLine writes, without the unit prefix
+	lineFast  bool // every argument prints without floats: the fast line (line.go)
+	maxLine   int  // longest fast line, without the unit prefix
 
 	// escLits: the format string holds control characters, which its
 	// literal text prints escaped (escape.go). ops and tail are escaped
@@ -39,31 +40,28 @@ type fmtOp struct {
 	off int // the argument's offset in the args
 }
 
-func newFormat(f schema.Format) *Format {
-	names := f.ArgNames
-	if len(names) == 0 {
-		names = schema.ArgNames(f.Format)
-	}
-	pf := &Format{Format: f, placeholders: schema.Placeholders(f.Format), argNames: names, escLits: needsEscape(f.Format)}
-	pf.compile()
-	return pf
+// Compile compiles format string text whose arguments have types.
+func Compile(text string, types []schema.ArgType) *Format {
+	f := &Format{text: text, types: types, placeholders: schema.Placeholders(text), escLits: NeedsEscape(text)}
+	f.compile()
+	return f
 }
 
 func (f *Format) compile() {
-	if len(f.placeholders) > len(f.ArgTypes) {
+	if len(f.placeholders) > len(f.types) {
 		return
 	}
 	prev, off := 0, 0
 	for i, ph := range f.placeholders {
-		t := f.ArgTypes[i]
+		t := f.types[i]
 		if t == schema.ArgString || t.Size() == 0 {
 			return
 		}
-		f.ops = append(f.ops, fmtOp{lit: f.litText(f.Format.Format[prev:ph.Start]), typ: t, hex: ph.Hex, off: off})
+		f.ops = append(f.ops, fmtOp{lit: f.litText(f.text[prev:ph.Start]), typ: t, hex: ph.Hex, off: off})
 		off += t.Size()
 		prev = ph.End
 	}
-	f.tail = f.litText(f.Format.Format[prev:])
+	f.tail = f.litText(f.text[prev:])
 	f.fixedSize = off
 	f.fast = true
 	f.lineFast = true
@@ -80,7 +78,7 @@ func (f *Format) compile() {
 // litText is literal text of the format as it prints (escaped).
 func (f *Format) litText(s string) string {
 	if f.escLits {
-		return EscapeText(s)
+		return Escape(s)
 	}
 	return s
 }
@@ -88,30 +86,17 @@ func (f *Format) litText(s string) string {
 // appendLit appends literal text of the format as it prints (escaped).
 func (f *Format) appendLit(dst []byte, s string) []byte {
 	if f.escLits {
-		return appendEscaped(dst, s)
+		return AppendEscaped(dst, s)
 	}
 	return append(dst, s...)
 }
 
-// Text returns the format string as registered (fetch pc=0x{:x} taken={}),
-// raw: control characters are not escaped (Event.Message escapes them).
-func (f *Format) Text() string { return f.Format.Format }
-
-// ArgName returns the name of argument i: the one the writer recorded, or
-// else the one derived from the text before its placeholder.
-func (f *Format) ArgName(i int) string {
-	if i >= 0 && i < len(f.argNames) {
-		return f.argNames[i]
-	}
-	return ""
-}
-
-// parsedLen returns how many bytes of args the original reader keeps for an
+// ParsedLen returns how many bytes of args the original reader keeps for an
 // event (its "parsed args" buffer, always a prefix of args): it walks the
 // format's types for at most argc arguments while bytes remain. Past the end
 // of the type list it keeps everything; an unknown type, a fixed-size
 // argument that does not fit, or a string without its NUL stops the walk.
-func parsedLen(types []schema.ArgType, argc int, args []byte) int {
+func ParsedLen(types []schema.ArgType, argc int, args []byte) int {
 	off := 0
 	for i := 0; i < argc && off < len(args); i++ {
 		if i >= len(types) {
@@ -135,7 +120,7 @@ func parsedLen(types []schema.ArgType, argc int, args []byte) int {
 	return off
 }
 
-// appendMessage rebuilds an event's text as the original reader did. f is
+// AppendMessage rebuilds an event's text as the original reader did. f is
 // nil for a format id the schema does not know.
 //
 // The original walks the format string: a '{' that is not the last byte and
@@ -144,7 +129,7 @@ func parsedLen(types []schema.ArgType, argc int, args []byte) int {
 // nor the types come back once exhausted, everything after the first
 // placeholder that cannot be filled is literal text, so walking the
 // precomputed placeholders gives the same bytes.
-func appendMessage(dst []byte, f *Format, argc uint8, args []byte) []byte {
+func AppendMessage(dst []byte, f *Format, argc uint8, args []byte) []byte {
 	if f == nil {
 		return append(dst, "[unknown format]"...)
 	}
@@ -156,9 +141,9 @@ func appendMessage(dst []byte, f *Format, argc uint8, args []byte) []byte {
 		}
 		return append(dst, f.tail...)
 	}
-	types := f.ArgTypes
-	p := args[:parsedLen(types, int(argc), args)]
-	text := f.Format.Format
+	types := f.types
+	p := args[:ParsedLen(types, int(argc), args)]
+	text := f.text
 	prev, ap := 0, 0
 	for ai, ph := range f.placeholders {
 		if ap >= len(p) || ai >= len(types) {
@@ -166,23 +151,23 @@ func appendMessage(dst []byte, f *Format, argc uint8, args []byte) []byte {
 		}
 		dst = f.appendLit(dst, text[prev:ph.Start])
 		var n int
-		dst, n = appendArg(dst, types[ai], p[ap:], ph.Hex)
+		dst, n = AppendArg(dst, types[ai], p[ap:], ph.Hex)
 		ap += n
 		prev = ph.End
 	}
 	return f.appendLit(dst, text[prev:])
 }
 
-// appendArg prints the argument of type t at the start of b as C's printf
+// AppendArg prints the argument of type t at the start of b as C's printf
 // did in the original reader and returns how many bytes it consumed.
-func appendArg(dst []byte, t schema.ArgType, b []byte, hex bool) ([]byte, int) {
+func AppendArg(dst []byte, t schema.ArgType, b []byte, hex bool) ([]byte, int) {
 	if t == schema.ArgString {
 		// The string is the file's: control characters print escaped.
 		nul := bytes.IndexByte(b, 0)
 		if nul < 0 {
-			return appendEscaped(dst, b), len(b)
+			return AppendEscaped(dst, b), len(b)
 		}
-		return appendEscaped(dst, b[:nul]), nul + 1
+		return AppendEscaped(dst, b[:nul]), nul + 1
 	}
 	size := t.Size()
 	if size == 0 || size > len(b) {
@@ -211,9 +196,9 @@ func appendArg(dst []byte, t schema.ArgType, b []byte, hex bool) ([]byte, int) {
 	case schema.ArgUInt64:
 		return appendUnsigned(dst, le.Uint64(b), hex), 8
 	case schema.ArgFloat:
-		return appendCFloat(dst, float64(math.Float32frombits(le.Uint32(b)))), 4
+		return AppendCFloat(dst, float64(math.Float32frombits(le.Uint32(b)))), 4
 	case schema.ArgDouble:
-		return appendCFloat(dst, math.Float64frombits(le.Uint64(b))), 8
+		return AppendCFloat(dst, math.Float64frombits(le.Uint64(b))), 8
 	case schema.ArgPointer:
 		return appendHex(append(dst, '0', 'x'), le.Uint64(b)), 8
 	case schema.ArgBool:
@@ -225,7 +210,7 @@ func appendArg(dst []byte, t schema.ArgType, b []byte, hex bool) ([]byte, int) {
 	return append(dst, '?'), 0
 }
 
-// appendFixedArg is appendArg for a fixed-size type known to fit in b.
+// appendFixedArg is AppendArg for a fixed-size type known to fit in b.
 func appendFixedArg(dst []byte, t schema.ArgType, b []byte, hex bool) []byte {
 	le := binary.LittleEndian
 	switch t {
@@ -254,7 +239,7 @@ func appendFixedArg(dst []byte, t schema.ArgType, b []byte, hex bool) []byte {
 	case schema.ArgInt32:
 		return appendSigned32(dst, int32(le.Uint32(b)), hex)
 	}
-	dst, _ = appendArg(dst, t, b, hex)
+	dst, _ = AppendArg(dst, t, b, hex)
 	return dst
 }
 
