@@ -3,6 +3,7 @@ package mmapio
 import (
 	"sync"
 
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -163,7 +164,7 @@ func (r *Reader) verifiers(cands []Block) int {
 	var most int64
 	for i := range cands {
 		if b := &cands[i]; !isRaw(b) && b.UncompressedSize > 0 {
-			most = max(most, int64(1)<<bufClass(int(b.UncompressedSize)))
+			most = max(most, int64(1)<<bufpool.Class(int(b.UncompressedSize)))
 		}
 	}
 	if most == 0 {

@@ -11,9 +11,10 @@ import (
 
 	flatbuffers "github.com/google/flatbuffers/go"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 	"github.com/chronon-sim/chronon-go/schema"
-	"github.com/stretchr/testify/require"
 )
 
 // Open keeps no per-block copy of the footer: what stays on the heap grows

@@ -49,7 +49,7 @@ func (r *Reader) DecodeBlock(bi int32, q Query) (d *DecodedBlock, err error) {
 	if bi < 0 || int(bi) >= r.blocks.len() {
 		return nil, fmt.Errorf("%s: block %d does not exist (the file has %d)", r.path, bi, r.blocks.len())
 	}
-	bd := blockDatas.get()
+	bd := blockDatas.Get()
 	if err := r.decodeBlock(bi, selectorOf(q), bd); err != nil {
 		r.release(bd)
 		return nil, err

@@ -156,24 +156,6 @@ func TestDeclaredSizeBomb(t *testing.T) {
 	require.Zero(t, buf.Len())
 }
 
-func TestZstdBound(t *testing.T) {
-	enc, err := zstd.NewWriter(nil)
-	require.NoError(t, err)
-	data := bytes.Repeat([]byte("0123456789abcdef"), 50_000)
-	for _, src := range [][]byte{enc.EncodeAll(data, nil), enc.EncodeAll(nil, nil)} {
-		bound, err := zstdBound(src)
-		require.NoError(t, err)
-		require.GreaterOrEqual(t, bound, uint64(0))
-		dec, err2 := zstd.NewReader(nil)
-		require.NoError(t, err2)
-		got, err := dec.DecodeAll(src, nil)
-		require.NoError(t, err)
-		require.GreaterOrEqual(t, bound, uint64(len(got)))
-	}
-	_, err = zstdBound([]byte{1, 2, 3, 4, 5})
-	require.Error(t, err)
-}
-
 // Recovery verifies blocks in parallel, but no more at once than the memory
 // budget holds.
 func TestRecoveryVerifiersWithinBudget(t *testing.T) {

@@ -3,14 +3,11 @@ package mmapio
 import (
 	"cmp"
 	"encoding/binary"
-	"fmt"
-	"runtime"
 	"slices"
-	"sync"
 	"unsafe"
 
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
+	"github.com/chronon-sim/chronon-go/internal/zdec"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -40,12 +37,12 @@ type rec struct {
 }
 
 // blockDatas recycles block records (their recs arrays), up to 32 MiB.
-var blockDatas = freeList[blockData]{limit: 1024, budget: 32 << 20,
-	cost: func(bd *blockData) int { return cap(bd.recs)*int(unsafe.Sizeof(rec{})) + 2*cap(bd.units) }}
+var blockDatas = bufpool.FreeList[blockData]{Limit: 1024, Budget: 32 << 20,
+	Cost: func(bd *blockData) int { return cap(bd.recs)*int(unsafe.Sizeof(rec{})) + 2*cap(bd.units) }}
 
 func (r *Reader) releaseData(bd *blockData) {
 	if bd.buf != nil {
-		bufs.put(bd.buf)
+		bufpool.Put(bd.buf)
 		bd.buf = nil
 	}
 	bd.data = nil
@@ -57,33 +54,8 @@ func (r *Reader) release(bd *blockData) {
 	}
 	r.releaseData(bd)
 	*bd = blockData{recs: bd.recs[:0], units: bd.units[:0]}
-	blockDatas.put(bd)
+	blockDatas.Put(bd)
 }
-
-// decoder returns the package's one long-lived zstd decoder, shared by
-// every Reader. DecodeAll is safe for concurrent use: the decoder holds one
-// state per goroutine that may decode at once (GOMAXPROCS, at least 4),
-// refuses frames larger than the largest block, and (cap limit) never grows
-// the buffer it decodes into.
-func (r *Reader) decoder() (*zstd.Decoder, error) {
-	zOnce.Do(func() {
-		zdec, zerr = zstd.NewReader(nil,
-			zstd.WithDecoderConcurrency(max(runtime.GOMAXPROCS(0), 4)),
-			zstd.WithDecoderMaxMemory(maxDecoded),
-			zstd.WithDecoderMaxWindow(maxDecoded), // no block needs a longer history
-			zstd.WithDecodeAllCapLimit(true),
-			zstd.WithDecoderLowmem(true))
-	})
-	return zdec, zerr
-}
-
-var emptyDst [0]byte
-
-var (
-	zOnce sync.Once
-	zdec  *zstd.Decoder
-	zerr  error
-)
 
 // blockBytes returns the uncompressed bytes of block b: the mapped bytes of a
 // raw block (no copy), or a compressed block decoded into a pooled buffer
@@ -94,10 +66,10 @@ func (r *Reader) blockBytes(b *Block) (data []byte, buf *[]byte, err error) {
 }
 
 // blockBytesInto is blockBytes decoding into own's buffer (then buf is
-// own.p, which stays the caller's: not put in the pool) when own is not
+// own.P, which stays the caller's: not put in the pool) when own is not
 // nil. A windowed iteration decodes every block into one buffer of its own
 // (windowmem.go).
-func (r *Reader) blockBytesInto(b *Block, own *ownBuf) (data []byte, buf *[]byte, err error) {
+func (r *Reader) blockBytesInto(b *Block, own *zdec.Own) (data []byte, buf *[]byte, err error) {
 	if r.data == nil {
 		return nil, nil, ErrClosed
 	}
@@ -112,82 +84,11 @@ func (r *Reader) blockBytesInto(b *Block, own *ownBuf) (data []byte, buf *[]byte
 	if isRaw(b) {
 		return src, nil, nil
 	}
-	dec, err := r.decoder()
+	data, buf, err = zdec.Decode(src, int(b.UncompressedSize), own)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b), "%v", err)
 	}
-	usize := int(b.UncompressedSize)
-	var zh zstd.Header
-	if err := zh.Decode(src); err != nil {
-		return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b), "block data is not a zstd frame: %v", err)
-	}
-	if zh.HasFCS && zh.FrameContentSize != uint64(usize) {
-		return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b),
-			"zstd frame holds %d bytes, the block header declares %d", zh.FrameContentSize, usize)
-	}
-	if usize == 0 {
-		// An empty block: its frames (skippable ones included) must decode
-		// to nothing; a zero-capacity destination with the cap limit makes
-		// the decoder refuse any output instead of allocating for it.
-		if _, err := dec.DecodeAll(src, emptyDst[:0:0]); err != nil {
-			return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b), "the zstd data of an empty block does not decode to nothing: %v", err)
-		}
-		return src[:0], nil, nil
-	}
-	if !zh.HasFCS {
-		// The size is declared only by the block header: check that the
-		// frames can hold that much before allocating for it, so a few
-		// bytes that claim 64 MiB cost nothing.
-		if bound, err := zstdBound(src); err != nil || bound < uint64(usize) {
-			if err == nil {
-				err = fmt.Errorf("they hold at most %d bytes", bound)
-			}
-			return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b),
-				"the zstd frames cannot hold the declared %d bytes: %v", usize, err)
-		}
-		if buf, err = decodeStreamed(src, usize, own); err != nil {
-			return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b), "%v", err)
-		}
-		return (*buf)[:usize], buf, nil
-	}
-	buf = ownOrPooled(own, usize)
-	out, err := dec.DecodeAll(src, (*buf)[:0])
-	if err != nil {
-		putUnlessOwn(buf, own)
-		return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b), "zstd frame does not decode to the declared %d bytes: %v", usize, err)
-	}
-	if len(out) != usize {
-		putUnlessOwn(buf, own)
-		return nil, nil, formatErr(r.path, blockSection(int(b.Index)), payloadOff(b), "zstd frame decodes to %d bytes, the block header declares %d", len(out), usize)
-	}
-	return out, buf, nil
-}
-
-// ownBuf is a decode buffer a caller keeps across blocks, taken from the
-// pool only once a block's frames passed their checks (so a few bytes
-// that declare 64 MiB cost nothing), at least size bytes.
-type ownBuf struct {
-	p    *[]byte
-	size int
-}
-
-// ownOrPooled returns own's buffer, grown to n bytes, or without own a
-// pooled buffer.
-func ownOrPooled(own *ownBuf, n int) *[]byte {
-	if own == nil {
-		return bufs.get(n)
-	}
-	if own.p == nil || cap(*own.p) < n {
-		own.p = bufs.get(max(n, own.size))
-		bufs.dropBig() // the others of the blocks decoded before are idle
-	}
-	return own.p
-}
-
-func putUnlessOwn(buf *[]byte, own *ownBuf) {
-	if own == nil || buf != own.p {
-		bufs.put(buf)
-	}
+	return data, buf, nil
 }
 
 // selector decides which events of a block a query wants.

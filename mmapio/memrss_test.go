@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 )
 
@@ -168,16 +169,12 @@ func TestWindowsDropIdleBigBuffers(t *testing.T) {
 	b, err := ctracetest.OverlapBomb(2, 20<<20, 4096)
 	require.NoError(t, err)
 	r := openBytesT(t, b, WithMemoryBudget(128<<20))
-	bufs.begin() // as an iteration running beside this one
-	defer bufs.end()
-	bigHeld := func() int {
-		bufs.mu.Lock()
-		defer bufs.mu.Unlock()
-		return bufs.bigHeld
-	}
-	held := []*[]byte{bufs.get(32 << 20), bufs.get(32 << 20), bufs.get(32 << 20)}
+	bufpool.Begin() // as an iteration running beside this one
+	defer bufpool.End()
+	bigHeld := bufpool.BigHeld
+	held := []*[]byte{bufpool.Get(32 << 20), bufpool.Get(32 << 20), bufpool.Get(32 << 20)}
 	for _, b := range held {
-		bufs.put(b)
+		bufpool.Put(b)
 	}
 	require.Equal(t, 96<<20, bigHeld())
 	it := r.Iter(Query{})

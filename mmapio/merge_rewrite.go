@@ -8,6 +8,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
 	"github.com/chronon-sim/chronon-go/internal/zrec"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -233,7 +234,7 @@ func (mp *mergePipe) give(j *mergeJob) {
 
 func (j *mergeJob) releaseBuf() {
 	if j.buf != nil {
-		bufs.put(j.buf)
+		bufpool.Put(j.buf)
 		j.buf = nil
 	}
 }

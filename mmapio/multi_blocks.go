@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
+	"github.com/chronon-sim/chronon-go/internal/zdec"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -33,7 +35,7 @@ func (r *Reader) AppendBlock(dst []byte, i int) (_ []byte, err error) {
 		// blockBytes words the error; the bytes are not used.
 		_, buf, err := r.blockBytes(&b)
 		if buf != nil {
-			bufs.put(buf)
+			bufpool.Put(buf)
 		}
 		return dst, err
 	}
@@ -43,7 +45,7 @@ func (r *Reader) AppendBlock(dst []byte, i int) (_ []byte, err error) {
 		dst = append(dst, src...)
 	} else {
 		usize := int(b.UncompressedSize)
-		dec, err := r.decoder()
+		dec, err := zdec.Decoder()
 		if err != nil {
 			return dst, err
 		}
@@ -53,7 +55,7 @@ func (r *Reader) AppendBlock(dst []byte, i int) (_ []byte, err error) {
 			// blockBytes words the error as an iteration does.
 			_, buf, berr := r.blockBytes(&b)
 			if buf != nil {
-				bufs.put(buf)
+				bufpool.Put(buf)
 			}
 			if berr == nil {
 				berr = formatErr(r.path, blockSection(int(b.Index)), payloadOff(&b), "zstd frame does not decode to the declared %d bytes: %v", usize, err)

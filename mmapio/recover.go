@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -135,7 +136,7 @@ func (r *Reader) verify(b *Block) (_ []uint16, err error) {
 	if err != nil {
 		return nil, err
 	}
-	defer bufs.put(buf)
+	defer bufpool.Put(buf)
 	var bd blockData
 	if err := r.scanEvents(b, data, nil, &bd); err != nil {
 		return nil, err

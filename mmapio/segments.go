@@ -9,7 +9,9 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
 	"github.com/chronon-sim/chronon-go/internal/ctext"
+	"github.com/chronon-sim/chronon-go/internal/keysort"
 )
 
 // The merge runs in parallel, one cycle range at a time.
@@ -85,12 +87,12 @@ type segment struct {
 
 // segments recycles segments with their buffers (text, refs, sort
 // scratch), up to 64 MiB. A dump has a handful in flight.
-var segments = freeList[segment]{limit: 16, budget: 64 << 20, cost: func(s *segment) int {
+var segments = bufpool.FreeList[segment]{Limit: 16, Budget: 64 << 20, Cost: func(s *segment) int {
 	return cap(s.text) + 8*(cap(s.refs)+cap(s.keys)+cap(s.tk)+cap(s.tr)) + 4*cap(s.counts)
 }}
 
 func getSegment() *segment {
-	s := segments.get()
+	s := segments.Get()
 	s.done = make(chan struct{})
 	return s
 }
@@ -98,7 +100,7 @@ func getSegment() *segment {
 func putSegment(s *segment) {
 	*s = segment{blocks: s.blocks[:0], bds: s.bds[:0], refs: s.refs[:0], text: s.text[:0],
 		keys: s.keys[:0], tk: s.tk[:0], tr: s.tr[:0], counts: s.counts[:0]}
-	segments.put(s)
+	segments.Put(s)
 }
 
 // segPipe runs the segments of one query.
@@ -173,7 +175,7 @@ func (r *Reader) startSegments(plan []int32, sel *selector, lines *ctext.Lines) 
 		r.running = make(map[*segPipe]struct{})
 	}
 	r.running[sp] = struct{}{}
-	bufs.begin() // ended by stop
+	bufpool.Begin() // ended by stop
 	// Counted before Close can find sp: its stop must wait for them (an
 	// Add after that Wait began would be a misuse of the WaitGroup).
 	sp.wg.Add(workers)
@@ -287,7 +289,7 @@ func (sp *segPipe) decodeCost(bi int32, perEvent int64) int64 {
 	u := int64(b.UncompressedSize)
 	c := int64(b.EventCount) * (int64(unsafe.Sizeof(rec{})) + perEvent)
 	if !isRaw(&b) && u > 0 {
-		c += 1 << bufClass(int(u))
+		c += 1 << bufpool.Class(int(u))
 		if !sp.sel.all {
 			c += u
 		}
@@ -490,7 +492,7 @@ func (sp *segPipe) decode(pi int32) *blockState {
 		delete(sp.given, sp.plan[pi])
 		sp.mu.Unlock()
 		if bd == nil {
-			bd = blockDatas.get()
+			bd = blockDatas.Get()
 			bd.err = sp.r.decodeBlock(sp.plan[pi], sp.sel, bd)
 		}
 		sp.mu.Lock()
@@ -618,15 +620,15 @@ func (sp *segPipe) merge(seg *segment) {
 			refs = append(refs, ref|uint64(i))
 		}
 	}
-	if m := len(keys); m > 1 && !sortedAscending(keys) {
+	if m := len(keys); m > 1 && !keysort.Ascending(keys) {
 		tk := slices.Grow(seg.tk[:0], m)[:m]
 		tr := slices.Grow(seg.tr[:0], m)[:m]
 		var k2, r2 []uint64
 		if span < uint64(2*m) && span < 1<<22 {
 			seg.counts = slices.Grow(seg.counts[:0], int(span)+1)[:span+1]
-			k2, r2 = countingSort(keys, refs, tk, tr, seg.counts)
+			k2, r2 = keysort.Counting(keys, refs, tk, tr, seg.counts)
 		} else {
-			k2, r2 = radixSort(keys, refs, tk, tr, bitLen(span))
+			k2, r2 = keysort.Radix(keys, refs, tk, tr, keysort.Bits(span))
 		}
 		if &k2[0] == &tk[0] {
 			tk, tr = keys, refs // the result is in the scratch: swap roles
@@ -653,7 +655,7 @@ func (sp *segPipe) stop() {
 		}
 		sp.given = nil
 		sp.mu.Unlock()
-		bufs.end()
+		bufpool.End()
 		sp.r.mu.Lock()
 		delete(sp.r.running, sp)
 		sp.r.mu.Unlock()

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"unsafe"
+
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
 )
 
 // Windowed merge: the iteration's way on when the blocks that overlap the
@@ -279,8 +281,8 @@ func (sp *segPipe) windowBlock(pi int32, low, cut wkey, keep int64, kept []*bloc
 	// switched to windows is reused, not kept idle beside.
 	r.decodes.Add(1)
 	data, buf, err := r.blockBytesInto(&b, &w.buf)
-	if buf != nil && buf != w.buf.p { // cannot happen: bufMax holds the block
-		bufs.put(buf)
+	if buf != nil && buf != w.buf.P { // cannot happen: bufMax holds the block
+		bufpool.Put(buf)
 	}
 	if err != nil {
 		return nil, err

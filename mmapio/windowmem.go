@@ -1,6 +1,11 @@
 package mmapio
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
+	"github.com/chronon-sim/chronon-go/internal/zdec"
+)
 
 // The memory of a windowed iteration (window.go) is allocated once, when
 // the iteration switches to windows, and reused by every window: a buffer
@@ -45,7 +50,7 @@ type windowMem struct {
 	bufMax     int64 // the scratch's buffer (a size class; 0: raw blocks only)
 	recsMax    int64 // the scratch's records
 
-	buf   ownBuf    // decode buffer, taken at the first block that decodes
+	buf   zdec.Own  // decode buffer, taken at the first block that decodes
 	tmp   blockData // its records, allocated at the first block that decodes
 	arena []uint64  // kept events: records, positions, arguments
 	used  int       // bytes of the arena in use, from its start
@@ -55,7 +60,7 @@ type windowMem struct {
 // the mapping).
 func bufNeed(b *Block) int64 {
 	if u := int(b.UncompressedSize); !isRaw(b) && u > 0 {
-		return 1 << bufClass(u)
+		return 1 << bufpool.Class(u)
 	}
 	return 0
 }
@@ -96,7 +101,7 @@ func (w *windower) size(sp *segPipe, first int32) {
 	w.scratchMax = w.bufMax + w.recsMax*recSize
 	w.keep = keepOf(sp.budget - w.text - w.scratchMax)
 	w.arenaMax = 2 * w.keep &^ 7
-	w.buf.size = int(w.bufMax)
+	w.buf.Size = int(w.bufMax)
 }
 
 // fits reports whether block b decodes in the scratch.

@@ -1,4 +1,4 @@
-package mmapio
+package zdec
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ import (
 // size in a block smaller than it.
 const streamWindow = 8 << 20
 
-func decodeStreamed(src []byte, usize int, own *ownBuf) (*[]byte, error) {
+func decodeStreamed(src []byte, usize int, own *Own) (*[]byte, error) {
 	wnd := uint64(max(usize, streamWindow))
 	d, err := zstd.NewReader(bytes.NewReader(src),
 		zstd.WithDecoderConcurrency(1), // decodes in the caller's goroutine, no read-ahead
@@ -35,7 +35,7 @@ func decodeStreamed(src []byte, usize int, own *ownBuf) (*[]byte, error) {
 		return nil, err
 	}
 	defer d.Close()
-	buf := ownOrPooled(own, usize)
+	buf := own.orPooled(usize)
 	n, err := io.ReadFull(d, (*buf)[:usize])
 	if err == nil {
 		var one [1]byte
@@ -54,6 +54,6 @@ func decodeStreamed(src []byte, usize int, own *ownBuf) (*[]byte, error) {
 	} else {
 		err = fmt.Errorf("zstd frame does not decode to the declared %d bytes: %w", usize, err)
 	}
-	putUnlessOwn(buf, own)
+	own.putUnlessOwn(buf)
 	return nil, err
 }

@@ -1,18 +1,21 @@
-package mmapio
+// Package bufpool recycles the reader's memory: the buffers compressed
+// blocks are decoded into, by power-of-two size class, and free lists of
+// objects that keep their slices.
+//
+// Buffers are recycled through free lists rather than sync.Pool: a pool is
+// emptied at every garbage collection, and every fresh buffer costs page
+// faults (on the machines this runs on, more than decoding the block). The
+// lists are bounded, so an idle process keeps at most a few tens of MiB.
+package bufpool
 
 import (
 	"math/bits"
 	"sync"
 )
 
-// Buffers are recycled through free lists rather than sync.Pool: a pool is
-// emptied at every garbage collection, and every fresh buffer costs page
-// faults (on the machines this runs on, more than decoding the block). The
-// lists are bounded, so an idle process keeps at most a few tens of MiB.
-
-// bufs recycles the buffers compressed blocks are decoded into, by
-// power-of-two size class. One list serves every Reader. Sizes come from
-// validated block headers and are at most maxDecoded.
+// bufs recycles the buffers compressed blocks are decoded into. One pool
+// serves every reader of the process. Sizes come from validated block
+// headers and are at most the format's block limit (64 MiB).
 var bufs bufPool
 
 const (
@@ -22,7 +25,7 @@ const (
 )
 
 // Buffers larger than bufClassBytes (blocks of 32-64 MiB) are kept only
-// while an iteration runs (begin/end), up to bigBufBytes: an iteration that
+// while an iteration runs (Begin/End), up to bigBufBytes: an iteration that
 // cuts windows decodes the same big blocks again for every window, and
 // without reuse each decode was a fresh 64 MiB of garbage, which the
 // garbage collector's pacing let grow to 3-4 times the memory budget (40
@@ -40,7 +43,30 @@ type bufPool struct {
 
 func isBig(c int) bool { return 1<<c > bufClassBytes }
 
-// begin and end bracket an iteration; the last end drops the big buffers.
+// Begin and End bracket an iteration; the last End drops the big buffers.
+func Begin() { bufs.begin() }
+
+// End ends what Begin began.
+func End() { bufs.end() }
+
+// DropBig drops the idle big buffers: a windowed iteration took the one it
+// reuses and counts only that one against its budget.
+func DropBig() { bufs.dropBig() }
+
+// BigHeld is how many bytes of big buffers the pool keeps idle.
+func BigHeld() int {
+	bufs.mu.Lock()
+	defer bufs.mu.Unlock()
+	return bufs.bigHeld
+}
+
+// Get returns an empty buffer with capacity for n bytes (1<<Class(n)).
+func Get(n int) *[]byte { return bufs.get(n) }
+
+// Put gives a buffer of Get back; nil and buffers of other capacities are
+// ignored.
+func Put(b *[]byte) { bufs.put(b) }
+
 func (p *bufPool) begin() {
 	p.mu.Lock()
 	p.active++
@@ -55,8 +81,6 @@ func (p *bufPool) end() {
 	p.mu.Unlock()
 }
 
-// dropBig drops the idle big buffers: a windowed iteration (windowmem.go)
-// took the one it reuses and counts only that one against its budget.
 func (p *bufPool) dropBig() {
 	p.mu.Lock()
 	p.dropBigLocked()
@@ -73,16 +97,17 @@ func (p *bufPool) dropBigLocked() {
 	p.bigHeld = 0
 }
 
-func bufClass(n int) int {
+// Class is the size class of a buffer for n bytes: its capacity is
+// 1<<Class(n).
+func Class(n int) int {
 	if n <= 1<<minBufClass {
 		return minBufClass
 	}
 	return bits.Len(uint(n - 1))
 }
 
-// get returns an empty buffer with capacity for n bytes.
 func (p *bufPool) get(n int) *[]byte {
-	c := bufClass(n)
+	c := Class(n)
 	p.mu.Lock()
 	if l := p.classes[c]; len(l) > 0 {
 		b := l[len(l)-1]
@@ -123,40 +148,43 @@ func (p *bufPool) put(b *[]byte) {
 	p.mu.Unlock()
 }
 
-// freeList is a stack of reusable objects bounded in number and, when cost
+// FreeList is a stack of reusable objects bounded in number and, when Cost
 // is set, in the bytes they hold.
-type freeList[T any] struct {
-	mu     sync.Mutex
-	items  []*T
-	limit  int          // most objects kept
-	cost   func(*T) int // bytes an object holds (nil: no byte bound)
-	budget int          // most bytes kept
-	held   int
+type FreeList[T any] struct {
+	Limit  int          // most objects kept
+	Cost   func(*T) int // bytes an object holds (nil: no byte bound)
+	Budget int          // most bytes kept
+
+	mu    sync.Mutex
+	items []*T
+	held  int
 }
 
-func (l *freeList[T]) get() *T {
+// Get returns a kept object, or a new one.
+func (l *FreeList[T]) Get() *T {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if n := len(l.items); n > 0 {
 		x := l.items[n-1]
 		l.items = l.items[:n-1]
-		if l.cost != nil {
-			l.held -= l.cost(x)
+		if l.Cost != nil {
+			l.held -= l.Cost(x)
 		}
 		return x
 	}
 	return new(T)
 }
 
-func (l *freeList[T]) put(x *T) {
+// Put keeps x for a later Get, unless the list is full.
+func (l *FreeList[T]) Put(x *T) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.items) >= l.limit {
+	if len(l.items) >= l.Limit {
 		return
 	}
-	if l.cost != nil {
-		c := l.cost(x)
-		if l.held+c > l.budget {
+	if l.Cost != nil {
+		c := l.Cost(x)
+		if l.held+c > l.Budget {
 			return
 		}
 		l.held += c

@@ -1,17 +1,17 @@
-package mmapio
+package zdec
 
 import (
 	"encoding/binary"
 	"errors"
 )
 
-// zstdBound returns an upper bound of what the zstd frames in src decode
+// Bound returns an upper bound of what the zstd frames in src decode
 // to, from their block headers alone (RFC 8878 section 3.1): a raw or RLE
 // block regenerates exactly its Block_Size, a compressed one at most
 // 128 KiB; skippable frames regenerate nothing. It reads headers only
 // (3 bytes per zstd block), so a block can be refused before a buffer is
 // allocated for a size its frames cannot reach.
-func zstdBound(src []byte) (uint64, error) {
+func Bound(src []byte) (uint64, error) {
 	const (
 		frameMagic    = 0xFD2FB528
 		skippableMask = 0xFFFFFFF0

@@ -1,14 +1,17 @@
-package mmapio
+// Package keysort sorts 64-bit keys with a 64-bit payload each, stably and
+// in a few linear passes: the merge of a reader's blocks orders a cycle
+// range's events by cycle this way instead of with a comparison per tree
+// level per event.
+package keysort
 
 import "math/bits"
 
-// radixSort sorts keys ascending, moving refs along, stably, looking only at
+// Radix sorts keys ascending, moving refs along, stably, looking only at
 // the low nbits of each key (the rest must be zero). It is an LSD radix sort
-// with 11-bit digits: the merge of a segment's blocks costs a few linear
-// passes instead of a comparison per tree level per event. tk and tr are
+// with 11-bit digits. tk and tr are
 // scratch of at least len(keys); the sorted data ends up in whichever pair
 // is returned.
-func radixSort(keys, refs, tk, tr []uint64, nbits int) ([]uint64, []uint64) {
+func Radix(keys, refs, tk, tr []uint64, nbits int) ([]uint64, []uint64) {
 	const digit = 11
 	const buckets = 1 << digit
 	n := len(keys)
@@ -38,8 +41,8 @@ func radixSort(keys, refs, tk, tr []uint64, nbits int) ([]uint64, []uint64) {
 	return keys, refs
 }
 
-// sortedAscending reports whether keys never decrease.
-func sortedAscending(keys []uint64) bool {
+// Ascending reports whether keys never decrease.
+func Ascending(keys []uint64) bool {
 	for i := 1; i < len(keys); i++ {
 		if keys[i] < keys[i-1] {
 			return false
@@ -48,12 +51,14 @@ func sortedAscending(keys []uint64) bool {
 	return true
 }
 
-func bitLen(v uint64) int { return bits.Len64(v) }
+// Bits is how many low bits of the keys Radix must look at when the
+// largest is max.
+func Bits(max uint64) int { return bits.Len64(max) }
 
-// countingSort sorts keys (all < len(counts)) ascending, moving refs along,
-// stably, in one scatter pass: when the cycles of a segment are dense this
-// beats the radix sort's passes.
-func countingSort(keys, refs, tk, tr []uint64, counts []uint32) ([]uint64, []uint64) {
+// Counting sorts keys (all < len(counts)) ascending, moving refs along,
+// stably, in one scatter pass: when the keys are dense this beats Radix's
+// passes.
+func Counting(keys, refs, tk, tr []uint64, counts []uint32) ([]uint64, []uint64) {
 	clear(counts)
 	for _, k := range keys {
 		counts[k]++
