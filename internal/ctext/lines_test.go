@@ -42,4 +42,3 @@ func TestLines(t *testing.T) {
 	require.Equal(t, " ", string(l.Prefix(0)))
 	require.Equal(t, " core0.fetch: ", string(AppendPrefix(nil, "core0.fetch")))
 }
-
