@@ -63,8 +63,8 @@ func (r *Reader) renderSegment(seg *segment, lines *ctext.Lines, limit int) {
 	for ; i < len(seg.refs) && len(text) < limit; i++ {
 		ref := seg.refs[i]
 		bd := seg.bds[ref>>32]
-		rc := &bd.recs[uint32(ref)]
-		text = lines.AppendLine(text, &cc, rc.cycle, rc.unit, rc.fid, rc.argc, bd.data[rc.argOff:rc.argOff+uint32(rc.argLen)])
+		rc := &bd.Recs[uint32(ref)]
+		text = lines.AppendLine(text, &cc, rc.Cycle, rc.Unit, rc.Fid, rc.Argc, bd.Data[rc.ArgOff:rc.ArgOff+uint32(rc.ArgLen)])
 	}
 	r.linesRendered.Add(int64(i - seg.rendered))
 	r.bytesRendered.Add(int64(len(text)))
@@ -84,7 +84,7 @@ func (r *Reader) WriteDump(w io.Writer, q Query, limit int) (count int, err erro
 
 // writeLines is WriteDump with the lines given.
 func (r *Reader) writeLines(w io.Writer, q Query, limit int, lines *ctext.Lines) (count int, err error) {
-	defer r.guardFault(&err, panicOnFault()) // lines are rendered from the mapping
+	defer r.f.Guard(&err, panicOnFault()) // lines are rendered from the mapping
 	sp, err := r.startQuery(q, lines)
 	if sp == nil || err != nil {
 		return 0, err

@@ -181,7 +181,7 @@ func TestEmptyBlockMustBeEmpty(t *testing.T) {
 	// The empty block is in no query's plan; verifying it (as recovery
 	// does) finds that it is not empty.
 	last := r.Blocks()[len(r.Blocks())-1]
-	_, err = r.verify(&last)
+	_, err = r.f.Verify(&last)
 	requireFormatError(t, err, "block "+itoa(len(f.Blocks)-1), int64(off)+schema.BlockHeaderSize, "does not decode to nothing")
 
 	// A footer-less file whose tail is zero bytes: torn, not empty blocks.

@@ -84,16 +84,6 @@ func TestFileShrinksWhileRead(t *testing.T) {
 	}
 }
 
-// A panic that is not a fault is not swallowed by the guards.
-func TestGuardKeepsOtherPanics(t *testing.T) {
-	r := &Reader{path: "x"}
-	require.PanicsWithValue(t, "boom", func() {
-		var err error
-		defer r.guardFault(&err, panicOnFault())
-		panic("boom")
-	})
-}
-
 // Code outside the package that reads arguments aliasing the mapping (a
 // raw block's) catches the fault there with CatchFault.
 func TestCatchFaultForCallers(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -67,3 +68,5 @@ func openBytesT(t testing.TB, b []byte, opts ...Option) *Reader {
 }
 
 var testTime = time.Unix(1700000000, 0)
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,6 +1,10 @@
 package mmapio
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
+)
 
 // Iterator walks the events a query selects in cycle order (ties in file
 // order: by block offset, then position in the block).
@@ -149,15 +153,19 @@ func (r *Reader) Events(q Query) iter.Seq[Event] {
 // eventAt builds the event of ref in seg.
 func (r *Reader) eventAt(seg *segment, ref uint64) Event {
 	bd := seg.bds[ref>>32]
-	rc := &bd.recs[uint32(ref)]
+	return r.eventOf(bd, &bd.Recs[uint32(ref)])
+}
+
+// eventOf builds the event of record rc of block bd.
+func (r *Reader) eventOf(bd *tracefile.Decoded, rc *tracefile.Rec) Event {
 	return Event{
-		Cycle:    rc.cycle,
-		FormatID: rc.fid,
-		Category: rc.cat,
-		UnitID:   rc.unit,
-		ArgCount: rc.argc,
-		Block:    bd.block,
-		args:     bd.data[rc.argOff : rc.argOff+uint32(rc.argLen) : rc.argOff+uint32(rc.argLen)],
-		format:   r.Format(rc.fid),
+		Cycle:    rc.Cycle,
+		FormatID: rc.Fid,
+		Category: rc.Cat,
+		UnitID:   rc.Unit,
+		ArgCount: rc.Argc,
+		Block:    bd.Block,
+		args:     bd.Args(rc),
+		format:   r.Format(rc.Fid),
 	}
 }

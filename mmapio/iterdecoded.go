@@ -1,5 +1,7 @@
 package mmapio
 
+import "github.com/chronon-sim/chronon-go/internal/tracefile"
+
 // IterDecoded is Iter for a caller that decoded some of q's blocks already
 // with DecodeBlock(bi, q): a pre-pass over the blocks in any order (on
 // several goroutines, with no merge) that then reads the events in cycle
@@ -15,11 +17,11 @@ package mmapio
 // iteration's memory budget (WithMemoryBudget): the caller bounds them.
 func (r *Reader) IterDecoded(q Query, blocks []*DecodedBlock) *Iterator {
 	it := r.Iter(q)
-	var given map[int32]*blockData
+	var given map[int32]*tracefile.Decoded
 	if it.sp != nil {
-		given = make(map[int32]*blockData, len(blocks))
+		given = make(map[int32]*tracefile.Decoded, len(blocks))
 	}
-	sel := selectorOf(q)
+	sel := q.selector()
 	for _, d := range blocks {
 		bd := d.bd
 		if bd == nil {
@@ -30,12 +32,12 @@ func (r *Reader) IterDecoded(q Query, blocks []*DecodedBlock) *Iterator {
 			continue
 		}
 		d.bd = nil // the iteration's now
-		_, dup := given[bd.block]
+		_, dup := given[bd.Block]
 		if given == nil || dup || d.sel != *sel {
-			r.release(bd)
+			tracefile.Release(bd)
 			continue
 		}
-		given[bd.block] = bd
+		given[bd.Block] = bd
 	}
 	if it.sp == nil {
 		return it
@@ -48,7 +50,7 @@ func (r *Reader) IterDecoded(q Query, blocks []*DecodedBlock) *Iterator {
 	defer sp.mu.Unlock()
 	if sp.stopped.Load() {
 		for _, bd := range given {
-			r.release(bd)
+			tracefile.Release(bd)
 		}
 		return it
 	}

@@ -52,7 +52,7 @@ func memrssChild(spec string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	fmt.Println(n, r.decodes.Load(), r.NumBlocks(), r.memPeak.Load(), hwm)
+	fmt.Println(n, r.f.Decodes(), r.NumBlocks(), r.memPeak.Load(), hwm)
 	return 0
 }
 
@@ -144,7 +144,7 @@ func TestWindowedDumpPeakRSS(t *testing.T) {
 		n, err := r.WriteDump(io.Discard, Query{}, 0)
 		require.NoError(t, err)
 		require.Positive(t, n)
-		require.Greater(t, r.decodes.Load(), int64(r.NumBlocks()), "windowed")
+		require.Greater(t, r.f.Decodes(), int64(r.NumBlocks()), "windowed")
 		require.LessOrEqual(t, r.memPeak.Load(), int64(64<<20))
 		return
 	}

@@ -10,7 +10,7 @@ func (m *Multi) mergeUnitIDs() ([][]uint16, *[1 << 16]bool, error) {
 	fileIDs := make([][]uint16, len(m.readers))
 	for i, r := range m.readers {
 		var ids []uint16
-		for _, u := range r.sch.Units {
+		for _, u := range r.f.Schema().Units {
 			ids = append(ids, u.ID)
 		}
 		blocks, err := r.mergeBlocks()

@@ -9,6 +9,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/chronon-sim/chronon-go/internal/bufpool"
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
 	"github.com/chronon-sim/chronon-go/internal/zrec"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -65,10 +66,10 @@ type mergeJob struct {
 	enc     []byte   // encoder output
 	units   []uint16 // the block's units after renumbering (nil: not listed)
 	seen    [1 << 16 / 64]uint64
-	usize   int       // counted in the pipeline's bytes in flight
-	keep    bool      // the block is copied as it is: only checked
-	noCheck bool      // ... and not even checked (MergeOptions.NoVerify)
-	bd      blockData // check's scratch, kept from one block to the next
+	usize   int               // counted in the pipeline's bytes in flight
+	keep    bool              // the block is copied as it is: only checked
+	noCheck bool              // ... and not even checked (MergeOptions.NoVerify)
+	bd      tracefile.Decoded // check's scratch, kept from one block to the next
 	err     error
 	done    chan struct{} // one token per completed job: never blocks
 }
@@ -260,13 +261,13 @@ func (mp *mergePipe) worker(rec *zrec.Encoder) {
 // copied into an output that readers refuse.
 func (j *mergeJob) check() (err error) {
 	r, b := j.r, j.b
-	defer r.guardFault(&err, panicOnFault())
-	data, buf, err := r.blockBytes(b)
+	defer r.f.Guard(&err, panicOnFault())
+	data, buf, err := r.f.BlockBytes(b)
 	j.buf = buf // given back to the pool with the job
 	if err != nil {
 		return err
 	}
-	if err := r.scanEvents(b, data, nil, &j.bd); err != nil {
+	if err := r.f.ScanEvents(b, data, nil, &j.bd); err != nil {
 		return err
 	}
 	if b.Units == nil { // without a unit set, an id the file does not name may be in it
@@ -289,7 +290,7 @@ func (j *mergeJob) unnamedClash(q int, id uint16) error {
 	if !p.taken[id] || p.named[id] {
 		return nil
 	}
-	return j.r.eventErr(j.b, q, "event of unit id %d, which the file's schema and unit sets do not name, "+
+	return j.r.f.EventErr(j.b, q, "event of unit id %d, which the file's schema and unit sets do not name, "+
 		"while another input's unit has that id in the merged file; merge cannot keep them apart (read the files together instead)", id)
 }
 
@@ -302,8 +303,8 @@ func (j *mergeJob) unnamedClash(q int, id uint16) error {
 // stays raw, as does a block zstd does not make smaller.
 func (mp *mergePipe) rewrite(j *mergeJob, rec *zrec.Encoder) (err error) {
 	r, b := j.r, j.b
-	defer r.guardFault(&err, panicOnFault())
-	data, buf, err := r.blockBytes(b)
+	defer r.f.Guard(&err, panicOnFault())
+	data, buf, err := r.f.BlockBytes(b)
 	if err != nil {
 		return err
 	}
@@ -319,7 +320,7 @@ func (mp *mergePipe) rewrite(j *mergeJob, rec *zrec.Encoder) (err error) {
 		return err
 	}
 	j.data = data
-	if isRaw(b) || mp.o.RawRewrites || len(data) == 0 {
+	if tracefile.IsRaw(b) || mp.o.RawRewrites || len(data) == 0 {
 		return nil
 	}
 	if need := zrec.MaxEncodedSize(len(data)); cap(j.enc) < need {
@@ -350,26 +351,26 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 	le := binary.LittleEndian
 	n := len(data)
 	lo, hi := b.MinCycle, b.MaxCycle
-	uc := newUnitCheck(b.Units)
+	uc := tracefile.NewUnitCheck(b.Units)
 	var count uint32
 	fixed = true
 	clear(j.seen[:])
 	last := -1 // the last unit id set in seen: most blocks hold one unit
 	for q := 0; q < n; {
 		if n-q < schema.EventHeaderSize {
-			return false, r.eventErr(b, q, "truncated event: %d bytes left, an event needs at least %d", n-q, schema.EventHeaderSize)
+			return false, r.f.EventErr(b, q, "truncated event: %d bytes left, an event needs at least %d", n-q, schema.EventHeaderSize)
 		}
 		e := data[q : q+schema.EventHeaderSize : q+schema.EventHeaderSize]
 		end := q + schema.EventHeaderSize + int(le.Uint16(e))
 		if end > n {
-			return false, r.eventErr(b, q, "event arguments run %d bytes past the end of the block", end-n)
+			return false, r.f.EventErr(b, q, "event arguments run %d bytes past the end of the block", end-n)
 		}
 		if c := le.Uint64(e[2:]); c < lo || c > hi {
-			return false, r.eventErr(b, q, "event cycle %d lies outside the block's range %d-%d", c, lo, hi)
+			return false, r.f.EventErr(b, q, "event cycle %d lies outside the block's range %d-%d", c, lo, hi)
 		}
 		in := le.Uint16(e[18:])
-		if !uc.ok(in) {
-			return false, r.unitErr(b, q, in)
+		if !uc.OK(in) {
+			return false, r.f.UnitErr(b, q, in)
 		}
 		u := p.units[in]
 		if b.Units == nil {
@@ -397,7 +398,7 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 		q = end
 	}
 	if count != b.EventCount {
-		return false, formatErr(r.path, blockSection(int(b.Index)), headerOff(b), "block holds %d events, its header says %d", count, b.EventCount)
+		return false, r.f.Errorf(tracefile.BlockSection(int(b.Index)), tracefile.HeaderOff(b), "block holds %d events, its header says %d", count, b.EventCount)
 	}
 	j.units = j.units[:0] // the unit set, in id order
 	for w, bits := range j.seen {

@@ -193,7 +193,7 @@ func (m *Multi) CatchFault(errp *error, old bool) {
 	if v := recover(); v != nil {
 		var first *FaultError
 		for _, r := range m.readers {
-			fe := asFault(v, r.path, r.faultData())
+			fe := r.f.Fault(v)
 			if fe == nil {
 				panic(v)
 			}

@@ -14,6 +14,7 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -108,10 +109,10 @@ func (m *Multi) WriteMerged(w io.WriteSeeker, o MergeOptions) (res MergeResult, 
 		o.Level = zstd.SpeedFastest
 	}
 	for _, r := range m.readers {
-		if !r.rlockMap() {
+		if !r.f.RLock() {
 			return res, ErrClosed
 		}
-		defer r.mapMu.RUnlock()
+		defer r.f.RUnlock()
 	}
 	plans, sch, err := m.mergeSchema()
 	if err != nil {
@@ -132,7 +133,7 @@ func (m *Multi) WriteMerged(w io.WriteSeeker, o MergeOptions) (res MergeResult, 
 	}
 	compressed := false
 	for _, r := range m.readers {
-		if r.hdr.Flags&schema.FlagCompressed != 0 {
+		if r.f.Header().Flags&schema.FlagCompressed != 0 {
 			compressed = true
 		}
 	}
@@ -235,20 +236,20 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			}
 			to, ok := ids.pick(&usedUnits)
 			if !ok {
-				return nil, nil, fmt.Errorf("the files have more than 65535 units in all (%s is one too many)", r.path)
+				return nil, nil, fmt.Errorf("the files have more than 65535 units in all (%s is one too many)", r.f.Path())
 			}
 			p.units[id] = to
 			p.unitsID = false
 			usedUnits[to] = true
 		}
-		for _, u := range r.sch.Units {
+		for _, u := range r.f.Schema().Units {
 			name := "" // a unit without a name prints without one, as in the timeline
 			if u.Name != "" {
 				name = p.label + "/" + u.Name
 			}
 			out.Units = append(out.Units, schema.Unit{ID: p.units[u.ID], Name: name, TypeName: u.TypeName})
 		}
-		for _, f := range r.sch.Formats {
+		for _, f := range r.f.Schema().Formats {
 			if _, seen := p.fmts[f.ID]; seen {
 				continue // the reader uses the first entry with an id
 			}
@@ -273,23 +274,23 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			nf.ID = id
 			out.Formats = append(out.Formats, nf)
 		}
-		for _, c := range r.sch.Categories {
+		for _, c := range r.f.Schema().Categories {
 			if !cats[c] {
 				cats[c] = true
 				out.Categories = append(out.Categories, c)
 			}
 		}
-		if r.sch.SimulationName != "" {
-			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/simulation", Value: r.sch.SimulationName})
+		if r.f.Schema().SimulationName != "" {
+			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/simulation", Value: r.f.Schema().SimulationName})
 		}
-		sims[r.sch.SimulationName] = true
-		out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/file", Value: r.path})
+		sims[r.f.Schema().SimulationName] = true
+		out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/file", Value: r.f.Path()})
 		if st := r.Status(); st.State != StateComplete {
 			// The output is complete, its input was not: the output keeps
 			// what was recovered of it and what was ignored.
 			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/" + MetaRecovered, Value: st.String()})
 		}
-		for _, kv := range r.sch.Metadata {
+		for _, kv := range r.f.Schema().Metadata {
 			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/" + kv.Key, Value: kv.Value})
 		}
 	}
@@ -303,7 +304,7 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			p.named[id] = true
 		}
 		p.fixedFmt = make([]bool, 1<<16)
-		for _, f := range m.readers[i].sch.Formats {
+		for _, f := range m.readers[i].f.Schema().Formats {
 			if f.ID < 1<<16 && !slices.Contains(f.ArgTypes, schema.ArgString) {
 				p.fixedFmt[f.ID] = true
 			}
@@ -316,7 +317,7 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 		}
 	}
 	if len(sims) == 1 {
-		out.SimulationName = m.readers[0].sch.SimulationName
+		out.SimulationName = m.readers[0].f.Schema().SimulationName
 	} else {
 		out.SimulationName = "merged"
 	}
@@ -328,14 +329,14 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 // and a file cut after it was opened must fail the merge with a
 // *FaultError naming it, not kill the process with SIGBUS.
 func (r *Reader) mergeBlocks() (blocks []Block, err error) {
-	defer r.guardFault(&err, panicOnFault())
-	blocks = r.blocks.blocks()
-	if blocks == nil && r.blocks.len() > 0 {
+	defer r.f.Guard(&err, panicOnFault())
+	blocks = r.f.BlocksLocked()
+	if blocks == nil && r.f.NumBlocks() > 0 {
 		// An earlier fault left the table undecoded: its error stands.
 		if err := r.Err(); err != nil {
 			return nil, err
 		}
-		return nil, formatErr(r.path, "footer", int64(r.hdr.FooterOffset), "the block table could not be read")
+		return nil, r.f.Errorf("footer", int64(r.f.Header().FooterOffset), "the block table could not be read")
 	}
 	return blocks, nil
 }
@@ -434,12 +435,12 @@ func (mw *mergeWriter) writeBlocks(readers []*Reader, plans []*mergePlan, foot *
 
 // copyBlock copies block b of r, header and payload, as it is.
 func (mw *mergeWriter) copyBlock(r *Reader, b *Block) (err error) {
-	defer r.guardFault(&err, panicOnFault())
-	ih, _ := schema.DecodeBlockHeader(r.data[headerOff(b):])
+	defer r.f.Guard(&err, panicOnFault())
+	ih, _ := schema.DecodeBlockHeader(r.f.Data()[tracefile.HeaderOff(b):])
 	if ih != b.Inline() {
-		return formatErr(r.path, blockSection(int(b.Index)), headerOff(b), "inline block header disagrees with the footer")
+		return r.f.Errorf(tracefile.BlockSection(int(b.Index)), tracefile.HeaderOff(b), "inline block header disagrees with the footer")
 	}
-	return mw.write(r.data[headerOff(b):blockEnd(b)])
+	return mw.write(r.f.Data()[tracefile.HeaderOff(b):tracefile.BlockEnd(b)])
 }
 
 // mergeEncoders are the zstd encoders of rewritten blocks, one per level.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
 )
 
 // Option configures a Reader. Options validate their argument and Open
@@ -98,6 +98,11 @@ func WithReadAhead(n int) Option {
 	}
 }
 
+// file is what opening the file takes of the options.
+func (o options) file() tracefile.Options {
+	return tracefile.Options{Decoders: o.decoders, MemBudget: o.memBudget, Repair: o.repair}
+}
+
 func buildOptions(opts []Option) (options, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
@@ -110,7 +115,3 @@ func buildOptions(opts []Option) (options, error) {
 	}
 	return o, nil
 }
-
-// maxDecoded is the largest uncompressed block the reader allocates for:
-// the format's fixed limit, never a size read from the file.
-const maxDecoded = schema.MaxBlockSize

@@ -2,7 +2,6 @@ package mmapio
 
 import (
 	"math"
-	"sort"
 
 	"github.com/bits-and-blooms/bitset"
 
@@ -16,7 +15,7 @@ import (
 type Query struct {
 	hasCycles  bool
 	start, end uint64
-	units      unitFilter
+	units      *bitset.BitSet // nil: every unit
 }
 
 // WithCycles keeps events whose cycle lies in [start, end] (inclusive).
@@ -54,91 +53,26 @@ func (q Query) WithUnitSet(set *bitset.BitSet) Query {
 	if set == nil {
 		set = bitset.New(0)
 	}
-	q.units = unitFilter{set: set}
+	q.units = set
 	return q
 }
 
 // Cycles returns the query's cycle range and whether it has one.
 func (q Query) Cycles() (start, end uint64, ok bool) { return q.start, q.end, q.hasCycles }
 
-// unitFilter is a unit set; the zero value matches every unit.
-type unitFilter struct {
-	set *bitset.BitSet
-}
-
-func (f unitFilter) has(id uint16) bool { return f.set == nil || f.set.Test(uint(id)) }
-
-// any reports whether the filter matches any of ids.
-func (f unitFilter) any(ids []uint16) bool {
-	if f.set == nil {
-		return true
-	}
-	for _, id := range ids {
-		if f.set.Test(uint(id)) {
-			return true
-		}
-	}
-	return false
-}
-
 // startQuery plans q and starts its pipeline, which renders the events
 // with lines when lines is not nil (a dump); nil, nil when no block can
 // hold a selected event, ErrClosed after Close.
 func (r *Reader) startQuery(q Query, lines *ctext.Lines) (_ *segPipe, err error) {
-	defer r.guardFault(&err, panicOnFault()) // the plan is read from the mapped footer
-	if !r.rlockMap() {
+	defer r.f.Guard(&err, panicOnFault()) // the plan is read from the mapped footer
+	if !r.f.RLock() {
 		return nil, ErrClosed
 	}
-	defer r.mapMu.RUnlock()
-	plan, sel := r.plan(q)
+	defer r.f.RUnlock()
+	sel := q.selector()
+	plan := r.f.Plan(sel)
 	if len(plan) == 0 {
 		return nil, nil
 	}
 	return r.startSegments(plan, sel, lines)
-}
-
-// plan lists the blocks a query needs, in the order the merge takes them
-// (by MinCycle, then file offset), and the selector that picks their
-// events. Blocks outside the cycle range are found by binary search on the
-// index; blocks whose recorded unit set misses the query are skipped;
-// blocks without a unit set are kept (their events are filtered one by one).
-func (r *Reader) plan(q Query) ([]int32, *selector) {
-	lo, hi := 0, len(r.byMin)
-	start, end := uint64(0), uint64(math.MaxUint64)
-	if q.hasCycles {
-		start, end = q.start, q.end
-		if start > end {
-			return nil, nil
-		}
-		hi = sort.Search(len(r.byMin), func(i int) bool { return r.blocks.minCycle(r.byMin[i]) > end })
-		lo = sort.Search(hi, func(i int) bool { return r.prefMax[i] >= start })
-	}
-	sel := &selector{start: start, end: end, units: q.units, all: !q.hasCycles && q.units.set == nil}
-	if sel.all {
-		// Every block, in the index's order: the plan is the index itself
-		// (read-only), not a copy of 4 bytes per block.
-		if len(r.byMin) == 0 {
-			return nil, nil
-		}
-		return r.byMin[:len(r.byMin):len(r.byMin)], sel
-	}
-	var blocks []int32 // grows with what is selected: a unit query may keep few
-	var units []uint16
-	for i := lo; i < hi; i++ {
-		bi := r.byMin[i]
-		if q.hasCycles && r.blocks.maxCycle(bi) < start {
-			continue
-		}
-		if q.units.set != nil {
-			var ok bool
-			if units, ok = r.blocks.units(bi, units); ok && !q.units.any(units) {
-				continue
-			}
-		}
-		blocks = append(blocks, bi)
-	}
-	if len(blocks) == 0 {
-		return nil, nil
-	}
-	return blocks, sel
 }

@@ -7,6 +7,7 @@ import (
 
 	flatbuffers "github.com/google/flatbuffers/go"
 
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -38,19 +39,21 @@ type Rewrite struct {
 // Rewrite is WriteComplete, reporting what it wrote and left out.
 func (r *Reader) Rewrite(w io.Writer, created time.Time) (rw Rewrite, err error) {
 	n := &rw.Bytes
-	if !r.rlockMap() {
+	f := r.f
+	if !f.RLock() {
 		return rw, ErrClosed
 	}
-	defer r.mapMu.RUnlock() // the blocks are copied from the mapping
-	defer r.guardFault(&err, panicOnFault())
+	defer f.RUnlock() // the blocks are copied from the mapping
+	defer f.Guard(&err, panicOnFault())
 	var sec []byte
 	flags := schema.FlagHasIndex
-	if r.schemaOff >= 0 {
-		sec = r.data[r.schemaOff : r.schemaOff+r.schemaSize]
+	schemaOff, schemaSize := f.SchemaSection()
+	if schemaOff >= 0 {
+		sec = f.Data()[schemaOff : schemaOff+schemaSize]
 		flags |= schema.FlagHasSchema
 	}
-	compressed := r.hdr.Flags&schema.FlagCompressed != 0
-	all := r.blocks.blocks() // not r.Blocks: the read lock is held
+	compressed := f.Header().Flags&schema.FlagCompressed != 0
+	all := f.BlocksLocked() // not Blocks: the read lock is held
 	errs, units := r.checkBlocks(all)
 	for _, e := range errs {
 		// A fault is not a damaged block: the file shrank while it was
@@ -75,37 +78,37 @@ func (r *Reader) Rewrite(w io.Writer, created time.Time) (rw Rewrite, err error)
 			return rw, e
 		}
 	}
-	f := &schema.Footer{Blocks: make([]schema.BlockIndex, len(blocks))}
+	foot := &schema.Footer{Blocks: make([]schema.BlockIndex, len(blocks))}
 	off := uint64(schema.HeaderSize + len(sec))
 	first := off
 	for i := range blocks {
 		b := &blocks[i]
-		compressed = compressed || !isRaw(b)
-		f.Blocks[i] = schema.BlockIndex{Index: uint32(i), EventCount: b.EventCount, MinCycle: b.MinCycle, MaxCycle: b.MaxCycle,
+		compressed = compressed || !tracefile.IsRaw(b)
+		foot.Blocks[i] = schema.BlockIndex{Index: uint32(i), EventCount: b.EventCount, MinCycle: b.MinCycle, MaxCycle: b.MaxCycle,
 			UncompressedSize: b.UncompressedSize, CompressedSize: b.CompressedSize, DataOffset: off, Units: b.Units}
-		f.TotalEvents += uint64(b.EventCount)
-		if i == 0 || b.MinCycle < f.MinCycle {
-			f.MinCycle = b.MinCycle
+		foot.TotalEvents += uint64(b.EventCount)
+		if i == 0 || b.MinCycle < foot.MinCycle {
+			foot.MinCycle = b.MinCycle
 		}
-		f.MaxCycle = max(f.MaxCycle, b.MaxCycle)
+		foot.MaxCycle = max(foot.MaxCycle, b.MaxCycle)
 		off += schema.BlockHeaderSize + uint64(b.CompressedSize)
 	}
 	if compressed {
 		flags |= schema.FlagCompressed
 	}
-	if r.footer != nil {
-		f.CreatedTimestamp = r.footer.CreatedTimestamp
-		f.UnitStats = r.footer.UnitStats
+	if ts, ok := f.Created(); ok {
+		foot.CreatedTimestamp = ts
+		foot.UnitStats = f.UnitStats()
 	} else if !created.IsZero() {
-		f.CreatedTimestamp = uint64(created.Unix())
+		foot.CreatedTimestamp = uint64(created.Unix())
 	}
-	foot := schema.BuildFooter(flatbuffers.NewBuilder(1024), f)
+	fb := schema.BuildFooter(flatbuffers.NewBuilder(1024), foot)
 	h := schema.NewHeader(flags)
 	if sec != nil {
 		h.SchemaOffset, h.SchemaSize = schema.HeaderSize, uint64(len(sec))
 	}
 	h.FirstBlockOffset = first
-	h.FooterOffset, h.FooterSize = off, uint64(len(foot))
+	h.FooterOffset, h.FooterSize = off, uint64(len(fb))
 
 	write := func(b []byte) error {
 		m, err := w.Write(b)
@@ -115,18 +118,18 @@ func (r *Reader) Rewrite(w io.Writer, created time.Time) (rw Rewrite, err error)
 	if err := write(schema.AppendHeader(nil, h)); err != nil {
 		return rw, err
 	}
-	bounce := make([]byte, min(rewriteBounce, len(r.data)))
-	if err := r.writeMapped(write, r.schemaOff, sec, "schema", bounce); err != nil {
+	bounce := make([]byte, min(rewriteBounce, len(r.f.Data())))
+	if err := r.writeMapped(write, schemaOff, sec, "schema", bounce); err != nil {
 		return rw, err
 	}
 	for i := range blocks {
 		b := &blocks[i]
-		if err := r.writeMapped(write, headerOff(b), r.data[headerOff(b):blockEnd(b)], blockSection(int(b.Index)), bounce); err != nil {
+		if err := r.writeMapped(write, tracefile.HeaderOff(b), r.f.Data()[tracefile.HeaderOff(b):tracefile.BlockEnd(b)], tracefile.BlockSection(int(b.Index)), bounce); err != nil {
 			return rw, err
 		}
 	}
-	rw.Blocks, rw.Events = len(blocks), f.TotalEvents
-	return rw, write(foot)
+	rw.Blocks, rw.Events = len(blocks), foot.TotalEvents
+	return rw, write(fb)
 }
 
 // rewriteBounce is the buffer the mapped sections are copied through.
@@ -157,7 +160,7 @@ func (r *Reader) writeMapped(write func([]byte) error, off int64, p []byte, sect
 func (r *Reader) copyMapped(dst, src []byte, off int64, section string) (k int, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			fe := asFault(v, r.path, r.faultData())
+			fe := r.f.Fault(v)
 			if fe == nil {
 				panic(v)
 			}

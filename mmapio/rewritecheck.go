@@ -15,7 +15,7 @@ import (
 func (r *Reader) checkBlocks(blocks []Block) (errs []error, units [][]uint16) {
 	errs = make([]error, len(blocks))
 	units = make([][]uint16, len(blocks))
-	if r.footer == nil {
+	if r.f.Status().Recovered {
 		for i := range blocks {
 			units[i] = blocks[i].Units
 		}
@@ -23,7 +23,7 @@ func (r *Reader) checkBlocks(blocks []Block) (errs []error, units [][]uint16) {
 	}
 	var wg sync.WaitGroup
 	var next atomic.Int64
-	for range min(r.opts.decoders, len(blocks), r.verifiers(blocks)) {
+	for range min(r.opts.decoders, len(blocks), r.f.Verifiers(blocks)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -34,7 +34,7 @@ func (r *Reader) checkBlocks(blocks []Block) (errs []error, units [][]uint16) {
 				}
 				b := blocks[i]
 				b.Units = nil // the copy records the units found, whatever the footer said
-				units[i], errs[i] = r.verify(&b)
+				units[i], errs[i] = r.f.Verify(&b)
 			}
 		}()
 	}

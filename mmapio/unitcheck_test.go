@@ -76,5 +76,5 @@ func TestFooterUnitsCheckedInWindows(t *testing.T) {
 	defer r0.Close()
 	_, err = r0.WriteDump(&bytes.Buffer{}, Query{}, 0)
 	require.NoError(t, err)
-	require.Greater(t, r0.decodes.Load(), int64(r0.NumBlocks()))
+	require.Greater(t, r0.f.Decodes(), int64(r0.NumBlocks()))
 }

@@ -1,4 +1,4 @@
-package mmapio
+package tracefile
 
 import (
 	"sync"
@@ -147,7 +147,7 @@ func listKeys(list []Block) blockKeys {
 // and never planned.
 func plausible(h schema.BlockHeader) string {
 	if h.EventCount == 0 && h.UncompressedSize == 0 {
-		if h.CompressedSize > maxDecoded {
+		if h.CompressedSize > schema.MaxBlockSize {
 			return "empty block with more compressed bytes than the 64 MiB limit"
 		}
 		return ""
@@ -158,17 +158,27 @@ func plausible(h schema.BlockHeader) string {
 // empty reports whether b is an empty block (see plausible).
 func empty(b *Block) bool { return b.EventCount == 0 && b.UncompressedSize == 0 }
 
-// verifiers is how many of cands recovery may verify at once within the
+// Verifiers is how many of cands may be verified at once within the
 // memory budget: each holds a decoded buffer of up to its block's size.
-func (r *Reader) verifiers(cands []Block) int {
+func (f *File) Verifiers(cands []Block) int {
 	var most int64
 	for i := range cands {
-		if b := &cands[i]; !isRaw(b) && b.UncompressedSize > 0 {
+		if b := &cands[i]; !IsRaw(b) && b.UncompressedSize > 0 {
 			most = max(most, int64(1)<<bufpool.Class(int(b.UncompressedSize)))
 		}
 	}
 	if most == 0 {
 		return len(cands)
 	}
-	return int(max(1, min(int64(len(cands)), r.opts.memBudget/most)))
+	return int(max(1, min(int64(len(cands)), f.opts.MemBudget/most)))
 }
+
+// At returns block i's entry without its unit list (Index set to i). The
+// caller holds RLock: a footer's entries are read in place.
+func (f *File) At(i int32) Block { return f.blocks.at(i) }
+
+// MinCycle, MaxCycle and UncompressedSize read one field of block i's entry
+// (the caller holds RLock).
+func (f *File) MinCycle(i int32) uint64         { return f.blocks.minCycle(i) }
+func (f *File) MaxCycle(i int32) uint64         { return f.blocks.maxCycle(i) }
+func (f *File) UncompressedSize(i int32) uint32 { return f.blocks.uncompressedSize(i) }

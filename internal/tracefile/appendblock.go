@@ -1,4 +1,4 @@
-package mmapio
+package tracefile
 
 import (
 	"fmt"
@@ -20,28 +20,28 @@ import (
 // keeps the bytes pays no copy beyond the decoding. Tools that compare or
 // copy whole blocks (trace_reader diff) use it instead of an iteration,
 // which makes an Event of every event.
-func (r *Reader) AppendBlock(dst []byte, i int) (_ []byte, err error) {
-	if !r.rlockMap() {
+func (f *File) AppendBlock(dst []byte, i int) (_ []byte, err error) {
+	if !f.RLock() {
 		return dst, ErrClosed
 	}
-	defer r.mapMu.RUnlock()
-	defer r.guardFault(&err, panicOnFault())
-	if i < 0 || i >= r.blocks.len() {
-		return dst, fmt.Errorf("%s: no block %d (the file has %d)", r.path, i, r.blocks.len())
+	defer f.RUnlock()
+	defer f.Guard(&err, PanicOnFault())
+	if i < 0 || i >= f.blocks.len() {
+		return dst, fmt.Errorf("%s: no block %d (the file has %d)", f.path, i, f.blocks.len())
 	}
-	b := r.blocks.at(int32(i))
-	ih, _ := schema.DecodeBlockHeader(r.data[headerOff(&b):])
+	b := f.blocks.at(int32(i))
+	ih, _ := schema.DecodeBlockHeader(f.data[HeaderOff(&b):])
 	if ih != b.Inline() {
 		// blockBytes words the error; the bytes are not used.
-		_, buf, err := r.blockBytes(&b)
+		_, buf, err := f.BlockBytes(&b)
 		if buf != nil {
 			bufpool.Put(buf)
 		}
 		return dst, err
 	}
 	start := len(dst)
-	src := r.data[payloadOff(&b):blockEnd(&b)]
-	if isRaw(&b) {
+	src := f.data[PayloadOff(&b):BlockEnd(&b)]
+	if IsRaw(&b) {
 		dst = append(dst, src...)
 	} else {
 		usize := int(b.UncompressedSize)
@@ -53,19 +53,19 @@ func (r *Reader) AppendBlock(dst []byte, i int) (_ []byte, err error) {
 		out, err := dec.DecodeAll(src, dst)
 		if err != nil || len(out)-start != usize {
 			// blockBytes words the error as an iteration does.
-			_, buf, berr := r.blockBytes(&b)
+			_, buf, berr := f.BlockBytes(&b)
 			if buf != nil {
 				bufpool.Put(buf)
 			}
 			if berr == nil {
-				berr = formatErr(r.path, blockSection(int(b.Index)), payloadOff(&b), "zstd frame does not decode to the declared %d bytes: %v", usize, err)
+				berr = formatErr(f.path, BlockSection(int(b.Index)), PayloadOff(&b), "zstd frame does not decode to the declared %d bytes: %v", usize, err)
 			}
 			return dst, berr
 		}
 		dst = out
 	}
-	var bd blockData
-	if err := r.scanEvents(&b, dst[start:], nil, &bd); err != nil {
+	var bd Decoded
+	if err := f.ScanEvents(&b, dst[start:], nil, &bd); err != nil {
 		return dst[:start], err
 	}
 	return dst, nil

@@ -1,19 +1,21 @@
-package mmapio
+package tracefile
 
-// unitCheck says whether an event's unit is one its block's footer entry
+// UnitCheck says whether an event's unit is one its block's footer entry
 // lists. A unit query skips the blocks whose entry does not list a wanted
 // unit and takes every event of a block whose listed units are all wanted,
 // so an entry that lies loses or adds events silently: decoding a block
 // checks each event against the entry. Most blocks hold one unit (the
 // writer's default), checked by one comparison.
-type unitCheck struct {
+type UnitCheck struct {
 	n   int // units listed; 0: the entry lists none, nothing is checked
 	one uint16
 	set []uint64 // bit per listed unit when n > 1
 }
 
-func newUnitCheck(units []uint16) unitCheck {
-	c := unitCheck{n: len(units)}
+// NewUnitCheck checks against units, a block's footer entry's list (nil:
+// none, nothing is checked).
+func NewUnitCheck(units []uint16) UnitCheck {
+	c := UnitCheck{n: len(units)}
 	switch {
 	case c.n == 1:
 		c.one = units[0]
@@ -34,8 +36,8 @@ func maxUnit(units []uint16) uint16 {
 	return m
 }
 
-// ok reports whether unit u is listed (always, when none are).
-func (c *unitCheck) ok(u uint16) bool {
+// OK reports whether unit u is listed (always, when none are).
+func (c *UnitCheck) OK(u uint16) bool {
 	switch {
 	case c.n == 0:
 		return true

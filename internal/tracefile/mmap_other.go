@@ -1,6 +1,6 @@
 //go:build !unix
 
-package mmapio
+package tracefile
 
 import (
 	"fmt"

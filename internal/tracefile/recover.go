@@ -1,4 +1,4 @@
-package mmapio
+package tracefile
 
 import (
 	"encoding/binary"
@@ -33,34 +33,34 @@ import (
 // looked for when the header does not say where it is.
 const maxFirstBlockSearch = 1 << 20
 
-func (r *Reader) recoverBlocks(why string, firstCut bool) error {
-	size := int64(len(r.data))
-	st := Status{State: StateRecovered, Why: why}
+func (f *File) recoverBlocks(why string, firstCut bool) error {
+	size := int64(len(f.data))
+	st := Status{Recovered: true, Why: why}
 	var start int64
 	search := false
 	switch {
 	case firstCut:
 		st.TornOffset, st.TornReason = size, "the header's first block offset lies past the end of the file"
-		r.status = st
+		f.status = st
 		return nil
-	case r.hdr.FirstBlockOffset != 0:
-		start = int64(r.hdr.FirstBlockOffset)
-	case r.schemaOff >= 0:
-		start, search = r.schemaOff+r.schemaSize, true
+	case f.hdr.FirstBlockOffset != 0:
+		start = int64(f.hdr.FirstBlockOffset)
+	case f.schemaOff >= 0:
+		start, search = f.schemaOff+f.schemaSize, true
 	default:
 		start, search = schema.HeaderSize, true
 	}
 	if search {
 		from := start
-		start = r.findFirstBlock(start)
-		if r.schemaLocated && start > from && start-from < 16 {
+		start = f.findFirstBlock(start)
+		if f.schemaLocated && start > from && start-from < 16 {
 			// The gap is the schema's alignment padding: keep it with the
 			// schema, as the header of a closed file would.
-			r.schemaSize += start - from
+			f.schemaSize += start - from
 		}
 	}
-	blocks, tornAt, reason := r.walk(start)
-	r.blocks = blockTable{list: blocks}
+	blocks, tornAt, reason := f.walk(start)
+	f.blocks = blockTable{list: blocks}
 	st.Blocks = len(blocks)
 	for i := range blocks {
 		st.Events += uint64(blocks[i].EventCount)
@@ -69,24 +69,24 @@ func (r *Reader) recoverBlocks(why string, firstCut bool) error {
 	if st.TornBytes == 0 {
 		st.TornReason = ""
 	}
-	r.status = st
+	f.status = st
 	return nil
 }
 
 // findFirstBlock returns the offset of the first complete block at or a
 // little after from: the next 16 offsets, then past a run of zero bytes.
 // It returns from when none is found (the walk then reports a torn tail).
-func (r *Reader) findFirstBlock(from int64) int64 {
-	size := int64(len(r.data))
+func (f *File) findFirstBlock(from int64) int64 {
+	size := int64(len(f.data))
 	isBlock := func(off int64) bool {
 		if off < schema.HeaderSize || off > size {
 			return false
 		}
-		b, why := r.blockHeaderAt(off, 0)
+		b, why := f.blockHeaderAt(off, 0)
 		if why != "" || empty(&b) { // zero padding reads as empty blocks
 			return false
 		}
-		_, err := r.verify(&b)
+		_, err := f.Verify(&b)
 		return err == nil
 	}
 	for d := int64(0); d < 16; d++ {
@@ -98,7 +98,7 @@ func (r *Reader) findFirstBlock(from int64) int64 {
 	// header starts with a non-zero event count, so it begins at most three
 	// bytes before the first non-zero byte.
 	nz := from
-	for nz < size && nz-from < maxFirstBlockSearch && r.data[nz] == 0 {
+	for nz < size && nz-from < maxFirstBlockSearch && f.data[nz] == 0 {
 		nz++
 	}
 	if nz > from+16 {
@@ -114,12 +114,12 @@ func (r *Reader) findFirstBlock(from int64) int64 {
 // blockHeaderAt reads the inline header at off as block index and says
 // why it cannot start a block there ("" when it can): the header must be
 // whole and plausible and the data must lie in the file.
-func (r *Reader) blockHeaderAt(off int64, index int) (Block, string) {
-	size := int64(len(r.data))
+func (f *File) blockHeaderAt(off int64, index int) (Block, string) {
+	size := int64(len(f.data))
 	if size-off < schema.BlockHeaderSize {
 		return Block{}, "the file ends inside a block header"
 	}
-	bh, _ := schema.DecodeBlockHeader(r.data[off:])
+	bh, _ := schema.DecodeBlockHeader(f.data[off:])
 	if why := plausible(bh); why != "" {
 		return Block{}, "no block header: " + why
 	}
@@ -129,16 +129,16 @@ func (r *Reader) blockHeaderAt(off int64, index int) (Block, string) {
 	return newBlock(bh, index, off), ""
 }
 
-// verify decodes block b completely and returns the units its events belong to.
-func (r *Reader) verify(b *Block) (_ []uint16, err error) {
-	defer r.guardFault(&err, panicOnFault()) // runs on the walk's goroutines
-	data, buf, err := r.blockBytes(b)
+// Verify decodes block b completely and returns the units its events belong to.
+func (f *File) Verify(b *Block) (_ []uint16, err error) {
+	defer f.Guard(&err, PanicOnFault()) // runs on the walk's goroutines
+	data, buf, err := f.BlockBytes(b)
 	if err != nil {
 		return nil, err
 	}
 	defer bufpool.Put(buf)
-	var bd blockData
-	if err := r.scanEvents(b, data, nil, &bd); err != nil {
+	var bd Decoded
+	if err := f.ScanEvents(b, data, nil, &bd); err != nil {
 		return nil, err
 	}
 	return unitsOf(data), nil
@@ -150,13 +150,13 @@ func (r *Reader) verify(b *Block) (_ []uint16, err error) {
 // (docs/format.md, "Schema frame"); any zstd decoder decodes the frame to 0
 // bytes. It returns where the block ends (0 when off holds none), or why a
 // block that starts like one is not whole.
-func (r *Reader) emptyBlockAt(off int64) (end int64, why string) {
-	size := int64(len(r.data))
+func (f *File) emptyBlockAt(off int64) (end int64, why string) {
+	size := int64(len(f.data))
 	if size-off < schema.BlockHeaderSize+8 {
 		return 0, ""
 	}
-	bh, _ := schema.DecodeBlockHeader(r.data[off:])
-	d := r.data[off+schema.BlockHeaderSize:]
+	bh, _ := schema.DecodeBlockHeader(f.data[off:])
+	d := f.data[off+schema.BlockHeaderSize:]
 	if bh.EventCount != 0 || bh.MinCycle != 0 || bh.MaxCycle != 0 || bh.UncompressedSize != 0 || bh.CompressedSize < 8 ||
 		binary.LittleEndian.Uint32(d)&^0xF != 0x184D2A50 || binary.LittleEndian.Uint32(d[4:]) != bh.CompressedSize-8 {
 		return 0, ""
@@ -170,15 +170,15 @@ func (r *Reader) emptyBlockAt(off int64) (end int64, why string) {
 // walk follows inline headers from start and verifies the blocks found, in
 // parallel. It returns the complete blocks, where the torn tail begins and
 // why the bytes there are not a block.
-func (r *Reader) walk(start int64) ([]Block, int64, string) {
-	size := int64(len(r.data))
+func (f *File) walk(start int64) ([]Block, int64, string) {
+	size := int64(len(f.data))
 	var cands []Block
 	off := start
 	stop := ""
 	for off < size {
-		b, why := r.blockHeaderAt(off, len(cands))
+		b, why := f.blockHeaderAt(off, len(cands))
 		if why != "" {
-			if end, frame := r.emptyBlockAt(off); end > 0 {
+			if end, frame := f.emptyBlockAt(off); end > 0 {
 				off = end // nothing to read in it: the header already points at any schema it holds
 				continue
 			} else if frame != "" {
@@ -188,12 +188,12 @@ func (r *Reader) walk(start int64) ([]Block, int64, string) {
 			break
 		}
 		cands = append(cands, b)
-		off = blockEnd(&b)
+		off = BlockEnd(&b)
 	}
 	// Verify every candidate; the first that fails ends the walk.
 	errs := make([]error, len(cands))
 	var wg sync.WaitGroup
-	workers := min(r.opts.decoders, len(cands), r.verifiers(cands))
+	workers := min(f.opts.Decoders, len(cands), f.Verifiers(cands))
 	var next atomic.Int64
 	var bad atomic.Int64 // lowest failed candidate: the walk ends there, the rest need no decoding
 	bad.Store(int64(len(cands)))
@@ -206,7 +206,7 @@ func (r *Reader) walk(start int64) ([]Block, int64, string) {
 				if i >= len(cands) || int64(i) > bad.Load() {
 					return
 				}
-				if cands[i].Units, errs[i] = r.verify(&cands[i]); errs[i] != nil {
+				if cands[i].Units, errs[i] = f.Verify(&cands[i]); errs[i] != nil {
 					for old := bad.Load(); int64(i) < old && !bad.CompareAndSwap(old, int64(i)); old = bad.Load() {
 					}
 				}
@@ -222,13 +222,13 @@ func (r *Reader) walk(start int64) ([]Block, int64, string) {
 			} else {
 				reason = err.Error()
 			}
-			return cands[:i], headerOff(&cands[i]), "block at byte " + itoa(int(cands[i].DataOffset)) + " does not decode: " + reason
+			return cands[:i], HeaderOff(&cands[i]), "block at byte " + itoa(int(cands[i].DataOffset)) + " does not decode: " + reason
 		}
 	}
 	// Zero bytes read as empty blocks: a zero-filled tail (preallocated, or
 	// what some file systems leave after a crash) is torn, not blocks.
-	if n := zeroTail(r.data, cands); n < len(cands) {
-		return cands[:n], headerOff(&cands[n]), "zero bytes where a block header would be"
+	if n := zeroTail(f.data, cands); n < len(cands) {
+		return cands[:n], HeaderOff(&cands[n]), "zero bytes where a block header would be"
 	}
 	return cands, off, stop
 }
@@ -237,7 +237,7 @@ func (r *Reader) walk(start int64) ([]Block, int64, string) {
 // whose headers are all zero bytes are dropped.
 func zeroTail(data []byte, cands []Block) int {
 	n := len(cands)
-	for n > 0 && cands[n-1].CompressedSize == 0 && allZero(data[headerOff(&cands[n-1]):payloadOff(&cands[n-1])]) {
+	for n > 0 && cands[n-1].CompressedSize == 0 && allZero(data[HeaderOff(&cands[n-1]):PayloadOff(&cands[n-1])]) {
 		n--
 	}
 	return n
