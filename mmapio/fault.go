@@ -44,32 +44,3 @@ func (it *Iterator) guardFault(old bool) {
 		it.Close()
 	}
 }
-
-// PanicOnFault makes a fault on a mapping panic in the calling goroutine
-// instead of killing the process, and returns the previous setting; see
-// CatchFault.
-func PanicOnFault() bool { return panicOnFault() }
-
-// CatchFault is for code outside the package that reads what aliases the
-// mapping (Event.RawArgs, Args and Arg.Raw of uncompressed blocks, lines
-// built with AppendLine) while the file may shrink:
-//
-//	func use(r *mmapio.Reader) (err error) {
-//		defer r.CatchFault(&err, mmapio.PanicOnFault())
-//		for ev := range r.Events(q) { ... ev.RawArgs() ... }
-//
-// It restores the goroutine's setting and turns a fault into a *FaultError
-// in *errp (and Err); any other panic goes on.
-func (r *Reader) CatchFault(errp *error, old bool) {
-	// Not r.f.Guard: recover stops a panic only when the deferred function
-	// calls it itself.
-	debug.SetPanicOnFault(old)
-	if v := recover(); v != nil {
-		fe := r.f.Fault(v)
-		if fe == nil {
-			panic(v)
-		}
-		*errp = fe
-		r.setErr(fe)
-	}
-}

@@ -83,30 +83,3 @@ func TestFileShrinksWhileRead(t *testing.T) {
 		})
 	}
 }
-
-// Code outside the package that reads arguments aliasing the mapping (a
-// raw block's) catches the fault there with CatchFault.
-func TestCatchFaultForCallers(t *testing.T) {
-	b, err := ctracetest.Build(ctracetest.W1Schema(8), ctracetest.W1Events(30000, 8, 9), ctracetest.Options{BlockSize: 64 << 10})
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "shrinking.ctrace")
-	require.NoError(t, os.WriteFile(path, b, 0o644))
-	r, err := Open(path)
-	require.NoError(t, err)
-	defer r.Close()
-	it := r.Iter(Query{})
-	defer it.Close()
-	require.True(t, it.Next())
-	ev := it.Event() // its arguments point into the first block's mapped bytes
-	require.NoError(t, os.Truncate(path, 0))
-	read := func() (sum int, err error) {
-		defer r.CatchFault(&err, PanicOnFault())
-		for _, c := range ev.RawArgs() {
-			sum += int(c)
-		}
-		return sum, nil
-	}
-	_, err = read()
-	requireFault(t, err, path, int64(len(b)))
-	require.ErrorAs(t, r.Err(), new(*FaultError))
-}

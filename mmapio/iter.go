@@ -91,14 +91,12 @@ func (it *Iterator) nextSegment() (ok bool) {
 // call to Next (see the package documentation); Clone the event to keep it.
 func (it *Iterator) Event() Event { return it.ev }
 
-// Index returns the position of the current event among the events of its
-// block (Event().Block) that the query selects: the i of
-// DecodedBlock.Event(i) for that block decoded for the same query. A
-// caller that prepared something per event of the blocks it decoded
-// (IterDecoded) finds it by (Block, Index). It is -1 when the iteration
-// took the event from a windowed merge (a memory budget too small to hold
-// the blocks that overlap the merge point), whose blocks are cut.
-func (it *Iterator) Index() int {
+// index returns the position of the current event among the events of its
+// block (Event().Block) that the query selects: its record's index in the
+// block decoded for the same query. It is -1 when the iteration took the
+// event from a windowed merge (a memory budget too small to hold the
+// blocks that overlap the merge point), whose blocks are cut.
+func (it *Iterator) index() int {
 	if it.seg == nil || it.i == 0 || it.seg.window {
 		return -1
 	}

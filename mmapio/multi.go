@@ -185,30 +185,6 @@ func (m *Multi) Close() error {
 	return first
 }
 
-// CatchFault is Reader.CatchFault for code reading what aliases any of the
-// files' mappings: a fault becomes a *FaultError naming the file whose
-// mapping faulted.
-func (m *Multi) CatchFault(errp *error, old bool) {
-	debug.SetPanicOnFault(old)
-	if v := recover(); v != nil {
-		var first *FaultError
-		for _, r := range m.readers {
-			fe := r.f.Fault(v)
-			if fe == nil {
-				panic(v)
-			}
-			if first == nil || fe.Offset >= 0 {
-				first = fe
-			}
-			if fe.Offset >= 0 {
-				r.setErr(fe)
-				break
-			}
-		}
-		*errp = first
-	}
-}
-
 // FileEvent is an event and the index of the file it came from.
 type FileEvent struct {
 	Event
@@ -377,7 +353,7 @@ func (m *Multi) WriteDump(w io.Writer, limit int, qs ...Query) (count int, err e
 		}
 		return m.readers[0].WriteDump(w, q, limit)
 	}
-	defer m.CatchFault(&err, panicOnFault()) // arguments of raw blocks alias the mappings
+	defer m.catchFault(&err, panicOnFault()) // arguments of raw blocks alias the mappings
 	bw := bufio.NewWriterSize(w, 256<<10)
 	it := m.Iter(qs...)
 	defer it.Close()
@@ -398,4 +374,27 @@ func (m *Multi) WriteDump(w io.Writer, limit int, qs ...Query) (count int, err e
 		return count, err
 	}
 	return count, bw.Flush()
+}
+
+// catchFault turns a fault reading any of the files' mappings into a
+// *FaultError naming the file whose mapping faulted.
+func (m *Multi) catchFault(errp *error, old bool) {
+	debug.SetPanicOnFault(old)
+	if v := recover(); v != nil {
+		var first *FaultError
+		for _, r := range m.readers {
+			fe := r.f.Fault(v)
+			if fe == nil {
+				panic(v)
+			}
+			if first == nil || fe.Offset >= 0 {
+				first = fe
+			}
+			if fe.Offset >= 0 {
+				r.setErr(fe)
+				break
+			}
+		}
+		*errp = first
+	}
 }

@@ -65,11 +65,6 @@ func WithMemoryBudget(n int64) Option {
 	}
 }
 
-// MemoryBudget returns the Reader's memory budget (WithMemoryBudget, else
-// DefaultMemoryBudget): a caller holding decoded blocks of its own
-// (DecodeBlock, IterDecoded) sizes them by it.
-func (r *Reader) MemoryBudget() int64 { return r.opts.memBudget }
-
 // WithDecoders sets how many goroutines decode blocks ahead of the consumer
 // (default GOMAXPROCS+1, at most 17). n must be between 1 and 256.
 func WithDecoders(n int) Option {

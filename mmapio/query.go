@@ -6,6 +6,7 @@ import (
 	"github.com/bits-and-blooms/bitset"
 
 	"github.com/chronon-sim/chronon-go/internal/ctext"
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
 )
 
 // Query selects events by cycle range and by unit. The zero Query selects
@@ -59,6 +60,15 @@ func (q Query) WithUnitSet(set *bitset.BitSet) Query {
 
 // Cycles returns the query's cycle range and whether it has one.
 func (q Query) Cycles() (start, end uint64, ok bool) { return q.start, q.end, q.hasCycles }
+
+// selector is the selector of q's events.
+func (q Query) selector() *tracefile.Selector {
+	start, end := uint64(0), uint64(math.MaxUint64)
+	if q.hasCycles {
+		start, end = q.start, q.end
+	}
+	return &tracefile.Selector{Start: start, End: end, Units: q.units, All: !q.hasCycles && q.units == nil}
+}
 
 // startQuery plans q and starts its pipeline, which renders the events
 // with lines when lines is not nil (a dump); nil, nil when no block can

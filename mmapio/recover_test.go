@@ -139,7 +139,7 @@ func TestFinalSchema(t *testing.T) {
 	r := openBytesT(t, b)
 	require.Len(t, r.Units(), 6)
 	require.Equal(t, final.Metadata, r.Metadata())
-	off, _ := r.SchemaSection()
+	off, _ := r.f.SchemaSection()
 	require.Greater(t, off, int64(r.Blocks()[len(r.Blocks())-1].DataOffset))
 	stats := r.UnitStats()
 	require.Len(t, stats, 4)

@@ -52,7 +52,7 @@ func TestReferenceStatus(t *testing.T) {
 	st := r.Status()
 	require.Contains(t, st.Why, "did not close")
 	require.Equal(t, int64(0), st.TornBytes)
-	off, size := r.SchemaSection()
+	off, size := r.f.SchemaSection()
 	require.Equal(t, int64(64), off, "schema located after the header")
 	require.Equal(t, int64(1332), size, "the schema runs to the first block, as the closed twin's header says")
 	require.Equal(t, uint64(1396), r.Blocks()[0].DataOffset)

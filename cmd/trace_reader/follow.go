@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -136,7 +137,7 @@ func (fl *follower) firstBlock() (int64, error) {
 		return 0, nil // still too short to recover: look again at the next poll
 	}
 	defer r.Close()
-	if off, size := r.SchemaSection(); fl.hdr.SchemaSize == 0 && off > 0 && size > 0 && size <= 64<<20 {
+	if off, size := rawread.File(r).SchemaSection(); fl.hdr.SchemaSize == 0 && off > 0 && size > 0 && size <= 64<<20 {
 		b := make([]byte, size)
 		if _, err := fl.f.ReadAt(b, off); err != nil {
 			return 0, fmt.Errorf("%s: schema at offset %d: %w", fl.path, off, err)

@@ -1,4 +1,4 @@
-package mmapio_test
+package rawread
 
 import (
 	"testing"
@@ -8,11 +8,11 @@ import (
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
-// TestDecodeBlockMatchesEvents: the blocks BlockPlan lists, decoded one by
+// TestDecodeMatchesEvents: the blocks Plan lists, decoded one by
 // one, hold exactly the events an iteration of the same query yields (as a
 // multiset: the order across blocks is not merged), and a window decodes
 // only the blocks it plans.
-func TestDecodeBlockMatchesEvents(t *testing.T) {
+func TestDecodeMatchesEvents(t *testing.T) {
 	r := openW1(t, 200_000, 8)
 	queries := []mmapio.Query{
 		{},
@@ -28,13 +28,13 @@ func TestDecodeBlockMatchesEvents(t *testing.T) {
 			n++
 		}
 		require.NoError(t, r.Err())
-		plan, err := r.BlockPlan(q)
+		plan, err := Plan(r, q)
 		require.NoError(t, err)
-		before := r.BlocksDecoded()
+		before := Decodes(r)
 		got := map[evKey]int{}
 		m := 0
 		for _, bi := range plan {
-			d, err := r.DecodeBlock(bi, q)
+			d, err := Decode(r, bi, q)
 			require.NoError(t, err)
 			for i := range d.Len() {
 				ev := d.Event(i)
@@ -45,16 +45,16 @@ func TestDecodeBlockMatchesEvents(t *testing.T) {
 			d.Release()
 			d.Release()
 		}
-		require.Equal(t, int64(len(plan)), r.BlocksDecoded()-before, "query %d", qi)
+		require.Equal(t, int64(len(plan)), Decodes(r)-before, "query %d", qi)
 		require.Equal(t, n, m, "query %d", qi)
 		require.Equal(t, want, got, "query %d", qi)
 		if qi == 1 {
 			require.Less(t, len(plan), r.NumBlocks()/4, "a window plans few blocks")
 		}
 	}
-	_, err := r.DecodeBlock(int32(r.NumBlocks()), mmapio.Query{})
+	_, err := Decode(r, int32(r.NumBlocks()), mmapio.Query{})
 	require.ErrorContains(t, err, "does not exist")
 	require.NoError(t, r.Close())
-	_, err = r.DecodeBlock(0, mmapio.Query{})
+	_, err = Decode(r, 0, mmapio.Query{})
 	require.ErrorIs(t, err, mmapio.ErrClosed)
 }

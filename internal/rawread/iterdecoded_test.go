@@ -1,4 +1,4 @@
-package mmapio_test
+package rawread
 
 import (
 	"testing"
@@ -28,28 +28,28 @@ func TestIterDecodedMatchesIter(t *testing.T) {
 	for qi, q := range []mmapio.Query{{}, mmapio.Query{}.WithCycles(20_000, 60_000), mmapio.Query{}.WithUnits(1, 2)} {
 		want := read(r.Iter(q))
 		require.NotEmpty(t, want)
-		plan, err := r.BlockPlan(q)
+		plan, err := Plan(r, q)
 		require.NoError(t, err)
 		require.Greater(t, len(plan), 4)
-		decode := func(bi int32, q mmapio.Query) *mmapio.DecodedBlock {
-			d, err := r.DecodeBlock(bi, q)
+		decode := func(bi int32, q mmapio.Query) *Block {
+			d, err := Decode(r, bi, q)
 			require.NoError(t, err)
 			return d
 		}
 		for _, c := range []struct {
 			name  string
-			given func() []*mmapio.DecodedBlock
+			given func() []*Block
 			again int // blocks the iteration decodes
 		}{
-			{"all", func() []*mmapio.DecodedBlock {
-				var ds []*mmapio.DecodedBlock
+			{"all", func() []*Block {
+				var ds []*Block
 				for _, bi := range plan {
 					ds = append(ds, decode(bi, q))
 				}
 				return ds
 			}, 0},
-			{"every other", func() []*mmapio.DecodedBlock {
-				var ds []*mmapio.DecodedBlock
+			{"every other", func() []*Block {
+				var ds []*Block
 				for i, bi := range plan {
 					if i%2 == 0 {
 						ds = append(ds, decode(bi, q))
@@ -57,15 +57,15 @@ func TestIterDecodedMatchesIter(t *testing.T) {
 				}
 				return ds
 			}, len(plan) / 2},
-			{"another query", func() []*mmapio.DecodedBlock {
-				return []*mmapio.DecodedBlock{decode(plan[0], other), decode(plan[1], q), decode(plan[1], q)}
+			{"another query", func() []*Block {
+				return []*Block{decode(plan[0], other), decode(plan[1], q), decode(plan[1], q)}
 			}, len(plan) - 1},
 		} {
 			given := c.given()
-			before := r.BlocksDecoded()
-			got := read(r.IterDecoded(q, given))
+			before := Decodes(r)
+			got := read(IterDecoded(r, q, given))
 			require.Equal(t, want, got, "query %d, %s", qi, c.name)
-			require.Equal(t, int64(c.again), r.BlocksDecoded()-before, "query %d, %s: blocks decoded again", qi, c.name)
+			require.Equal(t, int64(c.again), Decodes(r)-before, "query %d, %s: blocks decoded again", qi, c.name)
 			for _, d := range given {
 				require.Zero(t, d.Bytes(), "query %d, %s: the iteration owns the blocks", qi, c.name)
 			}
@@ -73,17 +73,17 @@ func TestIterDecodedMatchesIter(t *testing.T) {
 	}
 	// Given blocks an iteration stops before using, or a closed Reader's,
 	// go back without a fault.
-	plan, err := r.BlockPlan(mmapio.Query{})
+	plan, err := Plan(r, mmapio.Query{})
 	require.NoError(t, err)
-	d, err := r.DecodeBlock(plan[len(plan)-1], mmapio.Query{})
+	d, err := Decode(r, plan[len(plan)-1], mmapio.Query{})
 	require.NoError(t, err)
-	it := r.IterDecoded(mmapio.Query{}, []*mmapio.DecodedBlock{d})
+	it := IterDecoded(r, mmapio.Query{}, []*Block{d})
 	require.True(t, it.Next())
 	it.Close()
-	d, err = r.DecodeBlock(plan[0], mmapio.Query{})
+	d, err = Decode(r, plan[0], mmapio.Query{})
 	require.NoError(t, err)
 	require.NoError(t, r.Close())
-	it = r.IterDecoded(mmapio.Query{}, []*mmapio.DecodedBlock{d})
+	it = IterDecoded(r, mmapio.Query{}, []*Block{d})
 	require.False(t, it.Next())
 	require.ErrorIs(t, it.Err(), mmapio.ErrClosed)
 }

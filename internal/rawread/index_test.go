@@ -1,4 +1,4 @@
-package mmapio_test
+package rawread
 
 import (
 	"testing"
@@ -8,11 +8,11 @@ import (
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
-// Iterator.Index names the event a DecodeBlock of its block for the same
+// Index names the event a Decode of its block for the same
 // query has at that index: the same cycle, unit, format and arguments,
 // for every event of a merge that holds its blocks (the default budget),
 // and for those it gives an index in a budget that may take windows.
-func TestIteratorIndexMatchesDecodeBlock(t *testing.T) {
+func TestIndexMatchesDecode(t *testing.T) {
 	path := w1File(t, 100_000, 4)
 	for _, budget := range []int64{0, mmapio.MinMemoryBudget} {
 		var opts []mmapio.Option
@@ -22,20 +22,20 @@ func TestIteratorIndexMatchesDecodeBlock(t *testing.T) {
 		r, err := mmapio.Open(path, opts...)
 		require.NoError(t, err)
 		for _, q := range []mmapio.Query{{}, mmapio.Query{}.WithCycles(20_000, 60_000), mmapio.Query{}.WithUnits(1, 2)} {
-			blocks := map[int32]*mmapio.DecodedBlock{}
+			blocks := map[int32]*Block{}
 			it := r.Iter(q)
 			n, indexed := 0, 0
 			for it.Next() {
 				ev := it.Event()
 				n++
-				i := it.Index()
+				i := Index(it)
 				if i < 0 {
 					continue
 				}
 				indexed++
 				d := blocks[ev.Block]
 				if d == nil {
-					d, err = r.DecodeBlock(ev.Block, q)
+					d, err = Decode(r, ev.Block, q)
 					require.NoError(t, err)
 					blocks[ev.Block] = d
 				}
@@ -48,7 +48,7 @@ func TestIteratorIndexMatchesDecodeBlock(t *testing.T) {
 			}
 			require.NoError(t, it.Err())
 			it.Close()
-			require.Equal(t, -1, it.Index(), "after the end")
+			require.Equal(t, -1, Index(it), "after the end")
 			require.NotZero(t, n)
 			if budget == 0 {
 				require.Equal(t, n, indexed, "every event of a merge holding its blocks has an index")

@@ -1,4 +1,4 @@
-package mmapio
+package tracefile
 
 import (
 	"testing"
@@ -16,7 +16,9 @@ func TestAppendBlock(t *testing.T) {
 	opts := ctracetest.Options{BlockSize: 4096, Compress: true, PerUnit: true}
 	b, layout, err := ctracetest.BuildLayout(ctracetest.W1Schema(3), evs, opts)
 	require.NoError(t, err)
-	r := openBytesT(t, b)
+	r, err := OpenBytes("test.ctrace", b, Options{})
+	require.NoError(t, err)
+	defer r.Close()
 	for i := range r.NumBlocks() {
 		out, err := r.AppendBlock([]byte("prefix"), i)
 		require.NoError(t, err)
@@ -43,7 +45,7 @@ func TestAppendBlock(t *testing.T) {
 	bad := append([]byte(nil), b...)
 	blk := layout.Blocks[1]
 	bad[blk.DataOffset+schema.BlockHeaderSize+10] ^= 0xff
-	rb, err := OpenBytes("bad.ctrace", bad)
+	rb, err := OpenBytes("bad.ctrace", bad, Options{})
 	require.NoError(t, err)
 	defer rb.Close()
 	_, err = rb.AppendBlock(nil, 1)
