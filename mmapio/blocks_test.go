@@ -133,7 +133,7 @@ func TestMappedIndexAfterClose(t *testing.T) {
 		t.Fatal("a closed Reader yields no events")
 	}
 	require.ErrorIs(t, r2.Err(), ErrClosed)
-	_, err = r2.WriteDump(io.Discard, Query{}.WithUnits(3), 0)
+	_, err = writeDump(r2, io.Discard, Query{}.WithUnits(3), 0)
 	require.ErrorIs(t, err, ErrClosed)
 
 	// Queries started while another goroutine closes the Reader: each gets
@@ -158,7 +158,7 @@ func TestMappedIndexAfterClose(t *testing.T) {
 					require.ErrorIs(t, err, ErrClosed)
 				}
 				it.Close()
-				_, err := r3.WriteDump(io.Discard, Query{}.WithCycles(evs[0].Cycle, evs[0].Cycle), 1)
+				_, err := writeDump(r3, io.Discard, Query{}.WithCycles(evs[0].Cycle, evs[0].Cycle), 1)
 				if err != nil {
 					require.ErrorIs(t, err, ErrClosed)
 				}

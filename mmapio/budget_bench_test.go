@@ -48,7 +48,7 @@ func BenchmarkBudgetWindows(b *testing.B) {
 			b.ResetTimer()
 			var n int
 			for range b.N {
-				c, err := r.WriteDump(io.Discard, Query{}, 0)
+				c, err := writeDump(r, io.Discard, Query{}, 0)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -32,7 +32,7 @@ func eventText(t *testing.T, r *Reader, q Query) []byte {
 	var buf []byte
 	for ev := range r.Events(q) {
 		buf = binary.LittleEndian.AppendUint32(buf, uint32(ev.Block))
-		buf = r.AppendLine(buf, &ev)
+		buf = appendLine(r, buf, &ev)
 	}
 	require.NoError(t, r.Err())
 	return buf
@@ -149,7 +149,7 @@ func TestDeclaredSizeBomb(t *testing.T) {
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	var buf bytes.Buffer
-	_, err = r.WriteDump(&buf, Query{}, 0)
+	_, err = writeDump(r, &buf, Query{}, 0)
 	runtime.ReadMemStats(&ms1)
 	requireFormatError(t, err, "block 0", int64(f.Blocks[0].DataOffset)+schema.BlockHeaderSize, "cannot hold the declared")
 	require.Less(t, ms1.TotalAlloc-ms0.TotalAlloc, uint64(32<<20))
@@ -194,7 +194,7 @@ func TestOverlappingBigBlocksStayInBudget(t *testing.T) {
 	r, err := OpenBytes("bad.ctrace", out)
 	require.NoError(t, err)
 	defer r.Close()
-	_, err = r.WriteDump(io.Discard, Query{}, 0)
+	_, err = writeDump(r, io.Discard, Query{}, 0)
 	requireFormatError(t, err, "block 0", int64(f.Blocks[0].DataOffset)+schema.BlockHeaderSize, "truncated event")
 	require.LessOrEqual(t, r.memPeak.Load(), int64(DefaultMemoryBudget))
 	require.Equal(t, int64(1), r.f.Decodes())
@@ -252,7 +252,7 @@ func TestCloseDuringWindows(t *testing.T) {
 			require.ErrorIs(t, it.Err(), ErrClosed)
 		}
 		var buf bytes.Buffer
-		_, err := r.WriteDump(&buf, Query{}, 0)
+		_, err := writeDump(r, &buf, Query{}, 0)
 		require.ErrorIs(t, err, ErrClosed)
 	}
 }

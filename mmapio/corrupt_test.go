@@ -167,7 +167,7 @@ func TestBlockErrors(t *testing.T) {
 			// The dump stops with the same error.
 			r2, _ := OpenBytes("bad.ctrace", b)
 			defer r2.Close()
-			_, err = r2.WriteDump(io.Discard, Query{}, 0)
+			_, err = writeDump(r2, io.Discard, Query{}, 0)
 			requireFormatError(t, err, "block 3", c.offset, c.reason)
 			require.Error(t, r2.Err())
 

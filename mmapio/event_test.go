@@ -58,7 +58,7 @@ func TestEventAccessors(t *testing.T) {
 	_, ok = ev.ArgByName("nope")
 	require.False(t, ok)
 	require.Equal(t, "lat", ev.Format().ArgName(2))
-	require.Equal(t, "[         9] core0.l2: cache iq addr=0xbeef lat=-12 hit=true t=2.5\n", string(r.AppendLine(nil, &ev)))
+	require.Equal(t, "[         9] core0.l2: cache iq addr=0xbeef lat=-12 hit=true t=2.5\n", string(appendLine(r, nil, &ev)))
 	require.Equal(t, "core0.l2", r.UnitName(1))
 	require.Equal(t, "", r.UnitName(2))
 }

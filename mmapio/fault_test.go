@@ -54,7 +54,7 @@ func TestFileShrinksWhileRead(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for _, keep := range []int64{0, 4096} {
 				r, path, size := shrunk(t, opts, keep)
-				_, err := r.WriteDump(io.Discard, Query{}, 0)
+				_, err := writeDump(r, io.Discard, Query{}, 0)
 				requireFault(t, err, path, size)
 				requireFault(t, r.Err(), path, size)
 

@@ -77,7 +77,7 @@ func FuzzOpenIterate(f *testing.F) {
 			n++
 		}
 		iterErr := r.Err()
-		lines, err := r.WriteDump(io.Discard, Query{}, 0)
+		lines, err := writeDump(r, io.Discard, Query{}, 0)
 		if (err == nil) != (iterErr == nil) {
 			t.Fatalf("Events error %v, WriteDump error %v", iterErr, err)
 		}

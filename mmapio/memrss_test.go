@@ -42,7 +42,7 @@ func memrssChild(spec string) int {
 		return 1
 	}
 	defer r.Close()
-	n, err := r.WriteDump(io.Discard, Query{}, 0)
+	n, err := writeDump(r, io.Discard, Query{}, 0)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -141,7 +141,7 @@ func TestWindowedDumpPeakRSS(t *testing.T) {
 		r, err := Open(files["16"], WithMemoryBudget(64<<20))
 		require.NoError(t, err)
 		defer r.Close()
-		n, err := r.WriteDump(io.Discard, Query{}, 0)
+		n, err := writeDump(r, io.Discard, Query{}, 0)
 		require.NoError(t, err)
 		require.Positive(t, n)
 		require.Greater(t, r.f.Decodes(), int64(r.NumBlocks()), "windowed")

@@ -80,7 +80,7 @@ func TestMergeUnnamedUnitIDs(t *testing.T) {
 	require.True(t, strings.Contains(want, "] v="), "c's unit 9 prints unnamed when the files are read together")
 	r, _ := mergeT(t, m, MergeOptions{})
 	var got bytes.Buffer
-	_, err = r.WriteDump(&got, Query{}, 0)
+	_, err = writeDump(r, &got, Query{}, 0)
 	require.NoError(t, err)
 	require.True(t, want == got.String(), "the merged dump differs from the files read together")
 }

@@ -1,16 +1,11 @@
 package mmapio
 
 import (
-	"bufio"
 	"errors"
-	"io"
 	"iter"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
-
-	"github.com/chronon-sim/chronon-go/internal/ctext"
 )
 
 // Multi reads several traces as one timeline: the runs of a parallel
@@ -30,9 +25,8 @@ import (
 // as it would be alone (its own cycle and unit seeks, its own background
 // decoding) and the per-file streams are merged with a heap.
 type Multi struct {
-	readers  []*Reader
-	labels   []string
-	prefixes []map[uint16][]byte // dump line prefix by unit id, per file
+	readers []*Reader
+	labels  []string
 }
 
 // MetaRank is the metadata key holding a run's rank in a parallel
@@ -61,20 +55,7 @@ func OpenAll(paths []string, opts ...Option) (*Multi, error) {
 
 // NewMulti makes a timeline of Readers the caller opened (Close closes them).
 func NewMulti(rs ...*Reader) *Multi {
-	m := &Multi{readers: rs, labels: Labels(rs)}
-	m.prefixes = make([]map[uint16][]byte, len(rs))
-	for i, r := range rs {
-		if len(rs) == 1 {
-			break
-		}
-		m.prefixes[i] = map[uint16][]byte{}
-		for id, name := range r.unitNames {
-			if name != "" {
-				m.prefixes[i][uint16(id)] = ctext.AppendPrefix(nil, m.labels[i]+"/"+name)
-			}
-		}
-	}
-	return m
+	return &Multi{readers: rs, labels: Labels(rs)}
 }
 
 // Labels returns the label of each file as Multi names them: "rank<N>" from
@@ -325,76 +306,4 @@ func (it *MultiIterator) Close() {
 		i.Close()
 	}
 	it.heap = it.heap[:0]
-}
-
-// AppendLine appends the event's dump line: the Reader's for one file,
-// else with the unit named "<label>/<unit>" (no unit for a unit without a
-// name, as the Reader prints it).
-func (m *Multi) AppendLine(dst []byte, ev *FileEvent) []byte {
-	if len(m.readers) == 1 {
-		return m.readers[0].AppendLine(dst, &ev.Event)
-	}
-	p, ok := m.prefixes[ev.File][ev.UnitID]
-	if !ok {
-		p = ctext.AppendPrefix(nil, "")
-	}
-	var cc ctext.CycleCache
-	return ctext.AppendLine(dst, &cc, ev.Cycle, p, ev.format.program(), ev.ArgCount, ev.args)
-}
-
-// WriteDump writes the dump lines of the timeline (qs as for Iter), at most
-// limit (0: no limit), and returns how many it wrote. With one file it is
-// the Reader's WriteDump: the same bytes.
-func (m *Multi) WriteDump(w io.Writer, limit int, qs ...Query) (count int, err error) {
-	if len(m.readers) == 1 {
-		q := Query{}
-		if len(qs) > 0 {
-			q = qs[0]
-		}
-		return m.readers[0].WriteDump(w, q, limit)
-	}
-	defer m.catchFault(&err, panicOnFault()) // arguments of raw blocks alias the mappings
-	bw := bufio.NewWriterSize(w, 256<<10)
-	it := m.Iter(qs...)
-	defer it.Close()
-	var line []byte
-	for it.Next() {
-		ev := it.Event()
-		line = m.AppendLine(line[:0], &ev)
-		if _, err := bw.Write(line); err != nil {
-			return count, err
-		}
-		count++
-		if limit > 0 && count >= limit {
-			break
-		}
-	}
-	if err := it.Err(); err != nil {
-		bw.Flush()
-		return count, err
-	}
-	return count, bw.Flush()
-}
-
-// catchFault turns a fault reading any of the files' mappings into a
-// *FaultError naming the file whose mapping faulted.
-func (m *Multi) catchFault(errp *error, old bool) {
-	debug.SetPanicOnFault(old)
-	if v := recover(); v != nil {
-		var first *FaultError
-		for _, r := range m.readers {
-			fe := r.f.Fault(v)
-			if fe == nil {
-				panic(v)
-			}
-			if first == nil || fe.Offset >= 0 {
-				first = fe
-			}
-			if fe.Offset >= 0 {
-				r.setErr(fe)
-				break
-			}
-		}
-		*errp = first
-	}
 }

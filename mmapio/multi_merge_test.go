@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/chronon-sim/chronon-go/internal/ctext"
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 )
 
@@ -27,12 +28,18 @@ func mergeT(t *testing.T, m *Multi, o MergeOptions) (*Reader, MergeResult) {
 	return openT(t, p), res
 }
 
+// multiDump is the text of the timeline m: its files' dump lines with
+// their units labelled, in timeline order.
 func multiDump(t *testing.T, m *Multi) string {
 	t.Helper()
-	var buf bytes.Buffer
-	_, err := m.WriteDump(&buf, 0)
-	require.NoError(t, err)
-	return buf.String()
+	var b []byte
+	for ev := range m.Events() {
+		b = ctext.AppendCycle(b, ev.Cycle)
+		b = ctext.AppendPrefix(b, m.UnitName(ev.File, ev.UnitID))
+		b = append(ev.AppendMessage(b), '\n')
+	}
+	require.NoError(t, m.Err())
+	return string(b)
 }
 
 func TestMergeReadsBackAsTheTimeline(t *testing.T) {
@@ -91,7 +98,7 @@ func TestMergeCopiesWithoutRecompression(t *testing.T) {
 	}
 	var want bytes.Buffer
 	for ev := range m1.Reader(0).Events(Query{}) {
-		line := m1.Reader(0).AppendLine(nil, &ev)
+		line := appendLine(m1.Reader(0), nil, &ev)
 		want.WriteString(labelLine(string(line), "a", true))
 	}
 	require.Equal(t, want.String(), string(dumpText(t, r, Query{}, 0)))

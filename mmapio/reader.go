@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/chronon-sim/chronon-go/internal/ctext"
 	"github.com/chronon-sim/chronon-go/internal/tracefile"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -24,8 +23,6 @@ type Reader struct {
 	fmtDense  []*Format          // by id when ids are small
 	fmtSparse map[uint32]*Format // by id otherwise
 	unitNames []string           // by unit id; "" = no name
-	lines     *ctext.Lines       // dump lines (textLines)
-	linesOnce sync.Once
 
 	memPeak atomic.Int64 // most bytes an iteration reserved for decoded data (tests check the budget)
 

@@ -82,7 +82,7 @@ func TestWriteCompleteChecksBlocks(t *testing.T) {
 			require.Equal(t, StateComplete, r2.Status().State)
 			require.Equal(t, rw.Events, r2.Status().Events)
 			require.Less(t, rw.Events, uint64(400))
-			n, err := r2.WriteDump(&bytes.Buffer{}, Query{}, 0)
+			n, err := writeDump(r2, &bytes.Buffer{}, Query{}, 0)
 			require.NoError(t, err)
 			require.Equal(t, int(rw.Events), n)
 		})

@@ -182,7 +182,7 @@ func checkQuery(t *testing.T, w *workload, r *Reader, rq randomQuery) {
 			e.ArgCount != g.ArgCount || string(e.Args) != string(g.RawArgs()) {
 			t.Fatalf("%s: event %d: got %+v, want event %d %+v", rq.desc, i, *g, wi, *e)
 		}
-		text = r.AppendLine(text, g)
+		text = appendLine(r, text, g)
 	}
 	require.Equal(t, string(text), string(dumpText(t, r, rq.q, 0)), rq.desc)
 	if len(want) > 2 {

@@ -34,9 +34,9 @@ func TestFooterUnitsChecked(t *testing.T) {
 			r, err := OpenBytes("bad.ctrace", bad)
 			require.NoError(t, err)
 			defer r.Close()
-			_, err = r.WriteDump(&bytes.Buffer{}, Query{}, 0)
+			_, err = writeDump(r, &bytes.Buffer{}, Query{}, 0)
 			requireFormatError(t, err, "block 0", int64(f.Blocks[0].DataOffset)+schema.BlockHeaderSize, "event of unit "+itoa(int(real[0])))
-			_, err = r.WriteDump(&bytes.Buffer{}, Query{}.WithUnits(other), 0)
+			_, err = writeDump(r, &bytes.Buffer{}, Query{}.WithUnits(other), 0)
 			requireFormatError(t, err, "block 0", -1, "but the footer lists the block's units as")
 
 			var out bytes.Buffer
@@ -68,13 +68,13 @@ func TestFooterUnitsCheckedInWindows(t *testing.T) {
 	r, err := OpenBytes("bad.ctrace", bad, WithMemoryBudget(4<<20))
 	require.NoError(t, err)
 	defer r.Close()
-	_, err = r.WriteDump(&bytes.Buffer{}, Query{}, 0)
+	_, err = writeDump(r, &bytes.Buffer{}, Query{}, 0)
 	requireFormatError(t, err, "block 0", int64(f.Blocks[0].DataOffset)+schema.BlockHeaderSize, "but the footer lists the block's units as")
 	// The budget does take the dump through windows (blocks decoded again).
 	r0, err := OpenBytes("good.ctrace", good, WithMemoryBudget(4<<20))
 	require.NoError(t, err)
 	defer r0.Close()
-	_, err = r0.WriteDump(&bytes.Buffer{}, Query{}, 0)
+	_, err = writeDump(r0, &bytes.Buffer{}, Query{}, 0)
 	require.NoError(t, err)
 	require.Greater(t, r0.f.Decodes(), int64(r0.NumBlocks()))
 }

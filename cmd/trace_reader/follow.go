@@ -11,6 +11,7 @@ import (
 	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // Following a file while its writer appends to it.
@@ -312,7 +313,7 @@ func followTrace(ctx context.Context, c *config, w io.Writer, every time.Duratio
 			return nil
 		}
 		matched = true
-		_, err := r.WriteDump(w, q, 0)
+		_, err := tracetext.WriteDump(w, r, q, 0)
 		return err
 	})
 	if err == nil && !matched {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // Several files given to a reading command are one timeline (mmapio.Multi):
@@ -61,7 +62,7 @@ func dumpMulti(c *config, w io.Writer, stderr io.Writer) error {
 	if c.command == "convert" {
 		limit = 0
 	}
-	n, err := m.WriteDump(w, limit, qs...)
+	n, err := tracetext.WriteMultiDump(w, m, limit, qs...)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package mmapio
+package tracetext_test
 
 import (
 	"bytes"
@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // hostileTrace has a unit name, a simulation name, metadata, format strings
@@ -62,6 +64,11 @@ func requireNoControls(t testing.TB, text []byte) {
 	}
 }
 
+func TestEscapeText(t *testing.T) {
+	require.Equal(t, `core0\x1b[31m\r\n`, tracetext.EscapeText("core0\x1b[31m\r\n"))
+	require.Equal(t, "plain", tracetext.EscapeText("plain"))
+}
+
 // Names, format strings and string arguments from the file print with
 // their control characters escaped: one event is one line, and nothing
 // reaches the terminal raw. The fast and the general line paths and the Go
@@ -69,11 +76,21 @@ func requireNoControls(t testing.TB, text []byte) {
 func TestDumpEscapesControlCharacters(t *testing.T) {
 	for name, opts := range map[string]ctracetest.Options{"raw": {BlockSize: 1024}, "zstd": {BlockSize: 1024, Compress: true, PerUnit: true}} {
 		t.Run(name, func(t *testing.T) {
-			r := openBytesT(t, hostileTrace(t, opts))
-			text := dumpText(t, r, Query{}, 0)
+			r, err := mmapio.OpenBytes("hostile.ctrace", hostileTrace(t, opts))
+			require.NoError(t, err)
+			defer r.Close()
+			var buf bytes.Buffer
+			n, err := tracetext.WriteDump(&buf, r, mmapio.Query{}, 0)
+			require.NoError(t, err)
+			text := buf.Bytes()
+			require.Equal(t, 300, n)
 			require.Equal(t, 300, bytes.Count(text, []byte("\n")), "one line per event")
 			requireNoControls(t, text)
-			require.Equal(t, string(text), string(iterText(t, r, Query{})))
+			var iter []byte
+			for ev := range r.Events(mmapio.Query{}) {
+				iter = tracetext.AppendLine(iter, r, &ev)
+			}
+			require.Equal(t, string(text), string(iter))
 			lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
 			unit1 := `core0\x1b[31m.evil\r\n[         7] unit: forged\nStatus: complete`
 			require.Equal(t, `[       100] `+unit1+`: fast 0\r[         1] forged: line\x1b[2J dead\n  Status: complete`, lines[0])
@@ -83,7 +100,7 @@ func TestDumpEscapesControlCharacters(t *testing.T) {
 				require.NotEqual(t, "Status: complete", strings.TrimSpace(l))
 			}
 			// Event.Message escapes too; RawArgs and Arg.Bytes stay raw.
-			for ev := range r.Events(Query{}.WithCycles(101, 101)) {
+			for ev := range r.Events(mmapio.Query{}.WithCycles(101, 101)) {
 				require.Contains(t, ev.Message(), `s\x1b[K\r\n[`)
 				a, ok := ev.Arg(0)
 				require.True(t, ok)

@@ -8,6 +8,9 @@ import (
 	"github.com/chronon-sim/chronon-go/internal/ctext"
 )
 
+// Lines rendered in the pipeline, for a dump: the text package gives the
+// lines (ctext.Lines) and writes them out (writeLines).
+
 // Text caps: a worker renders at most segmentTextCap bytes of a segment's
 // lines; a segment with more (huge blocks, very long messages) is rendered
 // further by the consumer a chunk at a time, so the memory of a dump stays
@@ -16,35 +19,6 @@ const (
 	segmentTextCap = 8 << 20
 	chunkTextCap   = 1 << 20
 )
-
-// AppendLine appends the event's dump line exactly as the original
-// trace_reader printed it: "[%10d] unit: message\n", or "[%10d] message\n"
-// when the unit has no name.
-func (r *Reader) AppendLine(dst []byte, ev *Event) []byte {
-	var cc ctext.CycleCache
-	return ctext.AppendLine(dst, &cc, ev.Cycle, ctext.AppendPrefix(nil, r.UnitName(ev.UnitID)), ev.format.program(), ev.ArgCount, ev.args)
-}
-
-// textLines returns the dump lines of the file (built on first use).
-func (r *Reader) textLines() *ctext.Lines {
-	r.linesOnce.Do(func() {
-		t := ctext.NewFormatTable(r.maxFormatID())
-		for _, f := range r.formats {
-			t.Add(f.ID, f.prog)
-		}
-		r.lines = ctext.NewLines(r.unitNames, t)
-	})
-	return r.lines
-}
-
-// maxFormatID is the largest format id of the schema.
-func (r *Reader) maxFormatID() uint32 {
-	var m uint32
-	for _, f := range r.formats {
-		m = max(m, f.ID)
-	}
-	return m
-}
 
 // renderSegment renders the lines of seg.refs from seg.rendered on into
 // seg.text (replacing it: text then holds the lines of
@@ -71,18 +45,14 @@ func (r *Reader) renderSegment(seg *segment, lines *ctext.Lines, limit int) {
 	seg.text, seg.rendered = text, i
 }
 
-// WriteDump writes the dump lines of the events q selects to w, in cycle
+// writeLines writes the lines of the events q selects to w, in cycle
 // order, at most limit lines (0: no limit), and returns how many it wrote.
 //
-// This is the fast path of trace_reader dump: background goroutines decode
-// blocks, merge a cycle range at a time and render its lines; this
-// goroutine only writes them out. A block that fails to decode ends the dump
-// with its error after the lines of the cycle ranges before it.
-func (r *Reader) WriteDump(w io.Writer, q Query, limit int) (count int, err error) {
-	return r.writeLines(w, q, limit, r.textLines())
-}
-
-// writeLines is WriteDump with the lines given.
+// This is the fast path of a dump (the text package's WriteDump): the
+// pipeline's workers decode blocks, merge a cycle range at a time and
+// render its lines with lines; this goroutine only writes them out. A block
+// that fails to decode ends the dump with its error after the lines of the
+// cycle ranges before it.
 func (r *Reader) writeLines(w io.Writer, q Query, limit int, lines *ctext.Lines) (count int, err error) {
 	defer r.f.Guard(&err, panicOnFault()) // lines are rendered from the mapping
 	sp, err := r.startQuery(q, lines)
