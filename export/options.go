@@ -38,7 +38,7 @@ func defaults() options {
 // unit's dotted path nested under it. Other units stay under the
 // simulation's track. Flows are joined only within a label (runs.go). Without
 // this option the labels are those a merged trace's metadata names
-// (mmapio.Multi.WriteMerged writes "<label>/file" for each input), so a
+// (rewrite.Merge writes "<label>/file" for each input), so a
 // merged file read later is drawn the same way.
 func WithProcesses(labels []string) Option {
 	return func(o *options) error {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"testing"
 
-	flatbuffers "github.com/google/flatbuffers/go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
@@ -21,19 +20,11 @@ func sampleTrace(t testing.TB, opts ctracetest.Options) []byte {
 	return b
 }
 
-// rewriteFooter decodes the footer, lets edit change it, and appends the
-// re-encoded footer, pointing the header at it.
+// rewriteFooter is ctracetest.EditFooter: b with its footer changed by edit.
 func rewriteFooter(t testing.TB, b []byte, edit func(f *schema.Footer)) []byte {
 	t.Helper()
-	h, err := schema.ParseHeader(b, int64(len(b)))
+	out, err := ctracetest.EditFooter(b, edit)
 	require.NoError(t, err)
-	f, err := schema.DecodeFooter(b[h.FooterOffset:h.FooterOffset+h.FooterSize], 0)
-	require.NoError(t, err)
-	edit(f)
-	foot := schema.BuildFooter(flatbuffers.NewBuilder(0), f)
-	out := append(bytes.Clone(b[:h.FooterOffset]), foot...)
-	h.FooterSize = uint64(len(foot))
-	copy(out, schema.AppendHeader(nil, h))
 	return out
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/rewrite"
 	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
@@ -119,7 +120,7 @@ func openInput(c *config, dir string) (r *mmapio.Reader, labels []string, err er
 	}
 	name := f.Name()
 	defer os.Remove(name)
-	if _, err := m.WriteMerged(f, mmapio.MergeOptions{RawRewrites: true, Created: time.Now()}); err != nil {
+	if _, err := rewrite.Merge(f, m, rewrite.MergeOptions{RawRewrites: true, Created: time.Now()}); err != nil {
 		f.Close()
 		return nil, nil, err
 	}

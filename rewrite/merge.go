@@ -1,4 +1,4 @@
-package mmapio
+package rewrite
 
 import (
 	"bufio"
@@ -14,11 +14,13 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/tracefile"
+	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
-// MergeOptions tune WriteMerged.
+// MergeOptions tune Merge.
 type MergeOptions struct {
 	// Created is the footer's timestamp (zero: none).
 	Created time.Time
@@ -46,19 +48,25 @@ type MergeOptions struct {
 	NoVerify bool
 }
 
+// merger is what a merge reads: the timeline's files and their labels.
+type merger struct {
+	ins     []*mmapio.Reader
+	readers []*tracefile.File
+	labels  []string
+}
+
+func newMerger(mm *mmapio.Multi) *merger {
+	m := &merger{ins: mm.Readers(), labels: mmapio.Labels(mm.Readers())}
+	for _, r := range m.ins {
+		m.readers = append(m.readers, rawread.File(r))
+	}
+	return m
+}
+
 // MetaRecovered is the key, after "<label>/", under which a merged file's
 // metadata keeps the Status text of an input that was recovered rather
 // than complete.
 const MetaRecovered = "recovered"
-
-// MergeResult says what WriteMerged did.
-type MergeResult struct {
-	Blocks    int    // blocks written
-	Copied    int    // blocks copied as they were (no id needed a change)
-	Rewritten int    // blocks decoded, their ids renumbered, re-encoded
-	Events    uint64 // events written
-	Bytes     int64  // bytes written
-}
 
 // mergePlan is how one input's ids become the output's.
 type mergePlan struct {
@@ -78,7 +86,8 @@ type mergePlan struct {
 	named *[1 << 16]bool // hasUnits, dense: looked up per event
 }
 
-// WriteMerged writes one trace holding every event of the files, with
+// Merge writes one trace holding every event of the files of the
+// timeline m, with
 // unit names labelled as the timeline names them ("<label>/<unit>",
 // whatever the number of files), formats deduplicated (same text, argument
 // types and appended fields: one entry), categories deduplicated, and each
@@ -94,7 +103,7 @@ type mergePlan struct {
 //
 // Unit ids are renumbered where files clash (the first file keeps its ids;
 // a later file's unit whose id is taken gets the lowest id no file names,
-// so that only the units that clash move: merge_ids.go), format ids where a format
+// so that only the units that clash move), format ids where a format
 // is new and its id taken. A block whose ids all stay is checked as a dump
 // checks it (on the pipeline's workers) and copied as it is, bytes unchanged
 // (no re-encoding); the others are decoded, their event records
@@ -104,15 +113,16 @@ type mergePlan struct {
 // not renumbered).
 //
 // w must be seekable: the header, written last, points at the footer.
-func (m *Multi) WriteMerged(w io.WriteSeeker, o MergeOptions) (res MergeResult, err error) {
+func Merge(w io.WriteSeeker, mm *mmapio.Multi, o MergeOptions) (res Result, err error) {
+	m := newMerger(mm)
 	if o.Level == 0 {
 		o.Level = zstd.SpeedFastest
 	}
 	for _, r := range m.readers {
-		if !r.f.RLock() {
-			return res, ErrClosed
+		if !r.RLock() {
+			return res, mmapio.ErrClosed
 		}
-		defer r.f.RUnlock()
+		defer r.RUnlock()
 	}
 	plans, sch, err := m.mergeSchema()
 	if err != nil {
@@ -133,7 +143,7 @@ func (m *Multi) WriteMerged(w io.WriteSeeker, o MergeOptions) (res MergeResult, 
 	}
 	compressed := false
 	for _, r := range m.readers {
-		if r.f.Header().Flags&schema.FlagCompressed != 0 {
+		if r.Header().Flags&schema.FlagCompressed != 0 {
 			compressed = true
 		}
 	}
@@ -202,7 +212,7 @@ func formatKey(f *schema.Format) string {
 }
 
 // mergeSchema builds the output schema and each input's id plan.
-func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
+func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 	out := &schema.Schema{Version: 1, Writer: "chronon-go trace_reader merge"}
 	fileIDs, named, err := m.mergeUnitIDs()
 	if err != nil {
@@ -236,20 +246,20 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			}
 			to, ok := ids.pick(&usedUnits)
 			if !ok {
-				return nil, nil, fmt.Errorf("the files have more than 65535 units in all (%s is one too many)", r.f.Path())
+				return nil, nil, fmt.Errorf("the files have more than 65535 units in all (%s is one too many)", r.Path())
 			}
 			p.units[id] = to
 			p.unitsID = false
 			usedUnits[to] = true
 		}
-		for _, u := range r.f.Schema().Units {
+		for _, u := range r.Schema().Units {
 			name := "" // a unit without a name prints without one, as in the timeline
 			if u.Name != "" {
 				name = p.label + "/" + u.Name
 			}
 			out.Units = append(out.Units, schema.Unit{ID: p.units[u.ID], Name: name, TypeName: u.TypeName})
 		}
-		for _, f := range r.f.Schema().Formats {
+		for _, f := range r.Schema().Formats {
 			if _, seen := p.fmts[f.ID]; seen {
 				continue // the reader uses the first entry with an id
 			}
@@ -274,23 +284,23 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			nf.ID = id
 			out.Formats = append(out.Formats, nf)
 		}
-		for _, c := range r.f.Schema().Categories {
+		for _, c := range r.Schema().Categories {
 			if !cats[c] {
 				cats[c] = true
 				out.Categories = append(out.Categories, c)
 			}
 		}
-		if r.f.Schema().SimulationName != "" {
-			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/simulation", Value: r.f.Schema().SimulationName})
+		if r.Schema().SimulationName != "" {
+			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/simulation", Value: r.Schema().SimulationName})
 		}
-		sims[r.f.Schema().SimulationName] = true
-		out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/file", Value: r.f.Path()})
-		if st := r.Status(); st.State != StateComplete {
+		sims[r.Schema().SimulationName] = true
+		out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/file", Value: r.Path()})
+		if st := m.ins[i].Status(); st.State != mmapio.StateComplete {
 			// The output is complete, its input was not: the output keeps
 			// what was recovered of it and what was ignored.
 			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/" + MetaRecovered, Value: st.String()})
 		}
-		for _, kv := range r.f.Schema().Metadata {
+		for _, kv := range r.Schema().Metadata {
 			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/" + kv.Key, Value: kv.Value})
 		}
 	}
@@ -304,7 +314,7 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			p.named[id] = true
 		}
 		p.fixedFmt = make([]bool, 1<<16)
-		for _, f := range m.readers[i].f.Schema().Formats {
+		for _, f := range m.readers[i].Schema().Formats {
 			if f.ID < 1<<16 && !slices.Contains(f.ArgTypes, schema.ArgString) {
 				p.fixedFmt[f.ID] = true
 			}
@@ -317,7 +327,7 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 		}
 	}
 	if len(sims) == 1 {
-		out.SimulationName = m.readers[0].f.Schema().SimulationName
+		out.SimulationName = m.readers[0].Schema().SimulationName
 	} else {
 		out.SimulationName = "merged"
 	}
@@ -328,15 +338,15 @@ func (m *Multi) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 // the same table) under the fault guard: the footer lies in the mapping,
 // and a file cut after it was opened must fail the merge with a
 // *FaultError naming it, not kill the process with SIGBUS.
-func (r *Reader) mergeBlocks() (blocks []Block, err error) {
-	defer r.f.Guard(&err, panicOnFault())
-	blocks = r.f.BlocksLocked()
-	if blocks == nil && r.f.NumBlocks() > 0 {
+func mergeBlocks(r *tracefile.File) (blocks []tracefile.Block, err error) {
+	defer r.Guard(&err, tracefile.PanicOnFault())
+	blocks = r.BlocksLocked()
+	if blocks == nil && r.NumBlocks() > 0 {
 		// An earlier fault left the table undecoded: its error stands.
 		if err := r.Err(); err != nil {
 			return nil, err
 		}
-		return nil, r.f.Errorf("footer", int64(r.f.Header().FooterOffset), "the block table could not be read")
+		return nil, r.Errorf("footer", int64(r.Header().FooterOffset), "the block table could not be read")
 	}
 	return blocks, nil
 }
@@ -357,7 +367,7 @@ func (mw *mergeWriter) write(b []byte) error {
 // keeps reports whether block b of a file with plan p can be copied as it
 // is: its units (as recorded, else all the file's) and every format keep
 // their ids.
-func (p *mergePlan) keeps(b *Block) bool {
+func (p *mergePlan) keeps(b *tracefile.Block) bool {
 	if !p.fmtsID {
 		return false
 	}
@@ -377,7 +387,7 @@ func (p *mergePlan) keeps(b *Block) bool {
 
 // writeBlocks writes every block of the files in order: copied from the
 // mapping, or rewritten by the pipeline (merge_rewrite.go).
-func (mw *mergeWriter) writeBlocks(readers []*Reader, plans []*mergePlan, foot *schema.Footer, res *MergeResult) error {
+func (mw *mergeWriter) writeBlocks(readers []*tracefile.File, plans []*mergePlan, foot *schema.Footer, res *Result) error {
 	mp, err := startMergePipe(readers, plans, mw.o)
 	if err != nil {
 		return err
@@ -434,13 +444,13 @@ func (mw *mergeWriter) writeBlocks(readers []*Reader, plans []*mergePlan, foot *
 }
 
 // copyBlock copies block b of r, header and payload, as it is.
-func (mw *mergeWriter) copyBlock(r *Reader, b *Block) (err error) {
-	defer r.f.Guard(&err, panicOnFault())
-	ih, _ := schema.DecodeBlockHeader(r.f.Data()[tracefile.HeaderOff(b):])
+func (mw *mergeWriter) copyBlock(r *tracefile.File, b *tracefile.Block) (err error) {
+	defer r.Guard(&err, tracefile.PanicOnFault())
+	ih, _ := schema.DecodeBlockHeader(r.Data()[tracefile.HeaderOff(b):])
 	if ih != b.Inline() {
-		return r.f.Errorf(tracefile.BlockSection(int(b.Index)), tracefile.HeaderOff(b), "inline block header disagrees with the footer")
+		return r.Errorf(tracefile.BlockSection(int(b.Index)), tracefile.HeaderOff(b), "inline block header disagrees with the footer")
 	}
-	return mw.write(r.f.Data()[tracefile.HeaderOff(b):tracefile.BlockEnd(b)])
+	return mw.write(r.Data()[tracefile.HeaderOff(b):tracefile.BlockEnd(b)])
 }
 
 // mergeEncoders are the zstd encoders of rewritten blocks, one per level.

@@ -1,19 +1,19 @@
-package mmapio
+package rewrite
 
 import "slices"
 
 // mergeUnitIDs returns, for each file, the unit ids it names (its schema's
 // and its blocks' unit sets; sorted, without 0), and every id some file
 // names.
-func (m *Multi) mergeUnitIDs() ([][]uint16, *[1 << 16]bool, error) {
+func (m *merger) mergeUnitIDs() ([][]uint16, *[1 << 16]bool, error) {
 	named := new([1 << 16]bool)
 	fileIDs := make([][]uint16, len(m.readers))
 	for i, r := range m.readers {
 		var ids []uint16
-		for _, u := range r.f.Schema().Units {
+		for _, u := range r.Schema().Units {
 			ids = append(ids, u.ID)
 		}
-		blocks, err := r.mergeBlocks()
+		blocks, err := mergeBlocks(r)
 		if err != nil {
 			return nil, nil, err
 		}

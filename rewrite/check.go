@@ -1,21 +1,23 @@
-package mmapio
+package rewrite
 
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
 )
 
-// checkBlocks decodes every block of a complete file before WriteComplete
+// checkBlocks decodes every block of a complete file before Complete
 // copies it: the footer was checked when the file was opened, but a block's
 // bytes are only checked when it is read, and a copied block that does not
 // decode (arguments past its end, an inline header that disagrees with the
 // footer) would make the rewritten file unreadable. A recovered file's blocks
 // were verified by the walk and are not decoded again. It returns each
 // block's error (nil when good) and the units verification found in it.
-func (r *Reader) checkBlocks(blocks []Block) (errs []error, units [][]uint16) {
+func checkBlocks(f *tracefile.File, blocks []tracefile.Block) (errs []error, units [][]uint16) {
 	errs = make([]error, len(blocks))
 	units = make([][]uint16, len(blocks))
-	if r.f.Status().Recovered {
+	if f.Status().Recovered {
 		for i := range blocks {
 			units[i] = blocks[i].Units
 		}
@@ -23,7 +25,7 @@ func (r *Reader) checkBlocks(blocks []Block) (errs []error, units [][]uint16) {
 	}
 	var wg sync.WaitGroup
 	var next atomic.Int64
-	for range min(r.opts.decoders, len(blocks), r.f.Verifiers(blocks)) {
+	for range min(f.Options().Decoders, len(blocks), f.Verifiers(blocks)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -34,7 +36,7 @@ func (r *Reader) checkBlocks(blocks []Block) (errs []error, units [][]uint16) {
 				}
 				b := blocks[i]
 				b.Units = nil // the copy records the units found, whatever the footer said
-				units[i], errs[i] = r.f.Verify(&b)
+				units[i], errs[i] = f.Verify(&b)
 			}
 		}()
 	}

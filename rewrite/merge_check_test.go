@@ -1,4 +1,4 @@
-package mmapio
+package rewrite
 
 import (
 	"encoding/binary"
@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
+	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -20,16 +22,16 @@ func TestMergeChecksCopiedBlocks(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		compress bool
-		damage   func(data []byte, b Block)
+		damage   func(data []byte, b tracefile.Block)
 		want     string
 	}{
-		{"corrupt zstd data", true, func(data []byte, b Block) {
+		{"corrupt zstd data", true, func(data []byte, b tracefile.Block) {
 			at := int(b.DataOffset) + schema.BlockHeaderSize + int(b.CompressedSize)/2
 			for i := range 16 {
 				data[at+i] ^= 0xa5
 			}
 		}, "zstd"},
-		{"unit set lies", false, func(data []byte, b Block) {
+		{"unit set lies", false, func(data []byte, b tracefile.Block) {
 			// The first event's unit becomes another unit of the file; the
 			// footer still lists the block for its one unit.
 			at := int(b.DataOffset) + schema.BlockHeaderSize + 18
@@ -51,11 +53,11 @@ func TestMergeChecksCopiedBlocks(t *testing.T) {
 			tc.damage(data, b)
 			require.NoError(t, os.WriteFile(paths[0], data, 0o644))
 
-			m, err := OpenAll(paths)
+			m, err := mmapio.OpenAll(paths)
 			require.NoError(t, err)
 			defer m.Close()
 			for _, workers := range []int{1, 3} {
-				_, err = m.WriteMerged(&failingWriter{limit: 1 << 40}, MergeOptions{Workers: workers})
+				_, err = Merge(&failingWriter{limit: 1 << 40}, m, MergeOptions{Workers: workers})
 				require.Error(t, err, "workers %d", workers)
 				require.Contains(t, err.Error(), paths[0])
 				require.Contains(t, err.Error(), "block 7")
@@ -64,7 +66,7 @@ func TestMergeChecksCopiedBlocks(t *testing.T) {
 			// NoVerify trusts the kept blocks: the damaged one is copied,
 			// bytes unchanged, and the merge succeeds.
 			var out bytesWriter
-			res, err := m.WriteMerged(&out, MergeOptions{NoVerify: true})
+			res, err := Merge(&out, m, MergeOptions{NoVerify: true})
 			require.NoError(t, err)
 			require.Positive(t, res.Copied)
 			damaged := data[b.DataOffset : b.DataOffset+schema.BlockHeaderSize+uint64(b.CompressedSize)]
@@ -73,7 +75,7 @@ func TestMergeChecksCopiedBlocks(t *testing.T) {
 	}
 }
 
-// bytesWriter collects what WriteMerged writes, at the offsets it seeks to
+// bytesWriter collects what Merge writes, at the offsets it seeks to
 // (it writes the header again at the end).
 type bytesWriter struct {
 	b   []byte
@@ -118,11 +120,11 @@ func TestMergeNoVerifyStillChecksUnlistedBlocks(t *testing.T) {
 		data[at+i] ^= 0xa5
 	}
 	require.NoError(t, os.WriteFile(paths[0], data, 0o644))
-	m, err := OpenAll(paths)
+	m, err := mmapio.OpenAll(paths)
 	require.NoError(t, err)
 	defer m.Close()
 	require.Nil(t, b.Units)
-	_, err = m.WriteMerged(&failingWriter{limit: 1 << 40}, MergeOptions{NoVerify: true})
+	_, err = Merge(&failingWriter{limit: 1 << 40}, m, MergeOptions{NoVerify: true})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), paths[0])
 }

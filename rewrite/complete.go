@@ -1,4 +1,4 @@
-package mmapio
+package rewrite
 
 import (
 	"errors"
@@ -7,44 +7,33 @@ import (
 
 	flatbuffers "github.com/google/flatbuffers/go"
 
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/tracefile"
+	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
-// WriteComplete writes a complete trace holding what the Reader found: the
-// header, the schema section, every block (their bytes copied as they are,
-// back to back) and a footer indexing them. It turns a recovered file (no
-// footer, torn tail) into one that the original reader, the oracle and this
-// package read as complete. Unit sets are recorded where known (the writer
-// recorded them, or recovery found them); created, when not zero, becomes
-// the footer's timestamp (a complete input keeps its own).
+// Complete writes a complete trace holding what r found: the header, the
+// schema section, every block (their bytes copied as they are, back to
+// back) and a footer indexing them. It turns a recovered file (no footer,
+// torn tail) into one that the original reader, the conformance oracle and
+// mmapio read as complete. Unit sets are recorded as the events hold them;
+// created, when not zero, becomes the footer's timestamp (a complete input
+// keeps its own).
 //
 // Every block of a complete input is decoded before it is copied (a
 // recovered input's blocks were when it was opened). A block that does not
-// decode is an error naming it, unless the Reader was opened WithRepair:
-// the block is then left out and listed in Rewrite.Dropped.
-func (r *Reader) WriteComplete(w io.Writer, created time.Time) (n int64, err error) {
-	rw, err := r.Rewrite(w, created)
-	return rw.Bytes, err
-}
-
-// Rewrite says what WriteComplete wrote.
-type Rewrite struct {
-	Bytes   int64   // bytes written
-	Blocks  int     // blocks written
-	Events  uint64  // events in them
-	Dropped []error // the blocks left out (WithRepair only), each error naming one
-}
-
-// Rewrite is WriteComplete, reporting what it wrote and left out.
-func (r *Reader) Rewrite(w io.Writer, created time.Time) (rw Rewrite, err error) {
+// decode is an error naming it, unless r was opened mmapio.WithRepair: the
+// block is then left out and listed in Result.Dropped. A file that shrinks
+// while it is copied is a *mmapio.FaultError.
+func Complete(w io.Writer, r *mmapio.Reader, created time.Time) (rw Result, err error) {
 	n := &rw.Bytes
-	f := r.f
+	f := rawread.File(r)
 	if !f.RLock() {
-		return rw, ErrClosed
+		return rw, mmapio.ErrClosed
 	}
 	defer f.RUnlock() // the blocks are copied from the mapping
-	defer f.Guard(&err, panicOnFault())
+	defer f.Guard(&err, tracefile.PanicOnFault())
 	var sec []byte
 	flags := schema.FlagHasIndex
 	schemaOff, schemaSize := f.SchemaSection()
@@ -54,25 +43,25 @@ func (r *Reader) Rewrite(w io.Writer, created time.Time) (rw Rewrite, err error)
 	}
 	compressed := f.Header().Flags&schema.FlagCompressed != 0
 	all := f.BlocksLocked() // not Blocks: the read lock is held
-	errs, units := r.checkBlocks(all)
+	errs, units := checkBlocks(f, all)
 	for _, e := range errs {
 		// A fault is not a damaged block: the file shrank while it was
 		// checked. Nothing else it says can be trusted (the block at the
 		// cut may read as zeros, a "corrupt" one), and the copy would be
 		// partial: the fault is the error, whatever the other blocks said.
-		var fe *FaultError
+		var fe *mmapio.FaultError
 		if errors.As(e, &fe) {
 			return rw, e
 		}
 	}
-	blocks := make([]Block, 0, len(all))
+	blocks := make([]tracefile.Block, 0, len(all))
 	for i, e := range errs {
 		switch {
 		case e == nil:
 			b := all[i]
 			b.Units = units[i] // what the events hold, not what a footer claims
 			blocks = append(blocks, b)
-		case r.opts.repair:
+		case f.Options().Repair:
 			rw.Dropped = append(rw.Dropped, e)
 		default:
 			return rw, e
@@ -118,17 +107,17 @@ func (r *Reader) Rewrite(w io.Writer, created time.Time) (rw Rewrite, err error)
 	if err := write(schema.AppendHeader(nil, h)); err != nil {
 		return rw, err
 	}
-	bounce := make([]byte, min(rewriteBounce, len(r.f.Data())))
-	if err := r.writeMapped(write, schemaOff, sec, "schema", bounce); err != nil {
+	bounce := make([]byte, min(rewriteBounce, len(f.Data())))
+	if err := writeMapped(f, write, schemaOff, sec, "schema", bounce); err != nil {
 		return rw, err
 	}
 	for i := range blocks {
 		b := &blocks[i]
-		if err := r.writeMapped(write, tracefile.HeaderOff(b), r.f.Data()[tracefile.HeaderOff(b):tracefile.BlockEnd(b)], tracefile.BlockSection(int(b.Index)), bounce); err != nil {
+		if err := writeMapped(f, write, tracefile.HeaderOff(b), f.Data()[tracefile.HeaderOff(b):tracefile.BlockEnd(b)], tracefile.BlockSection(int(b.Index)), bounce); err != nil {
 			return rw, err
 		}
 	}
-	rw.Blocks, rw.Events = len(blocks), foot.TotalEvents
+	rw.Blocks, rw.Copied, rw.Events = len(blocks), len(blocks), foot.TotalEvents
 	return rw, write(fb)
 }
 
@@ -141,9 +130,9 @@ const rewriteBounce = 1 << 20
 // input nor what was read; a copy in user space faults instead (the caller
 // panics on faults), which becomes a FaultError naming the input, the
 // section and the byte. The copy costs little beside the write.
-func (r *Reader) writeMapped(write func([]byte) error, off int64, p []byte, section string, bounce []byte) error {
+func writeMapped(f *tracefile.File, write func([]byte) error, off int64, p []byte, section string, bounce []byte) error {
 	for len(p) > 0 {
-		k, err := r.copyMapped(bounce, p, off, section)
+		k, err := copyMapped(f, bounce, p, off, section)
 		if err != nil {
 			return err
 		}
@@ -157,10 +146,10 @@ func (r *Reader) writeMapped(write func([]byte) error, off int64, p []byte, sect
 
 // copyMapped copies the start of src (mapped bytes from offset off) into
 // dst and returns how many; a fault is the input's error.
-func (r *Reader) copyMapped(dst, src []byte, off int64, section string) (k int, err error) {
+func copyMapped(f *tracefile.File, dst, src []byte, off int64, section string) (k int, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			fe := r.f.Fault(v)
+			fe := f.Fault(v)
 			if fe == nil {
 				panic(v)
 			}

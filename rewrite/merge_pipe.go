@@ -1,4 +1,4 @@
-package mmapio
+package rewrite
 
 import (
 	"encoding/binary"
@@ -46,9 +46,9 @@ const mergeBigBuf = 4 << 20
 // mergeItem is one block of the output, in order: copied (job nil) or
 // rewritten by job.
 type mergeItem struct {
-	r   *Reader
+	r   *tracefile.File
 	p   *mergePlan
-	b   *Block
+	b   *tracefile.Block
 	job *mergeJob
 	err error // the file's block table could not be read (b nil)
 }
@@ -56,9 +56,9 @@ type mergeItem struct {
 // mergeJob is a block's trip through a worker. Its buffers are kept from
 // one block to the next.
 type mergeJob struct {
-	r *Reader
+	r *tracefile.File
 	p *mergePlan
-	b *Block
+	b *tracefile.Block
 
 	data    []byte   // the payload to write (raw, buf's bytes or enc)
 	buf     *[]byte  // decoded block from the reader's buffer pool, if any
@@ -88,7 +88,7 @@ type mergePipe struct {
 }
 
 // startMergePipe starts the pipeline over the readers' blocks.
-func startMergePipe(readers []*Reader, plans []*mergePlan, o MergeOptions) (*mergePipe, error) {
+func startMergePipe(readers []*tracefile.File, plans []*mergePlan, o MergeOptions) (*mergePipe, error) {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	if o.Workers > 0 {
 		workers = min(o.Workers, 256) // each holds a job's buffers and a goroutine
@@ -147,12 +147,12 @@ func (mp *mergePipe) stop() {
 }
 
 // feed puts every block on order, and the ones to rewrite on work.
-func (mp *mergePipe) feed(readers []*Reader, plans []*mergePlan) {
+func (mp *mergePipe) feed(readers []*tracefile.File, plans []*mergePlan) {
 	defer mp.wg.Done()
 	defer close(mp.work)
 	defer close(mp.order)
 	for i, r := range readers {
-		blocks, err := r.mergeBlocks() // decoded by mergeSchema: no read of the mapping
+		blocks, err := mergeBlocks(r) // decoded by mergeSchema: no read of the mapping
 		if err != nil {
 			// The index is gone (the file shrank): the writer reports it.
 			mp.send(mergeItem{r: r, err: err})
@@ -261,13 +261,13 @@ func (mp *mergePipe) worker(rec *zrec.Encoder) {
 // copied into an output that readers refuse.
 func (j *mergeJob) check() (err error) {
 	r, b := j.r, j.b
-	defer r.f.Guard(&err, panicOnFault())
-	data, buf, err := r.f.BlockBytes(b)
+	defer r.Guard(&err, tracefile.PanicOnFault())
+	data, buf, err := r.BlockBytes(b)
 	j.buf = buf // given back to the pool with the job
 	if err != nil {
 		return err
 	}
-	if err := r.f.ScanEvents(b, data, nil, &j.bd); err != nil {
+	if err := r.ScanEvents(b, data, nil, &j.bd); err != nil {
 		return err
 	}
 	if b.Units == nil { // without a unit set, an id the file does not name may be in it
@@ -290,7 +290,7 @@ func (j *mergeJob) unnamedClash(q int, id uint16) error {
 	if !p.taken[id] || p.named[id] {
 		return nil
 	}
-	return j.r.f.EventErr(j.b, q, "event of unit id %d, which the file's schema and unit sets do not name, "+
+	return j.r.EventErr(j.b, q, "event of unit id %d, which the file's schema and unit sets do not name, "+
 		"while another input's unit has that id in the merged file; merge cannot keep them apart (read the files together instead)", id)
 }
 
@@ -303,8 +303,8 @@ func (j *mergeJob) unnamedClash(q int, id uint16) error {
 // stays raw, as does a block zstd does not make smaller.
 func (mp *mergePipe) rewrite(j *mergeJob, rec *zrec.Encoder) (err error) {
 	r, b := j.r, j.b
-	defer r.f.Guard(&err, panicOnFault())
-	data, buf, err := r.f.BlockBytes(b)
+	defer r.Guard(&err, tracefile.PanicOnFault())
+	data, buf, err := r.BlockBytes(b)
 	if err != nil {
 		return err
 	}
@@ -358,19 +358,19 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 	last := -1 // the last unit id set in seen: most blocks hold one unit
 	for q := 0; q < n; {
 		if n-q < schema.EventHeaderSize {
-			return false, r.f.EventErr(b, q, "truncated event: %d bytes left, an event needs at least %d", n-q, schema.EventHeaderSize)
+			return false, r.EventErr(b, q, "truncated event: %d bytes left, an event needs at least %d", n-q, schema.EventHeaderSize)
 		}
 		e := data[q : q+schema.EventHeaderSize : q+schema.EventHeaderSize]
 		end := q + schema.EventHeaderSize + int(le.Uint16(e))
 		if end > n {
-			return false, r.f.EventErr(b, q, "event arguments run %d bytes past the end of the block", end-n)
+			return false, r.EventErr(b, q, "event arguments run %d bytes past the end of the block", end-n)
 		}
 		if c := le.Uint64(e[2:]); c < lo || c > hi {
-			return false, r.f.EventErr(b, q, "event cycle %d lies outside the block's range %d-%d", c, lo, hi)
+			return false, r.EventErr(b, q, "event cycle %d lies outside the block's range %d-%d", c, lo, hi)
 		}
 		in := le.Uint16(e[18:])
 		if !uc.OK(in) {
-			return false, r.f.UnitErr(b, q, in)
+			return false, r.UnitErr(b, q, in)
 		}
 		u := p.units[in]
 		if b.Units == nil {
@@ -398,7 +398,7 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 		q = end
 	}
 	if count != b.EventCount {
-		return false, r.f.Errorf(tracefile.BlockSection(int(b.Index)), tracefile.HeaderOff(b), "block holds %d events, its header says %d", count, b.EventCount)
+		return false, r.Errorf(tracefile.BlockSection(int(b.Index)), tracefile.HeaderOff(b), "block holds %d events, its header says %d", count, b.EventCount)
 	}
 	j.units = j.units[:0] // the unit set, in id order
 	for w, bits := range j.seen {

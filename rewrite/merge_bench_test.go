@@ -1,4 +1,4 @@
-package mmapio
+package rewrite
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -17,7 +18,7 @@ import (
 // copied, the other three files' blocks are renumbered. Bytes are the
 // inputs' bytes; events/s counts every event written.
 //
-//	go test -run NONE -bench MergeRanks -benchtime 5x ./mmapio
+//	go test -run NONE -bench MergeRanks -benchtime 5x ./rewrite
 func BenchmarkMergeRanks(b *testing.B) {
 	const files, perFile = 4, 500_000
 	dir := b.TempDir()
@@ -31,17 +32,17 @@ func BenchmarkMergeRanks(b *testing.B) {
 		inBytes += fi.Size()
 		paths = append(paths, p)
 	}
-	m, err := OpenAll(paths)
+	m, err := mmapio.OpenAll(paths)
 	require.NoError(b, err)
 	defer m.Close()
 	out := filepath.Join(dir, "merged.ctrace")
 	b.SetBytes(inBytes)
 	b.ResetTimer()
-	var res MergeResult
+	var res Result
 	for range b.N {
 		f, err := os.Create(out)
 		require.NoError(b, err)
-		res, err = m.WriteMerged(f, MergeOptions{})
+		res, err = Merge(f, m, MergeOptions{})
 		require.NoError(b, err)
 		require.NoError(b, f.Close())
 	}

@@ -1,4 +1,4 @@
-package mmapio
+package rewrite
 
 import (
 	"bytes"
@@ -9,17 +9,18 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/chronon-sim/chronon-go/internal/ctext"
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // mergeT merges m into dir/merged.ctrace and opens the result.
-func mergeT(t *testing.T, m *Multi, o MergeOptions) (*Reader, MergeResult) {
+func mergeT(t *testing.T, m *mmapio.Multi, o MergeOptions) (*mmapio.Reader, Result) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "merged.ctrace")
 	f, err := os.Create(p)
 	require.NoError(t, err)
-	res, err := m.WriteMerged(f, o)
+	res, err := Merge(f, m, o)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 	fi, err := os.Stat(p)
@@ -28,33 +29,19 @@ func mergeT(t *testing.T, m *Multi, o MergeOptions) (*Reader, MergeResult) {
 	return openT(t, p), res
 }
 
-// multiDump is the text of the timeline m: its files' dump lines with
-// their units labelled, in timeline order.
-func multiDump(t *testing.T, m *Multi) string {
-	t.Helper()
-	var b []byte
-	for ev := range m.Events() {
-		b = ctext.AppendCycle(b, ev.Cycle)
-		b = ctext.AppendPrefix(b, m.UnitName(ev.File, ev.UnitID))
-		b = append(ev.AppendMessage(b), '\n')
-	}
-	require.NoError(t, m.Err())
-	return string(b)
-}
-
 func TestMergeReadsBackAsTheTimeline(t *testing.T) {
 	for _, raw := range []bool{false, true} {
-		m, err := OpenAll(multiFiles(t))
+		m, err := mmapio.OpenAll(multiFiles(t))
 		require.NoError(t, err)
 		want := multiDump(t, m)
 		r, res := mergeT(t, m, MergeOptions{Created: testTime, RawRewrites: raw})
-		require.Equal(t, string(want), string(dumpText(t, r, Query{}, 0)))
+		require.Equal(t, string(want), string(dumpText(t, r, mmapio.Query{}, 0)))
 		var total uint64
 		for _, in := range m.Readers() {
 			total += in.Status().Events
 		}
 		require.Equal(t, total, res.Events)
-		require.Equal(t, StateComplete, r.Status().State)
+		require.Equal(t, mmapio.StateComplete, r.Status().State)
 		// The first file keeps its ids: its blocks are copied; the others'
 		// unit ids clash and are rewritten.
 		require.Equal(t, m.Reader(0).NumBlocks(), res.Copied)
@@ -85,7 +72,7 @@ func TestMergeCopiesWithoutRecompression(t *testing.T) {
 	dir := t.TempDir()
 	o := ctracetest.W1BenchOptions()
 	a := writeW1T(t, dir, "a.ctrace", 20000, 4, 1, o)
-	m1, err := OpenAll([]string{a})
+	m1, err := mmapio.OpenAll([]string{a})
 	require.NoError(t, err)
 	defer m1.Close()
 	r, res := mergeT(t, m1, MergeOptions{})
@@ -97,24 +84,24 @@ func TestMergeCopiesWithoutRecompression(t *testing.T) {
 		require.Equal(t, in[i].CompressedSize, out[i].CompressedSize)
 	}
 	var want bytes.Buffer
-	for ev := range m1.Reader(0).Events(Query{}) {
-		line := appendLine(m1.Reader(0), nil, &ev)
+	for ev := range m1.Reader(0).Events(mmapio.Query{}) {
+		line := tracetext.AppendLine(nil, m1.Reader(0), &ev)
 		want.WriteString(labelLine(string(line), "a", true))
 	}
-	require.Equal(t, want.String(), string(dumpText(t, r, Query{}, 0)))
+	require.Equal(t, want.String(), string(dumpText(t, r, mmapio.Query{}, 0)))
 }
 
 func TestMergeOracle(t *testing.T) {
 	if _, err := ctracetest.Oracle(); err != nil {
 		t.Skip("conformance oracle not available:", err)
 	}
-	m, err := OpenAll(multiFiles(t))
+	m, err := mmapio.OpenAll(multiFiles(t))
 	require.NoError(t, err)
 	defer m.Close()
 	p := filepath.Join(t.TempDir(), "merged.ctrace")
 	f, err := os.Create(p)
 	require.NoError(t, err)
-	_, err = m.WriteMerged(f, MergeOptions{Created: time.Now()})
+	_, err = Merge(f, m, MergeOptions{Created: time.Now()})
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 	out, err := ctracetest.RunOracle("check", p)

@@ -1,4 +1,4 @@
-package mmapio
+package rewrite
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -43,7 +44,7 @@ func waitGoroutines(t *testing.T, base int) {
 	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	require.LessOrEqual(t, runtime.NumGoroutine(), base, "merge goroutines outlive WriteMerged")
+	require.LessOrEqual(t, runtime.NumGoroutine(), base, "merge goroutines outlive Merge")
 }
 
 // rankFiles writes n W1 files with the same unit ids (every file after the
@@ -62,16 +63,16 @@ func rankFiles(t *testing.T, dir string, n, events int, o ctracetest.Options) []
 // every worker stopped, whatever the number of workers.
 func TestMergeFailingWriterStopsThePipeline(t *testing.T) {
 	paths := rankFiles(t, t.TempDir(), 3, 150_000, ctracetest.W1BenchOptions())
-	m, err := OpenAll(paths)
+	m, err := mmapio.OpenAll(paths)
 	require.NoError(t, err)
 	defer m.Close()
-	total, err := m.WriteMerged(&failingWriter{limit: 1 << 40}, MergeOptions{})
+	total, err := Merge(&failingWriter{limit: 1 << 40}, m, MergeOptions{})
 	require.NoError(t, err)
 	require.Greater(t, total.Bytes, int64(2<<20), "the output must span several write buffers")
 	base := runtime.NumGoroutine()
 	for _, workers := range []int{1, 2, 7} {
 		for _, limit := range []int64{0, 1 << 20, total.Bytes / 2, total.Bytes - 100} {
-			_, err := m.WriteMerged(&failingWriter{limit: limit}, MergeOptions{Workers: workers})
+			_, err := Merge(&failingWriter{limit: limit}, m, MergeOptions{Workers: workers})
 			require.ErrorIs(t, err, errSinkFull, "workers %d, limit %d", workers, limit)
 			waitGoroutines(t, base)
 		}
@@ -79,7 +80,7 @@ func TestMergeFailingWriterStopsThePipeline(t *testing.T) {
 	// The files are still readable and merge completely afterwards.
 	r, res := mergeT(t, m, MergeOptions{})
 	require.Equal(t, total.Events, res.Events)
-	require.Equal(t, multiDump(t, m), string(dumpText(t, r, Query{}, 0)))
+	require.Equal(t, multiDump(t, m), string(dumpText(t, r, mmapio.Query{}, 0)))
 }
 
 // A block that fails to decode in a worker fails the merge with an error
@@ -100,12 +101,12 @@ func TestMergeBadBlockStopsThePipeline(t *testing.T) {
 	copy(data[at:], []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f})
 	require.NoError(t, os.WriteFile(paths[2], data, 0o644))
 
-	m, err := OpenAll(paths)
+	m, err := mmapio.OpenAll(paths)
 	require.NoError(t, err)
 	defer m.Close()
 	base := runtime.NumGoroutine()
 	for _, workers := range []int{1, 3} {
-		_, err = m.WriteMerged(&failingWriter{limit: 1 << 40}, MergeOptions{Workers: workers})
+		_, err = Merge(&failingWriter{limit: 1 << 40}, m, MergeOptions{Workers: workers})
 		require.Error(t, err)
 		require.Contains(t, err.Error(), paths[2])
 		require.Contains(t, err.Error(), "block 5")
@@ -127,13 +128,13 @@ func TestMergeRawAndCompressedInputs(t *testing.T) {
 		writeW1T(t, dir, "c.ctrace", 40_000, 16, 3, ctracetest.Options{BlockSize: 8 << 10, Compress: true}),
 		refPath("mixed-small.ctrace"), // strings: klauspost
 	}
-	m, err := OpenAll(paths)
+	m, err := mmapio.OpenAll(paths)
 	require.NoError(t, err)
 	defer m.Close()
 	want := multiDump(t, m)
 	for _, workers := range []int{1, 2, 5} {
 		r, res := mergeT(t, m, MergeOptions{Workers: workers})
-		require.Equal(t, want, string(dumpText(t, r, Query{}, 0)), "workers %d", workers)
+		require.Equal(t, want, string(dumpText(t, r, mmapio.Query{}, 0)), "workers %d", workers)
 		require.Equal(t, m.Reader(0).NumBlocks(), res.Copied)
 		out := r.Blocks()
 		nb := m.Reader(0).NumBlocks()
@@ -171,14 +172,14 @@ func TestMergeRewriteAllocations(t *testing.T) {
 		paths = append(paths, p)
 	}
 	alloc := func(files []string) (uint64, int) {
-		m, err := OpenAll(files)
+		m, err := mmapio.OpenAll(files)
 		require.NoError(t, err)
 		defer m.Close()
-		_, err = m.WriteMerged(&failingWriter{limit: 1 << 40}, MergeOptions{}) // warm the pools
+		_, err = Merge(&failingWriter{limit: 1 << 40}, m, MergeOptions{}) // warm the pools
 		require.NoError(t, err)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		res, err := m.WriteMerged(&failingWriter{limit: 1 << 40}, MergeOptions{})
+		res, err := Merge(&failingWriter{limit: 1 << 40}, m, MergeOptions{})
 		runtime.ReadMemStats(&after)
 		require.NoError(t, err)
 		return after.TotalAlloc - before.TotalAlloc, res.Rewritten

@@ -1,4 +1,4 @@
-package mmapio
+package rewrite
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package mmapio
+package rewrite
 
 import (
 	"bytes"
@@ -8,7 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // damagedBlocks returns a complete file (raw blocks, its footer valid) with
@@ -52,37 +54,37 @@ func damagedBlocks(t *testing.T) map[string]struct {
 	return cases
 }
 
-// WriteComplete of a complete file decodes every block before copying it: a
+// Complete of a complete file decodes every block before copying it: a
 // damaged one is an error naming it (the copy would be unreadable), or, with
 // WithRepair, left out and reported, and the copy reads in full.
-func TestWriteCompleteChecksBlocks(t *testing.T) {
+func TestCompleteChecksBlocks(t *testing.T) {
 	for name, c := range damagedBlocks(t) {
 		t.Run(name, func(t *testing.T) {
-			r, err := OpenBytes("bad.ctrace", c.file)
+			r, err := mmapio.OpenBytes("bad.ctrace", c.file)
 			require.NoError(t, err)
 			defer r.Close()
-			require.Equal(t, StateComplete, r.Status().State)
-			_, err = r.WriteComplete(&bytes.Buffer{}, testTime)
+			require.Equal(t, mmapio.StateComplete, r.Status().State)
+			_, err = Complete(&bytes.Buffer{}, r, testTime)
 			requireFormatError(t, err, "block "+itoa(c.block), c.off, c.why)
 
-			rr, err := OpenBytes("bad.ctrace", c.file, WithRepair())
+			rr, err := mmapio.OpenBytes("bad.ctrace", c.file, mmapio.WithRepair())
 			require.NoError(t, err)
 			defer rr.Close()
 			var out bytes.Buffer
-			rw, err := rr.Rewrite(&out, testTime)
+			rw, err := Complete(&out, rr, testTime)
 			require.NoError(t, err)
 			require.Len(t, rw.Dropped, 1)
 			requireFormatError(t, rw.Dropped[0], "block "+itoa(c.block), c.off, c.why)
 			require.Equal(t, len(rr.Blocks())-1, rw.Blocks)
 			require.Equal(t, int64(out.Len()), rw.Bytes)
 
-			r2, err := OpenBytes("fixed.ctrace", out.Bytes())
+			r2, err := mmapio.OpenBytes("fixed.ctrace", out.Bytes())
 			require.NoError(t, err)
 			defer r2.Close()
-			require.Equal(t, StateComplete, r2.Status().State)
+			require.Equal(t, mmapio.StateComplete, r2.Status().State)
 			require.Equal(t, rw.Events, r2.Status().Events)
 			require.Less(t, rw.Events, uint64(400))
-			n, err := writeDump(r2, &bytes.Buffer{}, Query{}, 0)
+			n, err := tracetext.WriteDump(&bytes.Buffer{}, r2, mmapio.Query{}, 0)
 			require.NoError(t, err)
 			require.Equal(t, int(rw.Events), n)
 		})

@@ -1,4 +1,4 @@
-package mmapio
+package rewrite
 
 import (
 	"bytes"
@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // unnamedFile writes a file whose schema names units 1..named and whose
@@ -61,10 +63,10 @@ func TestMergeUnnamedUnitIDs(t *testing.T) {
 	unnamedFile(t, d, 0, []uint16{3}, false)
 
 	for _, bad := range [][]string{{a, b}, {a, d}} {
-		m, err := OpenAll(bad)
+		m, err := mmapio.OpenAll(bad)
 		require.NoError(t, err)
 		for _, workers := range []int{1, 3} {
-			_, err = m.WriteMerged(&failingWriter{limit: 1 << 40}, MergeOptions{Workers: workers})
+			_, err = Merge(&failingWriter{limit: 1 << 40}, m, MergeOptions{Workers: workers})
 			require.Error(t, err, "%v workers %d", bad, workers)
 			require.Contains(t, err.Error(), bad[1])
 			require.Contains(t, err.Error(), "block ")
@@ -73,14 +75,14 @@ func TestMergeUnnamedUnitIDs(t *testing.T) {
 		require.NoError(t, m.Close())
 	}
 
-	m, err := OpenAll([]string{a, c})
+	m, err := mmapio.OpenAll([]string{a, c})
 	require.NoError(t, err)
 	defer m.Close()
 	want := multiDump(t, m)
 	require.True(t, strings.Contains(want, "] v="), "c's unit 9 prints unnamed when the files are read together")
 	r, _ := mergeT(t, m, MergeOptions{})
 	var got bytes.Buffer
-	_, err = writeDump(r, &got, Query{}, 0)
+	_, err = tracetext.WriteDump(&got, r, mmapio.Query{}, 0)
 	require.NoError(t, err)
 	require.True(t, want == got.String(), "the merged dump differs from the files read together")
 }
