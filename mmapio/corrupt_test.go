@@ -144,7 +144,7 @@ func TestBlockErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := c.edit(bytes.Clone(c.base))
-			r, err := OpenBytes("bad.ctrace", b, WithDecoders(1))
+			r, err := OpenBytes("bad.ctrace", b, withDecoders(1))
 			require.NoError(t, err, "block data is checked when read")
 			defer r.Close()
 			n := 0
@@ -173,7 +173,7 @@ func TestBlockErrors(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	for _, o := range []Option{WithDecoders(0), WithDecoders(1000), WithReadAhead(1), WithReadAhead(1 << 31)} {
+	for _, o := range []Option{withDecoders(0), withDecoders(1000), withReadAhead(1), withReadAhead(1 << 31)} {
 		_, err := OpenBytes("x", sampleTrace(t, ctracetest.Options{}), o)
 		require.Error(t, err)
 	}

@@ -23,7 +23,7 @@ func shrunk(t *testing.T, opts ctracetest.Options, keep int64) (*Reader, string,
 	require.Greater(t, len(b), 64<<10)
 	path := filepath.Join(t.TempDir(), "shrinking.ctrace")
 	require.NoError(t, os.WriteFile(path, b, 0o644))
-	r, err := Open(path, WithDecoders(3))
+	r, err := Open(path, withDecoders(3))
 	require.NoError(t, err)
 	t.Cleanup(func() { r.Close() })
 	require.NoError(t, os.Truncate(path, keep))

@@ -102,7 +102,7 @@ func footerFromRecipe(recipe []byte) []byte {
 // checkFooterFile opens b: either a clean error, or a reader whose events
 // are those of its blocks, each block once.
 func checkFooterFile(t *testing.T, b []byte, opts ...Option) *Reader {
-	r, err := OpenBytes("fuzz.ctrace", b, append(opts, WithDecoders(2), withSegmentBytes(4096))...)
+	r, err := OpenBytes("fuzz.ctrace", b, append(opts, withDecoders(2), withSegmentBytes(4096))...)
 	if err != nil {
 		var fe *schema.FormatError
 		if !errors.As(err, &fe) || fe.File != "fuzz.ctrace" || fe.Section == "" {

@@ -31,7 +31,7 @@ func FuzzOpenIterate(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := OpenBytes("fuzz.ctrace", b, WithDecoders(2), withSegmentBytes(4096))
+		r, err := OpenBytes("fuzz.ctrace", b, withDecoders(2), withSegmentBytes(4096))
 		if err != nil {
 			var fe *schema.FormatError
 			if !errors.As(err, &fe) || fe.File != "fuzz.ctrace" || fe.Section == "" {

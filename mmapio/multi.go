@@ -166,12 +166,6 @@ func (m *Multi) Close() error {
 	return first
 }
 
-// FileEvent is an event and the index of the file it came from.
-type FileEvent struct {
-	Event
-	File int
-}
-
 // Iter starts an iteration over every file: qs holds one query for all
 // files, or one per file (Queries).
 func (m *Multi) Iter(qs ...Query) *MultiIterator {
@@ -192,14 +186,17 @@ func (m *Multi) Iter(qs ...Query) *MultiIterator {
 	return it
 }
 
-// Events returns the events of every file in timeline order, as a range
-// function; see Iter for qs and Err for how an iteration ended.
-func (m *Multi) Events(qs ...Query) iter.Seq[FileEvent] {
-	return func(yield func(FileEvent) bool) {
+// Events returns the events of every file in timeline order, each with the
+// index of its file, as a range function; see Iter for qs and Err for how
+// an iteration ended.
+//
+//	for file, ev := range m.Events() { ... }
+func (m *Multi) Events(qs ...Query) iter.Seq2[int, Event] {
+	return func(yield func(int, Event) bool) {
 		it := m.Iter(qs...)
 		defer it.Close()
 		for it.Next() {
-			if !yield(it.Event()) {
+			if !yield(it.File(), it.Event()) {
 				return
 			}
 		}
@@ -292,10 +289,12 @@ func (it *MultiIterator) Next() bool {
 	return true
 }
 
-// Event returns the current event and its file.
-func (it *MultiIterator) Event() FileEvent {
-	return FileEvent{Event: it.cur[it.last], File: it.last}
-}
+// Event returns the current event. Its arguments are valid until the next
+// call to Next.
+func (it *MultiIterator) Event() Event { return it.cur[it.last] }
+
+// File returns the index of the file the current event came from.
+func (it *MultiIterator) File() int { return it.last }
 
 // Err returns the error that ended the iteration (the file's error names it).
 func (it *MultiIterator) Err() error { return it.err }

@@ -65,28 +65,45 @@ func WithMemoryBudget(n int64) Option {
 	}
 }
 
-// WithDecoders sets how many goroutines decode blocks ahead of the consumer
-// (default GOMAXPROCS+1, at most 17). n must be between 1 and 256.
-func WithDecoders(n int) Option {
+// WithRepair makes Open read a file whose footer fails validation (an entry
+// listed twice, blocks that overlap, totals that disagree with the blocks, a
+// footer that is not a FlatBuffer) as it reads a file without a footer: the
+// blocks are found by walking their inline headers from the first one, each
+// verified by decoding it, and Status is StateRecovered with Why naming the
+// footer's fault. `trace_reader recover` opens with it, so that
+// rewrite.Complete writes a correct footer for such a file (and leaves out
+// the blocks that do not decode). Without it such a file fails to open.
+// The header and schema must still be valid.
+func WithRepair() Option {
+	return func(o *options) error {
+		o.repair = true
+		return nil
+	}
+}
+
+// withDecoders sets how many goroutines decode blocks ahead of the consumer
+// (default GOMAXPROCS+1, at most 17). n must be between 1 and 256. Tests
+// vary it to check the output does not depend on it.
+func withDecoders(n int) Option {
 	return func(o *options) error {
 		if n < 1 || n > 256 {
-			return fmt.Errorf("mmapio: WithDecoders(%d): want 1..256", n)
+			return fmt.Errorf("mmapio: withDecoders(%d): want 1..256", n)
 		}
 		o.decoders = n
 		return nil
 	}
 }
 
-// WithReadAhead bounds the uncompressed bytes of new blocks in the segments
-// decoded ahead of the consumer (default 4 MiB when iterating, 2 MiB for
-// WriteDump, which also holds the lines). A segment holds at least one
-// block, so the bound is at least a few blocks; blocks carried over from
-// earlier segments are not counted (see segments.go for the memory a merge
-// needs). n must be at least 64 KiB and at most 1 GiB.
-func WithReadAhead(n int) Option {
+// withReadAhead bounds the uncompressed bytes of new blocks in the
+// segments decoded ahead of the consumer (default 4 MiB when iterating,
+// 2 MiB for a dump, which also holds the lines). A segment holds at least
+// one block, so the bound is at least a few blocks; blocks carried over
+// from earlier segments are not counted (segments.go: the memory a merge
+// needs). n must be at least 64 KiB and at most 1 GiB. Tests vary it.
+func withReadAhead(n int) Option {
 	return func(o *options) error {
 		if n < 64<<10 || n > 1<<30 {
-			return fmt.Errorf("mmapio: WithReadAhead(%d): want %d..%d bytes", n, 64<<10, 1<<30)
+			return fmt.Errorf("mmapio: withReadAhead(%d): want %d..%d bytes", n, 64<<10, 1<<30)
 		}
 		o.readAhead = n
 		return nil

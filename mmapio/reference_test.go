@@ -34,7 +34,7 @@ func TestReferenceVectors(t *testing.T) {
 			want := refDump(t, v.dump)
 			for _, decoders := range []int{1, 3} {
 				// A small read-ahead makes many segments: the merge's seams.
-				r := openT(t, refPath(v.file), WithDecoders(decoders), WithReadAhead(64<<10))
+				r := openT(t, refPath(v.file), withDecoders(decoders), withReadAhead(64<<10))
 				st := r.Status()
 				require.Equal(t, v.state, st.State, st.String())
 				require.Equal(t, v.blocks, st.Blocks)

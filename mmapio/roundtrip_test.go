@@ -203,7 +203,7 @@ func TestRoundTripRandom(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		w := randomWorkload(t, seed)
 		rng := ctracetest.SplitMix64{State: seed * 7919}
-		opts := []Option{WithDecoders(1 + int(rng.Next()%4)), withSegmentBytes(1 + int(rng.Next()%20000))}
+		opts := []Option{withDecoders(1 + int(rng.Next()%4)), withSegmentBytes(1 + int(rng.Next()%20000))}
 		r, err := OpenBytes("random.ctrace", w.data, opts...)
 		require.NoError(t, err, "seed %d", seed)
 		require.Equal(t, StateComplete, r.Status().State)

@@ -44,7 +44,7 @@ func WriteMultiDump(w io.Writer, m *mmapio.Multi, limit int, qs ...mmapio.Query)
 	var cc ctext.CycleCache
 	for it.Next() {
 		ev := it.Event()
-		line = lines[ev.File].AppendLine(line[:0], &cc, ev.Cycle, ev.UnitID, ev.FormatID, ev.ArgCount, ev.RawArgs())
+		line = lines[it.File()].AppendLine(line[:0], &cc, ev.Cycle, ev.UnitID, ev.FormatID, ev.ArgCount, ev.RawArgs())
 		if _, err := bw.Write(line); err != nil {
 			return count, err
 		}

@@ -129,8 +129,8 @@ func TestMultiTimeline(t *testing.T) {
 
 	// The range function and AppendMultiLine give the same text.
 	var got []byte
-	for ev := range m.Events() {
-		got = tracetext.AppendMultiLine(got, m, ev.File, &ev.Event)
+	for file, ev := range m.Events() {
+		got = tracetext.AppendMultiLine(got, m, file, &ev)
 	}
 	require.NoError(t, m.Err())
 	require.Equal(t, want, string(got))
