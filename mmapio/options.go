@@ -16,7 +16,7 @@ type options struct {
 	readAhead    int   // bytes of uncompressed blocks decoded ahead of the consumer (0: by use)
 	segmentBytes int   // tests: size of a merge segment (0: from readAhead)
 	memBudget    int64 // bytes of decoded data one iteration may hold (see WithMemoryBudget)
-	repair       bool  // a rejected footer is replaced by the block walk (repair.go)
+	repair       bool  // a rejected footer is replaced by the block walk (WithRepair)
 }
 
 // DefaultMemoryBudget is the memory an iteration's decoded data may take
@@ -44,8 +44,9 @@ func defaultOptions() options {
 }
 
 // WithMemoryBudget bounds the decoded data one iteration (Events, Iter,
-// WriteDump) holds at once: decompressed blocks, their event records, the
-// merge's buffers and a dump's text; the file's mapping is not counted.
+// a tracetext dump) holds at once: decompressed blocks, their event
+// records, the merge's buffers and a dump's text; the file's mapping is
+// not counted.
 // Default 256 MiB; n must lie in [MinMemoryBudget, MaxMemoryBudget].
 //
 // The blocks that overlap the merge point are normally decoded once and

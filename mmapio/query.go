@@ -31,15 +31,15 @@ func (q Query) WithCyclesFrom(start uint64) Query { return q.WithCycles(start, m
 // WithUnits keeps events of the given unit ids. WithUnits() with no id
 // selects nothing (for instance when no unit name matched).
 //
-// A unit query trusts the footer's unit sets (BlockIndex.units, recorded
-// by the writer): a block whose set lists none of the wanted units is
+// A unit query trusts the footer's unit sets (Block.Units, recorded by the
+// writer): a block whose set lists none of the wanted units is
 // skipped without being decoded, which is what makes the query fast. A
 // footer whose sets lie (a block listed for unit 1 holding unit 2's
 // events) therefore loses those events from a query of unit 2 without an
 // error; every block that is decoded is checked against its set, so a
 // query without units (a full dump) reports the lie as an error naming
-// the block, and `trace_reader recover` (Rewrite) writes sets taken from
-// the events.
+// the block, and `trace_reader recover` (rewrite.Complete) writes sets
+// taken from the events.
 func (q Query) WithUnits(ids ...uint16) Query {
 	set := bitset.New(1 << 16)
 	for _, id := range ids {

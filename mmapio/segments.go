@@ -440,7 +440,7 @@ func (sp *segPipe) dropState(pi int32, st *blockState) {
 
 func (sp *segPipe) work() {
 	defer sp.wg.Done()
-	panicOnFault() // for this goroutine's life: decodeBlock and process recover faults (fault.go)
+	panicOnFault() // for this goroutine's life: File.Decode and process recover faults
 	for {
 		select {
 		case seg := <-sp.jobs:

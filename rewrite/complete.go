@@ -26,11 +26,11 @@ import (
 // decode is an error naming it, unless r was opened mmapio.WithRepair: the
 // block is then left out and listed in Result.Dropped. A file that shrinks
 // while it is copied is a *mmapio.FaultError.
-func Complete(w io.Writer, r *mmapio.Reader, created time.Time) (rw Result, err error) {
-	n := &rw.Bytes
+func Complete(w io.Writer, r *mmapio.Reader, created time.Time) (res Result, err error) {
+	n := &res.Bytes
 	f := rawread.File(r)
 	if !f.RLock() {
-		return rw, mmapio.ErrClosed
+		return res, mmapio.ErrClosed
 	}
 	defer f.RUnlock() // the blocks are copied from the mapping
 	defer f.Guard(&err, tracefile.PanicOnFault())
@@ -51,7 +51,7 @@ func Complete(w io.Writer, r *mmapio.Reader, created time.Time) (rw Result, err 
 		// partial: the fault is the error, whatever the other blocks said.
 		var fe *mmapio.FaultError
 		if errors.As(e, &fe) {
-			return rw, e
+			return res, e
 		}
 	}
 	blocks := make([]tracefile.Block, 0, len(all))
@@ -62,9 +62,9 @@ func Complete(w io.Writer, r *mmapio.Reader, created time.Time) (rw Result, err 
 			b.Units = units[i] // what the events hold, not what a footer claims
 			blocks = append(blocks, b)
 		case f.Options().Repair:
-			rw.Dropped = append(rw.Dropped, e)
+			res.Dropped = append(res.Dropped, e)
 		default:
-			return rw, e
+			return res, e
 		}
 	}
 	foot := &schema.Footer{Blocks: make([]schema.BlockIndex, len(blocks))}
@@ -105,20 +105,20 @@ func Complete(w io.Writer, r *mmapio.Reader, created time.Time) (rw Result, err 
 		return err
 	}
 	if err := write(schema.AppendHeader(nil, h)); err != nil {
-		return rw, err
+		return res, err
 	}
 	bounce := make([]byte, min(rewriteBounce, len(f.Data())))
 	if err := writeMapped(f, write, schemaOff, sec, "schema", bounce); err != nil {
-		return rw, err
+		return res, err
 	}
 	for i := range blocks {
 		b := &blocks[i]
 		if err := writeMapped(f, write, tracefile.HeaderOff(b), f.Data()[tracefile.HeaderOff(b):tracefile.BlockEnd(b)], tracefile.BlockSection(int(b.Index)), bounce); err != nil {
-			return rw, err
+			return res, err
 		}
 	}
-	rw.Blocks, rw.Copied, rw.Events = len(blocks), len(blocks), foot.TotalEvents
-	return rw, write(fb)
+	res.Blocks, res.Copied, res.Events = len(blocks), len(blocks), foot.TotalEvents
+	return res, write(fb)
 }
 
 // rewriteBounce is the buffer the mapped sections are copied through.

@@ -30,8 +30,8 @@ type MergeOptions struct {
 	RawRewrites bool
 	// Level is the zstd level of rewritten blocks holding strings (default
 	// SpeedFastest: W1 blocks compress about as well as at SpeedDefault,
-	// twice as fast). Blocks of fixed-size events go to the record-aware
-	// encoder (internal/zrec), which has no levels.
+	// twice as fast). Blocks of fixed-size events go to a record-aware
+	// encoder, which has no levels.
 	Level zstd.EncoderLevel
 	// Workers is the number of blocks rewritten at once (default
 	// GOMAXPROCS).
@@ -113,18 +113,18 @@ type mergePlan struct {
 // not renumbered).
 //
 // w must be seekable: the header, written last, points at the footer.
-func Merge(w io.WriteSeeker, mm *mmapio.Multi, o MergeOptions) (res Result, err error) {
-	m := newMerger(mm)
+func Merge(w io.WriteSeeker, m *mmapio.Multi, o MergeOptions) (res Result, err error) {
+	mg := newMerger(m)
 	if o.Level == 0 {
 		o.Level = zstd.SpeedFastest
 	}
-	for _, r := range m.readers {
+	for _, r := range mg.readers {
 		if !r.RLock() {
 			return res, mmapio.ErrClosed
 		}
 		defer r.RUnlock()
 	}
-	plans, sch, err := m.mergeSchema()
+	plans, sch, err := mg.mergeSchema()
 	if err != nil {
 		return res, err
 	}
@@ -142,15 +142,15 @@ func Merge(w io.WriteSeeker, mm *mmapio.Multi, o MergeOptions) (res Result, err 
 		foot.CreatedTimestamp = uint64(o.Created.Unix())
 	}
 	compressed := false
-	for _, r := range m.readers {
+	for _, r := range mg.readers {
 		if r.Header().Flags&schema.FlagCompressed != 0 {
 			compressed = true
 		}
 	}
-	if err := mw.writeBlocks(m.readers, plans, foot, &res); err != nil {
+	if err := mw.writeBlocks(mg.readers, plans, foot, &res); err != nil {
 		return res, err
 	}
-	for i, r := range m.readers {
+	for i, r := range mg.readers {
 		for _, us := range r.UnitStats() {
 			us.UnitID = plans[i].units[us.UnitID]
 			foot.UnitStats = append(foot.UnitStats, us)

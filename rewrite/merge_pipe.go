@@ -341,7 +341,7 @@ func (mp *mergePipe) rewrite(j *mergeJob, rec *zrec.Encoder) (err error) {
 	return nil
 }
 
-// renumber verifies the block's events (the checks of scanEvents: whole
+// renumber verifies the block's events (the checks of ScanEvents: whole
 // events, cycles within the block's range, units the footer lists, the
 // declared count) while it rewrites their unit and format ids in place,
 // collects the block's new unit set and reports whether every event has a

@@ -32,7 +32,7 @@ func (f *File) AppendBlock(dst []byte, i int) (_ []byte, err error) {
 	b := f.blocks.at(int32(i))
 	ih, _ := schema.DecodeBlockHeader(f.data[HeaderOff(&b):])
 	if ih != b.Inline() {
-		// blockBytes words the error; the bytes are not used.
+		// BlockBytes words the error; the bytes are not used.
 		_, buf, err := f.BlockBytes(&b)
 		if buf != nil {
 			bufpool.Put(buf)
@@ -52,7 +52,7 @@ func (f *File) AppendBlock(dst []byte, i int) (_ []byte, err error) {
 		dst = slices.Grow(dst, usize)
 		out, err := dec.DecodeAll(src, dst)
 		if err != nil || len(out)-start != usize {
-			// blockBytes words the error as an iteration does.
+			// BlockBytes words the error as an iteration does.
 			_, buf, berr := f.BlockBytes(&b)
 			if buf != nil {
 				bufpool.Put(buf)

@@ -10,7 +10,7 @@ import (
 type Options struct {
 	Decoders  int   // goroutines that verify blocks at once (recovery)
 	MemBudget int64 // bytes one iteration may hold decoded; bounds parallel verification
-	Repair    bool  // a rejected footer is replaced by the block walk (repair.go)
+	Repair    bool  // a rejected footer is replaced by the block walk
 }
 
 // Open maps the file at path and validates its header, schema and footer
