@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -98,7 +97,5 @@ func openBytesT(t testing.TB, b []byte, opts ...Option) *Reader {
 	t.Cleanup(func() { r.Close() })
 	return r
 }
-
-var testTime = time.Unix(1700000000, 0)
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
@@ -23,28 +22,6 @@ func writeW1T(t testing.TB, dir, name string, n, units int, seed uint64, opts ct
 	p := filepath.Join(dir, name)
 	require.NoError(t, os.WriteFile(p, b, 0o644))
 	return p
-}
-
-// labelLine puts label into a single-file dump line: "[c] unit: msg"
-// becomes "[c] label/unit: msg"; "[c] msg" (no unit name) stays.
-func labelLine(line, label string, named bool) string {
-	head, rest := line[:13], line[13:]
-	if named {
-		return head + label + "/" + rest
-	}
-	return line
-}
-
-func multiFiles(t *testing.T) []string {
-	dir := t.TempDir()
-	ours := ctracetest.W1BenchOptions()
-	return []string{
-		writeW1T(t, dir, "a.ctrace", 30000, 16, 1, ours),
-		writeW1T(t, dir, "b.ctrace", 20000, 5, 7, ctracetest.Options{BlockSize: 4096, Compress: true, Level: zstd.SpeedFastest, NoUnitSets: true}),
-		writeW1T(t, dir, "c.ctrace", 25000, 9, 3, ours, schema.KeyValue{Key: "rank", Value: "3"}),
-		refPath("mixed-small.ctrace"), // the original C++ writer: unit 0, unknown format id
-		refPath("multiblock.ctrace"),
-	}
 }
 
 func TestMultiLabelsClash(t *testing.T) {
