@@ -148,10 +148,21 @@ func (r *Reader) Events(q Query) iter.Seq[Event] {
 	}
 }
 
-// eventAt builds the event of ref in seg.
+// eventAt builds the event of ref in seg. (eventOf, written out: the
+// iteration's inner loop.)
 func (r *Reader) eventAt(seg *segment, ref uint64) Event {
 	bd := seg.bds[ref>>32]
-	return r.eventOf(bd, &bd.Recs[uint32(ref)])
+	rc := &bd.Recs[uint32(ref)]
+	return Event{
+		Cycle:    rc.Cycle,
+		FormatID: rc.Fid,
+		Category: rc.Cat,
+		UnitID:   rc.Unit,
+		ArgCount: rc.Argc,
+		Block:    bd.Block,
+		args:     bd.Data[rc.ArgOff : rc.ArgOff+uint32(rc.ArgLen) : rc.ArgOff+uint32(rc.ArgLen)],
+		format:   r.Format(rc.Fid),
+	}
 }
 
 // eventOf builds the event of record rc of block bd.

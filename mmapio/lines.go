@@ -32,15 +32,9 @@ func (r *Reader) renderSegment(seg *segment, lines *ctext.Lines, limit int) {
 		avg = int(b/n) + 1
 	}
 	text := slices.Grow(seg.text[:0], min(limit+4096, avg*(len(seg.refs)-seg.rendered)+4096))
-	i := seg.rendered
-	var cc ctext.CycleCache
-	for ; i < len(seg.refs) && len(text) < limit; i++ {
-		ref := seg.refs[i]
-		bd := seg.bds[ref>>32]
-		rc := &bd.Recs[uint32(ref)]
-		text = lines.AppendLine(text, &cc, rc.Cycle, rc.Unit, rc.Fid, rc.Argc, bd.Data[rc.ArgOff:rc.ArgOff+uint32(rc.ArgLen)])
-	}
-	r.linesRendered.Add(int64(i - seg.rendered))
+	text, n := lines.AppendRefs(text, seg.refs[seg.rendered:], seg.bds, limit)
+	i := seg.rendered + n
+	r.linesRendered.Add(int64(n))
 	r.bytesRendered.Add(int64(len(text)))
 	seg.text, seg.rendered = text, i
 }

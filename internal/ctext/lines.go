@@ -1,5 +1,7 @@
 package ctext
 
+import "github.com/chronon-sim/chronon-go/internal/tracefile"
+
 // Lines prints the dump lines of one trace: "[%10d] unit: message\n", or
 // "[%10d] message\n" for an event whose unit has no name. It holds the
 // line prefix of every named unit (its name escaped) and the compiled
@@ -48,15 +50,39 @@ func (l *Lines) Prefix(id uint16) []byte {
 // argument count and argument bytes. cc remembers the cycle last written
 // (a zero CycleCache is empty).
 func (l *Lines) AppendLine(dst []byte, cc *CycleCache, cycle uint64, unit uint16, fid uint32, argc uint8, args []byte) []byte {
-	return AppendLine(dst, cc, cycle, l.Prefix(unit), l.formats.Get(fid), argc, args)
+	f, p := l.formats.Get(fid), l.Prefix(unit)
+	if f != nil && f.lineFast && int(argc) >= len(f.ops) && len(args) >= f.fixedSize {
+		return cc.appendFastLine(dst, cycle, p, f, args)
+	}
+	return appendLine(dst, cycle, p, f, argc, args)
 }
 
-// AppendLine appends the line of an event of format f (nil: unknown) whose
-// unit prints as prefix (AppendPrefix).
-func AppendLine(dst []byte, cc *CycleCache, cycle uint64, prefix []byte, f *Format, argc uint8, args []byte) []byte {
-	if f != nil && f.lineFast && int(argc) >= len(f.ops) && len(args) >= f.fixedSize {
-		return cc.appendFastLine(dst, cycle, prefix, f, args)
+// AppendRefs appends the lines of the records refs names, in order, until
+// text holds limit bytes or more, and returns text and how many refs it
+// rendered. A ref is slot<<32 | index: the record bds[slot].Recs[index].
+// This is a dump's inner loop, run on the reader's workers: one call per
+// stretch of lines, the lookups and the fast path inline.
+func (l *Lines) AppendRefs(text []byte, refs []uint64, bds []*tracefile.Decoded, limit int) ([]byte, int) {
+	var cc CycleCache
+	i := 0
+	for ; i < len(refs) && len(text) < limit; i++ {
+		ref := refs[i]
+		bd := bds[ref>>32]
+		rc := &bd.Recs[uint32(ref)]
+		args := bd.Data[rc.ArgOff : rc.ArgOff+uint32(rc.ArgLen)]
+		f, p := l.formats.Get(rc.Fid), l.Prefix(rc.Unit)
+		if f != nil && f.lineFast && int(rc.Argc) >= len(f.ops) && len(args) >= f.fixedSize {
+			text = cc.appendFastLine(text, rc.Cycle, p, f, args)
+			continue
+		}
+		text = appendLine(text, rc.Cycle, p, f, rc.Argc, args)
 	}
+	return text, i
+}
+
+// appendLine appends the line of an event by the general path: its format
+// f (nil: unknown) does not take the fast one.
+func appendLine(dst []byte, cycle uint64, prefix []byte, f *Format, argc uint8, args []byte) []byte {
 	dst = AppendCycle(dst, cycle)
 	dst = append(dst, prefix...)
 	dst = AppendMessage(dst, f, argc, args)
