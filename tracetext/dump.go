@@ -8,9 +8,10 @@ import (
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
-// EscapeText returns s with control characters escaped as every text
-// output of the original tool's format prints them (\x1b, \n, ...; see the
-// package documentation): s itself when there is nothing to escape.
+// EscapeText returns s with its control characters escaped as the dump
+// lines print them (\x1b, \n, ...; see the package documentation): s
+// itself when there is nothing to escape. For tools that print names and
+// strings from a trace.
 func EscapeText(s string) string { return ctext.Escape(s) }
 
 // AppendLine appends the event's dump line exactly as the original

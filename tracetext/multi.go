@@ -9,10 +9,10 @@ import (
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
-// AppendMultiLine appends the dump line of an event of file of the
-// timeline m: r's line (AppendLine) when m holds one file, else with the
-// unit named "<label>/<unit>" (m.UnitName; no unit for a unit without a
-// name, as a file's own line prints it).
+// AppendMultiLine appends the dump line of an event that file of the
+// timeline m gave: the file's own line (AppendLine) when m holds one file,
+// else with the unit named "<label>/<unit>" (m.UnitName; no unit for a
+// unit without a name, as a file's own line prints it).
 func AppendMultiLine(dst []byte, m *mmapio.Multi, file int, ev *mmapio.Event) []byte {
 	dst = ctext.AppendCycle(dst, ev.Cycle)
 	dst = ctext.AppendPrefix(dst, m.UnitName(file, ev.UnitID))

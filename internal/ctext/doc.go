@@ -6,5 +6,6 @@
 // taken from a file.
 //
 // The reader (Event.Message, Arg.String) and the text package (dump lines)
-// share it, so both print the same bytes.
+// share it, so both print the same bytes. Lines renders the dump lines of
+// decoded records (tracefile) on the reader's merge workers.
 package ctext
