@@ -63,7 +63,7 @@ var (
 			c.hasCycles = true
 			return err
 		}}
-	optUnit = &option{[]string{"--unit"}, "NAME", "Units whose name contains NAME, or with * ? [ matches it whole (path.Match); repeated: any (none: status 1)",
+	optUnit = &option{[]string{"--unit"}, "NAME", "Units whose name contains NAME; with * ? [ also those it matches whole (path.Match); =NAME: exactly NAME; \\ escapes; repeated: any (none: status 1)",
 		addUnit}
 	optLimit = &option{[]string{"--limit"}, "N", "Stop after N events (0 = no limit)",
 		func(c *config, v string) error {

@@ -43,8 +43,10 @@ help CMD says which):
   --cycles START-END  Only events with START <= cycle <= END; START- or a bare
                       START means from START on (decimal or 0x hex)
   --unit NAME         Only events of units whose name contains NAME; with * ? [
-                      a pattern on the whole name (path.Match, as CHRONON_TRACE's
-                      units=); repeated: units any of them selects
+                      also those it matches as a pattern on the whole name
+                      (path.Match, as CHRONON_TRACE's units=); =NAME: exactly
+                      NAME; \ escapes the next character; repeated: units any
+                      of them selects
   --limit N           Stop after N events (0 = no limit)
   --memory SIZE       Memory for decoded data beyond the file's mapping
                       (default 256MiB; bytes, or KiB/MiB/GiB)

@@ -97,7 +97,7 @@ DuckDB, pandas and polars read them. Several files: a trace column.
 
 Options:
   --cycles START-END     Only events with START <= cycle <= END
-  --unit NAME            Only events of units whose name contains NAME (one, no patterns)
+  --unit NAME            Only events of the units NAME selects, as filter --unit (one)
   -o, --output DIR       The output directory (created; a table's directory is replaced)
   -v, --verbose          Print the files and bytes written
   -h, --help             Show this help

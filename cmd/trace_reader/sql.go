@@ -49,8 +49,8 @@ Options:
   --csv                  CSV with a header row instead of an aligned table
   --json                 JSON: an array of objects, one per row
   --cycles START-END     Every table keeps only events with START <= cycle <= END
-  --unit NAME            Every table keeps only events of units whose name contains NAME
-                         (one --unit, no patterns)
+  --unit NAME            Every table keeps only events of the units NAME selects, as
+                         filter --unit does (one --unit)
   -h, --help             Show this help
 
 Several files: every table gains a first column, trace (the rank the file's

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/chronon-sim/chronon-go/internal/unitsel"
 	"github.com/chronon-sim/chronon-go/tracesql"
 )
 
@@ -67,10 +68,12 @@ func parseSQLArgs(cmd string, args []string) (*sqlConfig, error) {
 			}
 			c.opts = append(c.opts, tracesql.WithCycles(a, b))
 		case name == "--unit":
-			// tracesql filters by one substring: refuse what the other
-			// commands' --unit does and it cannot (units.go).
-			if c.hasUnit || isUnitPattern(value) {
-				return nil, fmt.Errorf("--unit %q: %s takes one --unit, a part of the name (no patterns)", value, cmd)
+			// tracesql takes one --unit (in the other commands' syntax).
+			if c.hasUnit {
+				return nil, fmt.Errorf("--unit %q: %s takes one --unit", value, cmd)
+			}
+			if err := unitsel.Check(value); err != nil {
+				return nil, fmt.Errorf("--unit %q: %v", value, err)
 			}
 			c.hasUnit = true
 			c.opts = append(c.opts, tracesql.WithUnit(value))
