@@ -200,3 +200,20 @@ func TestSQLUnitAsFilter(t *testing.T) {
 		require.Equal(t, "unit\n"+strings.Join(unitsIn(dump), "\n")+"\n", out, "--unit %s", unit)
 	}
 }
+
+// The Parquet export prints what it wrote, as the other formats print
+// their files (it printed nothing): the directory.
+func TestParquetExportPrintsItsOutput(t *testing.T) {
+	path := w1Trace(t, ctracetest.Options{Compress: true})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "pq")
+	code, stdout, stderr := runTool("export", "--format", "parquet", "-o", out, path)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, out+"\n", stdout)
+	ents, err := os.ReadDir(out)
+	require.NoError(t, err)
+	require.NotEmpty(t, ents)
+	code, stdout, stderr = runTool("export", "--format", "perfetto", "-o", out+".pftrace", path)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, out+".pftrace\n", stdout)
+}
