@@ -32,7 +32,7 @@ type config struct {
 	format       string  // export
 	nsPerCycle   float64 // export
 	maxFileBytes int64   // export
-	json         bool    // stats, sql
+	json         bool    // info, stats, diff, merge, recover, sql
 	noVerify     bool    // merge
 	memory       int64   // --memory: mmapio's budget for decoded data (0: its default)
 	follow       bool    // stats --follow
@@ -132,7 +132,7 @@ var (
 			c.context = int(n)
 			return nil
 		})
-	optJSON = opt([]string{"--json"}, "", "JSON instead of tables",
+	optJSON = opt([]string{"--json"}, "", "Print one JSON object instead of text (its fields: docs/cli.md, JSON reports)",
 		func(c *config, _ string) error { c.json = true; return nil })
 	optNoVerify = opt([]string{"--no-verify"}, "", "Copy blocks without decoding them to check them first (faster; a corrupt input block goes into OUT)",
 		func(c *config, _ string) error { c.noVerify = true; return nil })

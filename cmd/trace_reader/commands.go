@@ -44,7 +44,7 @@ func init() {
 	// own names.
 	commandTable = []*command{
 		{name: "info", synopsis: "[options] <file.ctrace>...", summary: "Show trace file information (with -v: formats, units, per-unit counts).",
-			options: originalOptions, operands: traces},
+			options: append(originalOptions[:len(originalOptions):len(originalOptions)], optJSON), operands: traces},
 		{name: "dump", synopsis: "[options] <file.ctrace>...", summary: "Dump events as text, in cycle order (with -v: the event count on stderr).",
 			options: originalOptions, operands: traces},
 		{name: "filter", synopsis: "[options] <file.ctrace>...", summary: "Dump the events matching --cycles and --unit.",
@@ -52,7 +52,7 @@ func init() {
 		{name: "convert", synopsis: "[options] <file.ctrace>...", summary: "Convert the whole trace to text (--limit is ignored).",
 			options: originalOptions, operands: traces},
 		{name: "recover", synopsis: "<file.ctrace> -o OUT", summary: "Write a complete file (schema, blocks, footer) from a footer-less or torn one.",
-			options: []*option{optOutput, optMemory, optHelp}, arity: oneFile, operands: traces, needsOut: true},
+			options: []*option{optOutput, optJSON, optMemory, optHelp}, arity: oneFile, operands: traces, needsOut: true},
 		{name: "export", synopsis: "[options] <file.ctrace>... -o OUT", summary: "Write a file trace viewers open: perfetto (ui.perfetto.dev, trace_processor)\n" +
 			"or chrome-json (chrome://tracing). Units become nested tracks, spans slices,\n" +
 			"counters counter tracks, flow ids arrows. A split output is OUT, then\n" +
@@ -73,14 +73,14 @@ func init() {
 			"file's unit ids are its own, see chronon.WithUnitIDBase). An input recovered\n" +
 			"from a cut-off file is merged as far as it was recovered; merge says so on\n" +
 			"stderr and notes it as <label>/recovered in the output's metadata.",
-			options: []*option{optOutput, optNoVerify, optVerbose, optHelp}, operands: traces, needsOut: true},
+			options: []*option{optOutput, optNoVerify, optJSON, optVerbose, optHelp}, operands: traces, needsOut: true},
 		{name: "diff", synopsis: "[options] <a.ctrace> <b.ctrace>", summary: "Compare two runs event by event per unit (not byte by byte): for each unit\n" +
 			"that differs, its first divergence (events numbered from 1 within the unit)\n" +
 			"with context and its counts per format;\n" +
 			"units present in one run only. Exit 0 equal, 1 different, 2 error.\n" +
 			"Runs of several files (one per rank): merge each run first\n" +
 			"(trace_reader merge -o A.ctrace run1/rank*.ctrace), then diff the merged files.",
-			options: []*option{optCycles, optUnit, optContext, optOutput, optMemory, optHelp}, arity: twoFiles, operands: traces},
+			options: []*option{optCycles, optUnit, optContext, optJSON, optOutput, optMemory, optHelp}, arity: twoFiles, operands: traces},
 		{name: "stats", synopsis: "[options] <file.ctrace>...", summary: "Per unit and format: counts and rates; spans: durations and occupancy;\n" +
 			"flows: cycles from each unit to the next.",
 			options: []*option{optCycles, optUnit, optJSON, optFollow, optOutput, optMemory, optHelp}, operands: traces},

@@ -12,7 +12,7 @@ const usage = `Usage: trace_reader <command> [options] <file.ctrace>
 
 Commands:
   info       Show trace file information (with -v: formats, units, per-unit
-             counts)
+             counts; --json)
   dump       Dump events as text
   filter     Dump events matching --cycles and --unit
   convert    Convert the whole trace to text (--limit is ignored)
@@ -20,7 +20,7 @@ Commands:
              dump prints them, until the writer closes it (or Ctrl-C); waits
              for a file not yet created
   recover    Write a complete file (schema, blocks, footer) from a footer-less
-             or torn one: recover FILE -o OUT
+             or torn one: recover FILE -o OUT (--json: the summary as JSON)
   export     Write a file trace viewers open: export --format F FILE -o OUT;
              F: perfetto (default; ui.perfetto.dev, trace_processor),
              chrome-json (chrome://tracing): units become nested tracks, spans
@@ -31,8 +31,10 @@ Commands:
              occupancy; flows: cycles from each unit to the next (--json);
              stats --follow FILE: per-unit rates while the file is written
   merge      Write one trace holding every event of several: merge -o OUT FILE...
+             (--json: the summary as JSON)
   diff       Compare two runs event by event per unit: diff A B (exit 0 equal,
-             1 different, 2 error); runs of several files: merge each first
+             1 different, 2 error; --json); runs of several files: merge each
+             first
   sql        SQL (DuckDB) on one or more traces, no import step:
              sql FILE... -c QUERY (or --command QUERY; --csv, --json; a prompt
              without -c); export --format parquet -o DIR FILE... writes Parquet
@@ -72,19 +74,19 @@ Export options (and --cycles, --unit, -o, -v, --memory):
                       (default 536870912; 0 = one file)
 
 Stats options (and --cycles, --unit, -o, --memory):
-  --json              JSON instead of tables
+  --json              JSON instead of tables (also info, diff, merge, recover)
   --follow            Follow one file being written: per-unit rates every
                       second; when it is closed, a last table whose rates are
                       the whole run's (events read since follow started / wall
                       time since then; '-' if it was complete at the start)
                       (not with --json or -o)
 
-Merge options (and -o, -v):
+Merge options (and -o, -v, --json):
   --no-verify         Copy the blocks that keep their ids without decoding them
                       to check them first: about the time of a copy, but a
                       corrupt block of an input goes into OUT as it is
 
-Diff options (and --cycles, --unit, -o, --memory):
+Diff options (and --cycles, --unit, -o, --memory, --json):
   --context N         Events of context around a divergence (default 3)
 
 Exit status: 0 ok; 1 the file is bad or unreadable, an I/O error, or no unit
