@@ -91,10 +91,19 @@ func completionScript(t *testing.T, shell string) string {
 	t.Helper()
 	code, out, stderr := runTool("completion", shell)
 	require.Equal(t, 0, code, stderr)
-	p := filepath.Join(t.TempDir(), "trace_reader."+shell)
-	require.NoError(t, os.WriteFile(p, []byte(out), 0o644))
-	return p
+	return clitest.Script(t, []byte(out), shell)
 }
+
+// traceDir holds a trace and another file, for completing file names.
+func traceDir(t *testing.T) string {
+	dir := t.TempDir()
+	for _, f := range []string{"run.ctrace", "notes.txt"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o644))
+	}
+	return dir
+}
+
+func sortedCopy(s []string) []string { return slices.Sorted(slices.Values(s)) }
 
 // The bash script sources cleanly, registers itself, and completes as
 // bash would call it on Tab (COMP_WORDS, COMP_CWORD): command names,
@@ -104,72 +113,43 @@ func TestBashCompletion(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	require.Equal(t, "complete -o filenames -F _trace_reader trace_reader\n", string(out))
 
-	script := completionScript(t, "bash")
-	dir := t.TempDir()
-	for _, f := range []string{"run.ctrace", "notes.txt"} {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o644))
-	}
+	script, dir := completionScript(t, "bash"), traceDir(t)
 	complete := func(words ...string) []string {
-		prog := `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _trace_reader; printf '%s\n' "${COMPREPLY[@]}"`
-		cmd := exec.Command("bash", append([]string{"--norc", "-c", prog, "bash", script}, words...)...)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		return strings.Fields(string(out))
+		return clitest.BashComplete(t, script, "_trace_reader", dir, words...)
 	}
 	require.Equal(t, []string{"info"}, complete("trace_reader", "inf"))
-	require.ElementsMatch(t, []string{"completion", "convert"}, complete("trace_reader", "co"))
+	require.Equal(t, []string{"completion", "convert"}, complete("trace_reader", "co"))
 	var names []string
 	for _, c := range commandTable {
 		names = append(names, c.name)
 	}
-	require.ElementsMatch(t, append(names, "-h", "--help", "--version"), complete("trace_reader", ""))
+	require.Equal(t, sortedCopy(append(names, "-h", "--help", "--version")), complete("trace_reader", ""))
 	require.Equal(t, []string{"--limit"}, complete("trace_reader", "dump", "--li"))
-	require.ElementsMatch(t, exportFormats, complete("trace_reader", "export", "--format", ""))
+	require.Equal(t, sortedCopy(exportFormats), complete("trace_reader", "export", "--format", ""))
 	require.Equal(t, []string{"parquet"}, complete("trace_reader", "export", "--format", "=", "pa"))
 	require.Equal(t, []string{"run.ctrace"}, complete("trace_reader", "dump", ""))
-	require.ElementsMatch(t, []string{"run.ctrace", "notes.txt"}, complete("trace_reader", "export", "-o", ""))
-	require.ElementsMatch(t, cli.Shells, complete("trace_reader", "completion", ""))
+	require.Equal(t, []string{"notes.txt", "run.ctrace"}, complete("trace_reader", "export", "-o", ""))
+	require.Equal(t, sortedCopy(cli.Shells), complete("trace_reader", "completion", ""))
 	require.Contains(t, complete("trace_reader", "help", ""), "sql")
 }
 
+// zsh: the script loaded after compinit completes a line typed in an
+// interactive zsh and Tab.
 func TestZshCompletion(t *testing.T) {
-	if _, err := exec.LookPath("zsh"); err != nil {
-		t.Skip("SKIPPED: zsh is not installed (make deps-cli, or apt-get install zsh): trace_reader's zsh completion is not checked")
-	}
-	script := completionScript(t, "zsh")
-	out, err := exec.Command("zsh", "-f", "-c", `autoload -Uz compinit && compinit -u -D && source "$1" && print -r -- $_comps[trace_reader] && whence -w _trace_reader`, "zsh", script).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	require.Equal(t, "_trace_reader\n_trace_reader: function\n", string(out))
+	script, dir := completionScript(t, "zsh"), traceDir(t)
+	require.Equal(t, []string{"info"}, clitest.ZshComplete(t, script, dir, "trace_reader inf"))
+	require.Equal(t, sortedCopy(exportFormats), clitest.ZshComplete(t, script, dir, "trace_reader export --format "))
+	require.Equal(t, []string{"--limit"}, clitest.ZshComplete(t, script, dir, "trace_reader dump --lim"))
+	require.Equal(t, []string{"run.ctrace"}, clitest.ZshComplete(t, script, dir, "trace_reader stats r"))
 }
 
 // fish's complete -C completes a command line as Tab would.
 func TestFishCompletion(t *testing.T) {
-	if _, err := exec.LookPath("fish"); err != nil {
-		t.Skip("SKIPPED: fish is not installed (make deps-cli, or apt-get install fish): trace_reader's fish completion is not checked")
-	}
-	script := completionScript(t, "fish")
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "run.ctrace"), nil, 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o644))
-	complete := func(line string) []string {
-		cmd := exec.Command("fish", "--no-config", "-c", `source $argv[1]; complete -C"$argv[2]"`, script, line)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		var got []string
-		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			if w, _, _ := strings.Cut(l, "\t"); w != "" {
-				got = append(got, w)
-			}
-		}
-		slices.Sort(got)
-		return got
-	}
-	require.Equal(t, []string{"info"}, complete("trace_reader inf"))
-	require.Equal(t, slices.Sorted(slices.Values(exportFormats)), complete("trace_reader export --format "))
-	require.Equal(t, []string{"run.ctrace"}, complete("trace_reader stats "))
-	require.Equal(t, []string{"--limit"}, complete("trace_reader dump --lim"))
+	script, dir := completionScript(t, "fish"), traceDir(t)
+	require.Equal(t, []string{"info"}, clitest.FishComplete(t, script, dir, "trace_reader inf"))
+	require.Equal(t, sortedCopy(exportFormats), clitest.FishComplete(t, script, dir, "trace_reader export --format "))
+	require.Equal(t, []string{"run.ctrace"}, clitest.FishComplete(t, script, dir, "trace_reader stats "))
+	require.Equal(t, []string{"--limit"}, clitest.FishComplete(t, script, dir, "trace_reader dump --lim"))
 }
 
 // The manual page is valid man(7) (groff and mandoc read it without a

@@ -154,7 +154,8 @@ func writeZsh(w io.Writer, t *Tool) {
 			strings.Join(allNames(t.Options), " "), sq(t.Name+" command"))
 		fmt.Fprintf(w, "\t\treturn\n\tfi\n")
 		fmt.Fprintf(w, "\tlocal cmd=$words[2]\n")
-		fmt.Fprintf(w, "\twords=($words[1] $words[3,-1])\n\t((CURRENT--))\n")
+		// The command's words start at its name (an empty current word kept).
+		fmt.Fprintf(w, "\tshift words\n\t((CURRENT--))\n")
 	} else {
 		fmt.Fprintf(w, "\tlocal cmd=\n")
 	}
