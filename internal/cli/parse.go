@@ -48,10 +48,10 @@ func Parse(args []string, opts []*Option, set func(row int, name, value string) 
 			n, v, hv := strings.Cut(a, "=")
 			if r := find(opts, "-"+n); r >= 0 && !strings.HasPrefix(n, "--") {
 				row, name, value, hasValue = r, "-"+n, v, hv
-				old(a, instead(name, opts[r], value, hv))
+				old(a, instead(name, value, hv))
 			} else if r := find(opts, n); r >= 0 && hv {
 				row, name, value, hasValue = r, n, v, hv
-				old(a, instead(name, opts[r], value, hv))
+				old(a, instead(name, value, hv))
 			}
 		}
 		if row < 0 {
@@ -76,7 +76,7 @@ func Parse(args []string, opts []*Option, set func(row int, name, value string) 
 }
 
 // instead is how a deprecated spelling is written now.
-func instead(name string, o *Option, value string, hasValue bool) string {
+func instead(name, value string, hasValue bool) string {
 	if !hasValue {
 		return name
 	}

@@ -1,6 +1,7 @@
-// Package clitest checks the conventions internal/cli gives every tool,
-// on the built binary: --version against what the toolchain recorded in
-// it, the Markdown reference against docs/cli.md.
+// Package clitest checks the conventions internal/cli gives every tool:
+// on the built binary, --version against what the toolchain recorded in it
+// and the Markdown reference against docs/cli.md; the completion scripts
+// by completing command lines as bash, zsh and fish do on Tab.
 package clitest
 
 import (
