@@ -10,7 +10,7 @@ FUZZTIME  ?= 10s
 DEMO_N    ?= 2000000
 REPS      ?= 5
 
-.PHONY: all build demo test test-go vet cross fuzz oracle perfetto-check parquet-check deps deps-perfetto deps-schema deps-cli schema bench speed generate docs man clean
+.PHONY: all build demo test fresh-machine test-go vet cross fuzz oracle perfetto-check parquet-check deps deps-perfetto deps-schema deps-cli schema bench speed generate docs man clean
 
 all: build
 
@@ -154,6 +154,12 @@ deps-cli:
 
 clean:
 	rm -rf $(BIN)
+
+# fresh-machine: a clone of HEAD with an empty GOPATH and GOCACHE runs
+# `make deps demo` (scripts/fresh_machine.sh; TARGETS="deps test" times the
+# test command cold).
+fresh-machine:
+	scripts/fresh_machine.sh $(TARGETS)
 
 # ---- The C and C++ library (cgo/; cgo/README.md) ----
 # lib:     libchronon.so (c-shared) and libchronon.a (c-archive) in CBUILD.
