@@ -14,8 +14,10 @@ REPS      ?= 5
 
 all: build
 
+# -buildvcs=auto: the tools print the commit they were built from (--version)
+# even where GOFLAGS says -buildvcs=false, as on the development machines.
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -buildvcs=auto -o $(BIN)/ ./cmd/...
 
 # deps installs what the tests use: python3-zstandard for the conformance
 # oracle (and the libzstd cross-checks), via apt-get; staticcheck, at its
