@@ -37,6 +37,7 @@ const (
 	fEventCounterValue     = 30 // int64
 	fEventDoubleCounter    = 44 // double
 	fEventFlowIDs          = 47 // repeated fixed64
+	fEventTerminatingFlowIDs = 48 // repeated fixed64
 
 	typeSliceBegin = 1
 	typeSliceEnd   = 2
