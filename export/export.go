@@ -27,8 +27,11 @@ type Result struct {
 	// outside the selection, or ended long before: see docs/format.md).
 	ParentLinks, ParentsMissing uint64
 
-	// Kanata only: instructions (flows) written, and how each ended.
-	Instructions, Retired, Flushed uint64
+	// Kanata only: instructions (flows) written, and how each ended. In a
+	// trace with retire events (schema.KindRetire) only those retire an
+	// instruction; InFlight counts the instructions still in flight at the
+	// end, written without an R (Konata shows them to the end of the log).
+	Instructions, Retired, Flushed, InFlight uint64
 	// Kanata only: flush events of a flow with no instruction in the
 	// export (outside the selection, or never seen), which make no row.
 	FlushesIgnored uint64
