@@ -104,7 +104,6 @@ func Export(r *mmapio.Reader, q mmapio.Query, path string, opts ...Option) (Resu
 	if trees {
 		d.tree = spantree.NewOrderer[mmapio.Event]()
 		d.tree.Clone = func(ev mmapio.Event) mmapio.Event { return ev.Clone() }
-		d.asyncOpen = map[int64]*track{}
 	}
 	var err error
 	var flows *flowEnds

@@ -59,7 +59,7 @@ type driver struct {
 	// has an id or a parent.
 	tree      *spantree.Orderer[mmapio.Event]
 	kids      []uint32         // children per node, from the pre-pass (nil: no parent role)
-	asyncOpen map[int64]*track // open async node -> its row
+	asyncOpen asyncRowOf // open async node -> its row
 	treeView  argview.View
 
 	// Time: with a time base (WithNsPerCycle not given), ticks become ns
@@ -281,10 +281,10 @@ func (d *driver) lookback(ev *mmapio.Event, res spantree.Resolved, a uint64) {
 		if res.Node >= 0 {
 			t := d.ts.asyncRow(ev.UnitID)
 			t.open = append(t.open, openSpan{f: f, row: t, node: res.Node})
-			d.asyncOpen[res.Node] = t
+			d.asyncOpen.set(res.Node, t)
 		}
 	case schema.KindAsyncEnd:
-		if t := d.asyncOpen[res.Node]; t != nil {
+		if t := d.asyncOpen.get(res.Node); t != nil {
 			d.closeAsync(t, res.Node)
 		}
 	}
@@ -404,7 +404,7 @@ func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 			return err
 		}
 		t.open = append(t.open, openSpan{f: f, flow: flow, row: t, node: res.Node})
-		d.asyncOpen[res.Node] = t
+		d.asyncOpen.set(res.Node, t)
 		if d.kids != nil && res.Node < int64(len(d.kids)) {
 			lk.node, lk.to = res.Node, d.kids[res.Node]
 		}
@@ -412,8 +412,8 @@ func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 		d.res.AsyncSpans++
 		return d.sink.begin(d.ns(t, c), t, f, v, flow, &lk)
 	case schema.KindAsyncEnd:
-		t := d.asyncOpen[res.Node]
-		if res.Node < 0 || t == nil {
+		t := d.asyncOpen.get(res.Node)
+		if t == nil {
 			d.res.UnmatchedEnds++ // an end without a begin
 			return nil
 		}
@@ -432,7 +432,7 @@ func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 	}
 	t := d.ts.unit(ev.UnitID)
 	if res.Node >= 0 { // an instant of an open async span: on its row
-		if row := d.asyncOpen[res.Node]; row != nil {
+		if row := d.asyncOpen.get(res.Node); row != nil {
 			t = row
 		}
 	}
@@ -443,9 +443,30 @@ func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 	return d.sink.instant(d.ns(t, c), t, f, v, flow, &lk)
 }
 
+// asyncRowOf is the row of each open async span, by node: nodes are
+// numbered in order, and a slice costs 8 bytes a span where a map's insert
+// and delete per span cost a cache miss each.
+type asyncRowOf struct {
+	rows []*track
+}
+
+func (a *asyncRowOf) get(node int64) *track {
+	if node < 0 || node >= int64(len(a.rows)) {
+		return nil
+	}
+	return a.rows[node]
+}
+
+func (a *asyncRowOf) set(node int64, t *track) {
+	for node >= int64(len(a.rows)) {
+		a.rows = append(a.rows, nil)
+	}
+	a.rows[node] = t
+}
+
 // closeAsync takes async span node off its row and frees the row.
 func (d *driver) closeAsync(t *track, node int64) {
-	delete(d.asyncOpen, node)
+	d.asyncOpen.set(node, nil)
 	if n := len(t.open); n > 0 {
 		t.open = t.open[:n-1]
 	}

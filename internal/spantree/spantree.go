@@ -20,10 +20,13 @@
 // the same in every pass over the same events; each child of a node gets
 // the next child index of that node.
 //
-// Memory: the open spans, the ids of the last MaxEnded spans that ended
-// (an older one cannot be a parent any more: its children are Missing),
+// Memory: the open spans, the ids whose spans ended fewer than MaxEnded
+// span ends ago (an id that ended before cannot be a parent any more: its
+// late children are Missing),
 // the events of one cycle that wait (at most MaxHeld), and 4 bytes per
-// node for its child count.
+// node for its child count. The tables are small on purpose: a lookup per
+// event, in tables of a few hundred thousand entries, costs a cache miss
+// each.
 package spantree
 
 // Kind is what an event is to the span trees.
@@ -66,7 +69,7 @@ type Resolved struct {
 
 // Limits.
 const (
-	MaxEnded = 1 << 20 // ended spans whose ids still resolve
+	MaxEnded = 1 << 12 // spans ended since an id's last one ended, up to which it still resolves
 	MaxHeld  = 1 << 14 // events of one cycle waiting for a parent
 )
 
@@ -75,24 +78,28 @@ type unitKey struct {
 	id        uint64
 }
 
-type idKey struct {
-	run uint16
-	id  uint64
+// idState is what an id of a run names: the node begun last with it, and
+// its open nodes (top, the one begun last, on unit topUnit, and how many;
+// an id open more than once, on several units or nested on one, keeps
+// them all in Orderer.multi). ended is the number of spans that had ended
+// when its last one ended: an ended id resolves while fewer than maxEnded
+// spans ended after it.
+type idState struct {
+	last, top int64 // top: -1 when none is open
+	ended     uint64
+	open      int32
+	topUnit   uint16
 }
 
-type idEntry struct {
-	open []int64 // open nodes with the id, in begin order
-	last int64   // the node begun last
+// openRef is one open span of an id open more than once.
+type openRef struct {
+	node int64
+	unit uint16
 }
 
 type held[T any] struct {
 	in Info
 	v  T
-}
-
-type endedID struct {
-	key  idKey
-	node int64
 }
 
 // Orderer resolves and orders events; T is the caller's event, handed back
@@ -104,11 +111,10 @@ type Orderer[T any] struct {
 	cycle    uint64
 	started  bool
 	next     int64
-	children []uint32 // by node
-	byUnit   map[unitKey][]int64
-	byID     map[idKey]*idEntry
-	ended    []endedID // FIFO of ended ids, from head
-	head     int
+	children []uint32                 // by node
+	ids      []map[uint64]idState     // by run
+	multi    map[unitKey][]openRef    // ids open more than once (unitKey's unit unused), in begin order
+	ends     uint64                   // spans ended
 	held     []held[T]
 	blocked  map[unitKey]int // scratch: held begins before the item scanned
 	maxEnded int
@@ -117,8 +123,20 @@ type Orderer[T any] struct {
 
 // NewOrderer returns an Orderer.
 func NewOrderer[T any]() *Orderer[T] {
-	return &Orderer[T]{byUnit: map[unitKey][]int64{}, byID: map[idKey]*idEntry{}, blocked: map[unitKey]int{},
-		maxEnded: MaxEnded, maxHeld: MaxHeld}
+	return &Orderer[T]{multi: map[unitKey][]openRef{}, blocked: map[unitKey]int{}, maxEnded: MaxEnded, maxHeld: MaxHeld}
+}
+
+// idsOf returns the ids of a run, made on first use.
+func (o *Orderer[T]) idsOf(run uint16) map[uint64]idState {
+	for int(run) >= len(o.ids) {
+		o.ids = append(o.ids, nil)
+	}
+	m := o.ids[run]
+	if m == nil {
+		m = map[uint64]idState{}
+		o.ids[run] = m
+	}
+	return m
 }
 
 // Nodes returns the number of nodes so far.
@@ -189,8 +207,7 @@ func (o *Orderer[T]) waits(in Info) bool {
 	if in.Parent == 0 {
 		return false
 	}
-	e := o.byID[idKey{in.Run, in.Parent}]
-	return e == nil || len(e.open) == 0
+	return o.idsOf(in.Run)[in.Parent].open == 0
 }
 
 // blockedByHeld reports whether a waiting begin opens in's span: in must
@@ -264,11 +281,13 @@ func (o *Orderer[T]) drain(emit Emit[T]) error {
 // handle resolves in and emits it; a begin may release waiting events.
 func (o *Orderer[T]) handle(in Info, v T, late bool, emit Emit[T]) error {
 	r := Resolved{Node: -1, Parent: -1, Late: late}
+	ids := o.idsOf(in.Run)
 	if in.Parent != 0 {
-		if e := o.byID[idKey{in.Run, in.Parent}]; e != nil {
-			if n := len(e.open); n > 0 {
-				r.Parent = e.open[n-1]
-			} else {
+		if e, ok := ids[in.Parent]; ok {
+			switch {
+			case e.open > 0:
+				r.Parent = e.top
+			case o.ends-e.ended < uint64(o.maxEnded):
 				r.Parent = e.last
 			}
 		}
@@ -281,35 +300,39 @@ func (o *Orderer[T]) handle(in Info, v T, late bool, emit Emit[T]) error {
 			r.Missing = true
 		}
 	}
-	uk := unitKey{in.Run, in.Unit, in.ID}
 	switch in.Kind {
 	case Begin:
 		r.Node = o.next
 		o.next++
 		o.children = append(o.children, 0)
-		o.byUnit[uk] = append(o.byUnit[uk], r.Node)
-		ik := idKey{in.Run, in.ID}
-		e := o.byID[ik]
-		if e == nil {
-			e = &idEntry{}
-			o.byID[ik] = e
+		e, ok := ids[in.ID]
+		if !ok {
+			e.top = -1
 		}
-		e.open = append(e.open, r.Node)
-		e.last = r.Node
-	case End:
-		st := o.byUnit[uk]
-		if len(st) > 0 {
-			r.Node = st[len(st)-1]
-			if len(st) == 1 {
-				delete(o.byUnit, uk)
-			} else {
-				o.byUnit[uk] = st[:len(st)-1]
+		if e.open > 0 { // open on another unit, or nested on this one
+			k := unitKey{run: in.Run, id: in.ID}
+			m := o.multi[k]
+			if len(m) == 0 {
+				m = append(m, openRef{e.top, e.topUnit})
 			}
-			o.closed(idKey{in.Run, in.ID}, r.Node)
+			o.multi[k] = append(m, openRef{r.Node, in.Unit})
 		}
+		e.open++
+		e.top, e.topUnit, e.last = r.Node, in.Unit, r.Node
+		ids[in.ID] = e
+	case End:
+		r.Node = o.close(ids, in)
 	case Member:
-		if st := o.byUnit[uk]; len(st) > 0 {
-			r.Node = st[len(st)-1]
+		if e := ids[in.ID]; e.open == 1 && e.topUnit == in.Unit {
+			r.Node = e.top
+		} else if e.open > 1 {
+			m := o.multi[unitKey{run: in.Run, id: in.ID}]
+			for i := len(m) - 1; i >= 0; i-- {
+				if m[i].unit == in.Unit {
+					r.Node = m[i].node
+					break
+				}
+			}
 		}
 	}
 	if err := emit(in, v, r); err != nil {
@@ -321,33 +344,61 @@ func (o *Orderer[T]) handle(in Info, v T, late bool, emit Emit[T]) error {
 	return nil
 }
 
-// closed takes node off its id's open spans; an id with none open is
-// remembered as ended, among the last maxEnded.
-func (o *Orderer[T]) closed(k idKey, node int64) {
-	e := o.byID[k]
-	if e == nil {
-		return
+// close ends the span of in's unit and id begun last and returns its node,
+// or -1 when none is open. An id whose spans all ended is kept for parents
+// to name, among the last maxEnded; the table is made anew, without the
+// older ones, once they are as many as the rest.
+func (o *Orderer[T]) close(ids map[uint64]idState, in Info) int64 {
+	e, ok := ids[in.ID]
+	if !ok || e.open == 0 {
+		return -1
 	}
-	for i := len(e.open) - 1; i >= 0; i-- {
-		if e.open[i] == node {
-			e.open = append(e.open[:i], e.open[i+1:]...)
-			break
+	node := int64(-1)
+	if e.open == 1 {
+		if e.topUnit != in.Unit {
+			return -1 // open on another unit only
+		}
+		node, e.top = e.top, -1
+	} else {
+		k := unitKey{run: in.Run, id: in.ID}
+		m := o.multi[k]
+		for i := len(m) - 1; i >= 0; i-- {
+			if m[i].unit == in.Unit {
+				node = m[i].node
+				m = append(m[:i], m[i+1:]...)
+				break
+			}
+		}
+		if node < 0 {
+			return -1
+		}
+		e.top, e.topUnit = m[len(m)-1].node, m[len(m)-1].unit
+		if len(m) == 1 {
+			delete(o.multi, k)
+		} else {
+			o.multi[k] = m
 		}
 	}
-	if len(e.open) > 0 {
-		return
+	e.open--
+	o.ends++
+	e.ended = o.ends
+	ids[in.ID] = e
+	if e.open == 0 && len(ids) > 2*o.maxEnded+4096 && o.ends%uint64(o.maxEnded) == 0 {
+		o.expire(in.Run)
 	}
-	o.ended = append(o.ended, endedID{k, node})
-	if len(o.ended)-o.head > o.maxEnded {
-		old := o.ended[o.head]
-		o.ended[o.head] = endedID{}
-		o.head++
-		if x := o.byID[old.key]; x != nil && len(x.open) == 0 && x.last == old.node {
-			delete(o.byID, old.key)
-		}
-		if o.head > len(o.ended)/2 { // reuse the consumed front
-			o.ended = append(o.ended[:0], o.ended[o.head:]...)
-			o.head = 0
+	return node
+}
+
+// expire drops from a run's ids those whose spans ended too long ago to
+// be parents, making the table anew (a Go map that keeps its size through
+// millions of deletes probes ever longer past the slots they leave).
+func (o *Orderer[T]) expire(run uint16) {
+	old := o.ids[run]
+	m := make(map[uint64]idState, len(old)/2)
+	for id, e := range old {
+		if e.open > 0 || o.ends-e.ended < uint64(o.maxEnded) {
+			m[id] = e
 		}
 	}
+	o.ids[run] = m
 }
