@@ -179,7 +179,7 @@ type stater struct {
 	runOf   []uint16             // run of each unit id in a merged trace; nil: one run
 	occ     map[occKey]*sweep
 	ends    endHeap
-	open    map[laneKey][]uint64 // begin cycles of begin/end spans, innermost last
+	open    map[laneKey][]uint64            // begin cycles of begin/end spans, innermost last
 	order   *spantree.Orderer[mmapio.Event] // when a format has an id or a parent
 	async   map[int64]openAsync             // open async spans by node
 	trees   *trees                          // every async span, when a format has a parent

@@ -75,9 +75,9 @@ type kInst struct {
 	open    [2]kOpen
 	inner   [2][]kOpen // per lane, the stages an inner span interrupted, innermost last (resumed when it ends)
 	left    uint64     // its flow's events not read yet (lastEvents)
-	last    bool   // its flow's last event has been read
-	done    bool   // R written: a flushed instruction whose flow has events to come
-	details bool   // a type 1 label was written
+	last    bool       // its flow's last event has been read
+	done    bool       // R written: a flushed instruction whose flow has events to come
+	details bool       // a type 1 label was written
 }
 
 // idb is the instruction's id in decimal.

@@ -11,11 +11,11 @@ import (
 
 // fmtInfo is what the exporter needs to know about a format, computed once.
 type fmtInfo struct {
-	id    uint32
-	kind  schema.EventKind
-	name  string // event (slice, instant, counter) name
-	types []schema.ArgType
-	names []string // argument names
+	id     uint32
+	kind   schema.EventKind
+	name   string // event (slice, instant, counter) name
+	types  []schema.ArgType
+	names  []string // argument names
 	lane   int      // index of the lane argument, or -1
 	flow   int      // ... flow id
 	dur    int      // ... duration (complete spans)

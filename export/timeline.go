@@ -58,7 +58,7 @@ type driver struct {
 	// Async spans and parent links (trees.go): nil tree when no format
 	// has an id or a parent.
 	tree      *spantree.Orderer[mmapio.Event]
-	kids      []uint32         // children per node, from the pre-pass (nil: no parent role)
+	kids      []uint32   // children per node, from the pre-pass (nil: no parent role)
 	asyncOpen asyncRowOf // open async node -> its row
 	treeView  argview.View
 
@@ -151,7 +151,6 @@ func (d *driver) ns(t *track, cycle uint64) uint64 {
 	}
 	return uint64(math.Round(float64(cycle) * d.nsPer))
 }
-
 
 // ensure declares t (and its ancestors) in the current file.
 func (d *driver) ensure(t *track) error {

@@ -55,7 +55,9 @@ func taskTrace(t testing.TB) (string, taskSpec) {
 		treeTask.Begin(l2, 1000*i, 10+i, 0, reqIn, read)
 		ends = append(ends, end{200_000 + uint64(rng.IntN(100_000)), 10 + i})
 	}
-	sort.Slice(ends, func(a, b int) bool { return ends[a].at < ends[b].at || ends[a].at == ends[b].at && ends[a].id < ends[b].id })
+	sort.Slice(ends, func(a, b int) bool {
+		return ends[a].at < ends[b].at || ends[a].at == ends[b].at && ends[a].id < ends[b].id
+	})
 	spec.maxOpenL2 = 160
 	// Each root on cu0, a child on l2 a tick later; for every other root
 	// the child's own subtask begins before the child, in the same tick.
@@ -83,10 +85,10 @@ func taskTrace(t testing.TB) (string, taskSpec) {
 	for ; ei < len(ends); ei++ {
 		treeTask.End(l2, ends[ei].at, ends[ei].id)
 	}
-	treeFire.Emit(cu, 500_000, 1, 1000) // an instant child of an ended root
+	treeFire.Emit(cu, 500_000, 1, 1000)             // an instant child of an ended root
 	treeTask.Begin(l2, 510_000, 10, 0, reqIn, read) // id 10 reused after its end
 	treeTask.End(l2, 511_000, 10)
-	treeTask.End(l2, 512_000, 99_999)                   // an end without a begin
+	treeTask.End(l2, 512_000, 99_999)                        // an end without a begin
 	treeTask.Begin(l2, 513_000, 77_777, 55_555, reqIn, read) // a parent never seen; never ended
 	spec.missing = 1
 	treeTag.Emit(l2, 514_000, 12_345, tr.Intern("lost")) // a tag of no open task: on the unit's track

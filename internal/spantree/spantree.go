@@ -111,10 +111,10 @@ type Orderer[T any] struct {
 	cycle    uint64
 	started  bool
 	next     int64
-	children []uint32                 // by node
-	ids      []map[uint64]idState     // by run
-	multi    map[unitKey][]openRef    // ids open more than once (unitKey's unit unused), in begin order
-	ends     uint64                   // spans ended
+	children []uint32              // by node
+	ids      []map[uint64]idState  // by run
+	multi    map[unitKey][]openRef // ids open more than once (unitKey's unit unused), in begin order
+	ends     uint64                // spans ended
 	held     []held[T]
 	blocked  map[unitKey]int // scratch: held begins before the item scanned
 	maxEnded int
