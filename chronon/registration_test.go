@@ -25,7 +25,7 @@ func TestIdenticalRegistrationsShareAFormat(t *testing.T) {
 	require.Equal(t, first.ID(), again.ID())
 
 	others := map[string]uint32{
-		"category": register(chronon.WithCategory(1<<40)).ID(),
+		"category": register(chronon.WithCategory(1 << 40)).ID(),
 		"name":     register(chronon.WithName("req")).ID(),
 		"log":      register(chronon.AsLog(2)).ID(),
 		"flow":     register(chronon.WithFlow(0)).ID(),

@@ -41,7 +41,7 @@ type Tracer struct {
 
 	hasForeign atomic.Bool // a C producer exists: the collector polls
 
-	syms      symbolTable                // Intern (symbols.go)
+	syms      symbolTable // Intern (symbols.go)
 	timeMu    sync.Mutex
 	unitTimes map[uint16]schema.TimeBase // Unit.SetTimeBase, under timeMu (timebase.go)
 
