@@ -60,11 +60,12 @@ type config struct {
 	schemaReserve  int
 	discard        bool // benchmarks only: release sealed chunks unread
 	sel            selection
-	hasSel         bool            // WithSelect was given: CHRONON_TRACE is not read
-	selSrc         string          // where sel came from, for errors
-	unitIDBase     uint16          // first automatic unit id (0: 1)
-	symbolLimit    int             // WithSymbolLimit (0: DefaultSymbolLimit)
-	timeBase       schema.TimeBase // WithTimeBase
+	hasSel         bool   // WithSelect was given: CHRONON_TRACE is not read
+	selSrc         string // where sel came from, for errors
+	unitIDBase     uint16 // first automatic unit id (0: 1)
+
+	symbolLimit int             // WithSymbolLimit (0: DefaultSymbolLimit)
+	timeBase    schema.TimeBase // WithTimeBase
 }
 
 func defaultConfig() config {
