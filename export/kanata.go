@@ -25,7 +25,11 @@ import (
 //     span whose name or category name contains "stall" (isStall). Stages
 //     of one instruction on one lane do not overlap in Konata (an S closes
 //     the lane's open stage), so a stage that begins while another is open
-//     on its lane ends that one first.
+//     on its lane ends that one first, except a complete span within the
+//     open complete stage: that one is interrupted and resumes when the
+//     inner span ends (its S written at the end of that cycle, so that a
+//     stage beginning in the same cycle replaces it). Async spans are not
+//     stages.
 //   - Labels: the text of the instruction's first event is its L type 0
 //     label (the left pane: say a fetch with pc and opcode); the text of
 //     each later event, "cycle unit: message", is appended to the type 1
@@ -33,15 +37,17 @@ import (
 //     tab or newline reaches the log (a newline is \n, which Konata shows as
 //     a newline).
 //   - R: an instruction retires (R id rid 0, rid counting retirements) at
-//     the end of its last stage, or when its last event is not a stage, at
-//     that event; an event of a flush format (schema.KindFlush) ends its
+//     an event of a retire format (schema.KindRetire); in a trace without
+//     any, at the end of its last stage, or when its last event is not a
+//     stage, at that event. An event of a flush format (schema.KindFlush) ends its
 //     instruction as flushed (R id rid 1) at its cycle, closing its open
 //     stages; later events of a flushed flow are ignored. A flush of a
 //     flow with no instruction in the export (its events outside the
 //     selection, or none: a kill of a sequence number never fetched) makes
 //     no row; Result counts it as FlushesIgnored. Instructions
 //     still open at the end of the window are closed (stages ended, retired)
-//     at its last cycle.
+//     at its last cycle; in a trace with retire events they are not
+//     retired (no R: Konata shows them in flight), Result.InFlight.
 //   - W: an event of a format with a dependency argument
 //     (schema.RoleDepends, chronon.WithDepends) writes "W consumer producer
 //     0" at its cycle, the consumer its instruction, the producer the
