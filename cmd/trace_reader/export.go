@@ -149,9 +149,32 @@ func statsTrace(c *config, w, stderr io.Writer) (err error) {
 		return err
 	}
 	if c.json {
-		return analysis.WriteJSON(w, rep)
+		return analysis.WriteJSON(w, withEmptyArrays(rep))
 	}
 	return analysis.WriteText(w, rep)
+}
+
+// withEmptyArrays gives rep's nil lists their JSON form as the reference
+// says, [] (encoding/json writes a nil slice as null).
+func withEmptyArrays(rep *analysis.Report) *analysis.Report {
+	orEmpty(&rep.Units)
+	orEmpty(&rep.Formats)
+	orEmpty(&rep.Spans)
+	orEmpty(&rep.Occupancy)
+	orEmpty(&rep.Stages)
+	for i := range rep.Spans {
+		orEmpty(&rep.Spans[i].Histogram)
+	}
+	for i := range rep.Stages {
+		orEmpty(&rep.Stages[i].Histogram)
+	}
+	return rep
+}
+
+func orEmpty[T any](s *[]T) {
+	if *s == nil {
+		*s = []T{}
+	}
 }
 
 // cycleRange is the file's cycle span, from the footer or the recovered blocks.

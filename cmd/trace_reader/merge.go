@@ -67,9 +67,38 @@ func mergeTo(c *config, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "%s: %s\n", esc(mmapio.Labels(m.Readers())[i]), m.Reader(i).Path())
 		}
 	}
+	if c.json {
+		rep := mergeReport{Output: c.output, Events: res.Events, Blocks: res.Blocks, Copied: res.Copied, Renumbered: res.Rewritten, Bytes: res.Bytes}
+		labels := mmapio.Labels(m.Readers())
+		for i, r := range m.Readers() {
+			st := r.Status()
+			rep.Inputs = append(rep.Inputs, mergeInput{File: r.Path(), Label: labels[i], Events: st.Events,
+				Recovered: st.State != mmapio.StateComplete, Status: st.String()})
+		}
+		return writeJSON(stdout, rep)
+	}
 	fmt.Fprintf(stdout, "wrote %s: %d files, %d events, %d blocks (%d copied, %d renumbered), %d bytes\n",
 		c.output, m.Len(), res.Events, res.Blocks, res.Copied, res.Rewritten, res.Bytes)
 	return nil
+}
+
+// mergeReport is what merge --json prints once the output is in place.
+type mergeReport struct {
+	Output     string       `json:"output" doc:"The merged trace (-o)"`
+	Inputs     []mergeInput `json:"inputs" doc:"The files merged, in command line order"`
+	Events     uint64       `json:"events" doc:"Events written"`
+	Blocks     int          `json:"blocks" doc:"Blocks written"`
+	Copied     int          `json:"copied_blocks" doc:"Blocks copied as they were (no id needed a change)"`
+	Renumbered int          `json:"renumbered_blocks" doc:"Blocks decoded, their ids renumbered, encoded again"`
+	Bytes      int64        `json:"bytes" doc:"Bytes written"`
+}
+
+type mergeInput struct {
+	File      string `json:"file" doc:"The path as given"`
+	Label     string `json:"label" doc:"Its label: its units are <label>/<unit> in the output"`
+	Events    uint64 `json:"events" doc:"Its events"`
+	Recovered bool   `json:"recovered" doc:"It had no usable footer: what was recovered of it was merged (stderr says so too)"`
+	Status    string `json:"status" doc:"complete, or what recovery found and ignored"`
 }
 
 // reportRecovered says, one line each, which inputs were recovered (cut

@@ -75,6 +75,9 @@ func dumpMulti(c *config, w io.Writer, stderr io.Writer) error {
 // section says its label (what its units are called in the timeline).
 func infoFiles(c *config, w io.Writer) error {
 	if len(c.files) == 1 {
+		if c.json {
+			return writeInfoJSON(c, w, nil)
+		}
 		return info(c, w)
 	}
 	m, err := openMulti(c)
@@ -83,6 +86,9 @@ func infoFiles(c *config, w io.Writer) error {
 	}
 	labels := mmapio.Labels(m.Readers())
 	m.Close()
+	if c.json {
+		return writeInfoJSON(c, w, labels)
+	}
 	for i, f := range c.files {
 		if i > 0 {
 			fmt.Fprintf(w, "\n")
