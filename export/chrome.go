@@ -178,10 +178,11 @@ func (s *chromeSink) begin(ns uint64, t *track, f *fmtInfo, v *argview.View, flo
 	s.nameAndArgs(f, v, flow)
 	s.b = append(s.b, '}')
 	if lk != nil {
-		lk.out(func(id uint64) error {
-			s.parentArrow("s", id, ns, t)
-			return nil
-		})
+		for k := lk.from; k < lk.to; k++ {
+			if id := edgeFlow(lk.node, k); id != 0 {
+				s.parentArrow("s", id, ns, t)
+			}
+		}
 	}
 	return s.maybeFlush()
 }
@@ -286,7 +287,7 @@ func appendJSONValue(b []byte, f *fmtInfo, v *argview.View, i int) []byte {
 	t := v.Types[i]
 	hex := f.hex(i)
 	switch {
-	case f != nil && i < len(f.syms) && f.syms[i]:
+	case f.anySym && f.syms[i]:
 		return appendJSONString(b, f.symbol(v, i))
 	case t == schema.ArgString:
 		return appendJSONString(b, string(v.Str(i)))

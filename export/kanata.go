@@ -389,9 +389,9 @@ func (x *kanataExport) detail(in *kInst, text []byte) error {
 // stage, which resumes when the inner span ends; any other new stage ends
 // the open one.
 func (x *kanataExport) begin(in *kInst, lane uint8, name string, c, end uint64, begun bool) (uint64, error) {
-	if top := in.open[lane]; top.serial != 0 {
+	if top := &in.open[lane]; top.serial != 0 {
 		if !begun && !top.begun && c < top.end && end <= top.end {
-			in.inner[lane] = append(in.inner[lane], top)
+			in.inner[lane] = append(in.inner[lane], *top)
 		}
 		if err := x.end(in, lane); err != nil {
 			return 0, err
@@ -405,35 +405,44 @@ func (x *kanataExport) begin(in *kInst, lane uint8, name string, c, end uint64, 
 // end writes the end of the lane's open stage (nothing for a resumed one
 // whose S is still held: it never showed).
 func (x *kanataExport) end(in *kInst, lane uint8) error {
-	o := in.open[lane]
-	in.open[lane] = kOpen{}
-	if o.held {
+	o := &in.open[lane]
+	name, held := o.name, o.held
+	*o = kOpen{}
+	if held {
 		return nil
 	}
-	return x.kw.stage('E', in.idb(), lane, o.name)
+	return x.kw.stage('E', in.idb(), lane, name)
 }
 
 // step moves the log to cycle c, first writing the S of the stages resumed
 // in the cycle that ends.
 func (x *kanataExport) step(c uint64) error {
-	if c != x.kw.cycle {
-		for _, r := range x.resumes {
-			if o := &r.in.open[r.lane]; o.held && o.serial == r.serial {
-				o.held = false
-				if err := x.kw.stage('S', r.in.idb(), r.lane, o.name); err != nil {
-					return err
-				}
-			}
+	if len(x.resumes) != 0 && c != x.kw.cycle {
+		if err := x.resume(); err != nil {
+			return err
 		}
-		x.resumes = x.resumes[:0]
 	}
 	return x.kw.step(c)
+}
+
+// resume writes the S of the stages resumed in the current cycle.
+func (x *kanataExport) resume() error {
+	for _, r := range x.resumes {
+		if o := &r.in.open[r.lane]; o.held && o.serial == r.serial {
+			o.held = false
+			if err := x.kw.stage('S', r.in.idb(), r.lane, o.name); err != nil {
+				return err
+			}
+		}
+	}
+	x.resumes = x.resumes[:0]
+	return nil
 }
 
 // close ends the lane's open stage at cycle c and resumes the stage it
 // interrupted, if that one is still open.
 func (x *kanataExport) close(in *kInst, lane uint8, c uint64) error {
-	if err := x.end(in, lane); err != nil {
+	if err := x.end(in, lane); err != nil || len(in.inner[lane]) == 0 {
 		return err
 	}
 	st := in.inner[lane]

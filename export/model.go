@@ -25,6 +25,7 @@ type fmtInfo struct {
 	plain  []int    // arguments exported as debug annotations
 	hexes  []bool   // argument i has a {:x} placeholder
 	syms   []bool   // argument i is a symbol: exported as its string
+	anySym bool     // some argument is
 	table  []string // the trace's symbols (syms' strings)
 
 	// Interning state of the perfetto sink, kept here so that the hot path
@@ -71,6 +72,7 @@ func newFmtInfo(f *mmapio.Format, symbols []string) *fmtInfo {
 				fi.parent = i
 			}
 			fi.syms[i] = r == schema.RoleSymbol && t == schema.ArgUInt32
+			fi.anySym = fi.anySym || fi.syms[i]
 			fi.plain = append(fi.plain, i)
 		}
 	}

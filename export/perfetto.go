@@ -233,11 +233,12 @@ func annotations(p []byte, f *fmtInfo, v *argview.View, flow uint64, lk *links) 
 	if lk != nil {
 		// The arrows to the span's children start here; the one from its
 		// parent ends here (trees.go).
-		lk.out(func(id uint64) error {
-			p = appendTag(p, fEventFlowIDs, protowire.Fixed64Type)
-			p = protowire.AppendFixed64(p, id)
-			return nil
-		})
+		for k := lk.from; k < lk.to; k++ {
+			if id := edgeFlow(lk.node, k); id != 0 {
+				p = appendTag(p, fEventFlowIDs, protowire.Fixed64Type)
+				p = protowire.AppendFixed64(p, id)
+			}
+		}
 		if lk.in != 0 {
 			p = appendTag(p, fEventTerminatingFlowIDs, protowire.Fixed64Type)
 			p = protowire.AppendFixed64(p, lk.in)
@@ -252,7 +253,7 @@ func annotations(p []byte, f *fmtInfo, v *argview.View, flow uint64, lk *links) 
 func appendAnnValue(b []byte, f *fmtInfo, v *argview.View, i int) []byte {
 	t := v.Types[i]
 	switch {
-	case f.syms[i]:
+	case f.anySym && f.syms[i]:
 		str := f.symbol(v, i)
 		b = appendTag(b, fAnnString, protowire.BytesType)
 		b = appendVarint(b, uint64(len(str)))

@@ -61,12 +61,14 @@ type driver struct {
 	kids      []uint32   // children per node, from the pre-pass (nil: no parent role)
 	asyncOpen asyncRowOf // open async node -> its row
 	treeView  argview.View
+	lk        links // the current event's arrows (event, openWindow, split)
 
 	// Time: with a time base (WithNsPerCycle not given), ticks become ns
 	// through the unit's scale or the file's (timed); else cycle * nsPer.
-	timed  bool
-	fileNs schema.Nanos
-	unitNs map[uint16]schema.Nanos // units with a clock of their own; nil when none or not timed
+	timed   bool
+	nsWhole bool // no time base and nsInt ns per cycle: ns is cycle*nsInt
+	fileNs  schema.Nanos
+	unitNs  map[uint16]schema.Nanos // units with a clock of their own; nil when none or not timed
 }
 
 // newDriver makes a driver for r; its sink is set before run. timed: the
@@ -98,6 +100,7 @@ func newDriver(r *mmapio.Reader, nsPerCycle float64, timed bool, maxBytes int64,
 			}
 		}
 	}
+	d.nsWhole = !d.timed && d.unitNs == nil && d.nsInt != 0
 	for _, f := range d.fmts {
 		if f != nil && (f.kind >= schema.KindSpanBegin && f.kind <= schema.KindSpanComplete || f.isAsync()) {
 			d.hasSpans = true
@@ -136,8 +139,17 @@ func (d *driver) format(id uint32) *fmtInfo {
 	return d.unknown
 }
 
-// ns is the timestamp of a cycle of the unit of track t.
+// ns is the timestamp of a cycle of the unit of track t. Small enough to
+// be inlined for the usual case, a whole number of ns per cycle.
 func (d *driver) ns(t *track, cycle uint64) uint64 {
+	if d.nsWhole {
+		return cycle * d.nsInt
+	}
+	return d.nsScaled(t, cycle)
+}
+
+// nsScaled is ns with a time base, or a fraction of a ns per cycle.
+func (d *driver) nsScaled(t *track, cycle uint64) uint64 {
 	if d.unitNs != nil {
 		if c, ok := d.unitNs[t.unit]; ok {
 			return c.Of(cycle)
@@ -177,10 +189,13 @@ func (d *driver) run(r *mmapio.Reader, iq mmapio.Query, progress cyclewin.Report
 	for it.Next() {
 		ev := it.Event()
 		var err error
-		if d.tree != nil {
+		switch {
+		case d.tree != nil:
 			err = d.tree.Push(treeInfo(&ev, d.format(ev.FormatID), &d.treeView, d.runOf), ev, handle)
-		} else {
+		case d.muted:
 			err = d.handle(&ev, noTree)
+		default:
+			err = d.event(&ev, noTree)
 		}
 		if err != nil {
 			return err
@@ -304,8 +319,8 @@ func (d *driver) openWindow(a uint64, cur spantree.Resolved) error {
 		}
 		for _, s := range t.open {
 			d.res.ClippedSpans++
-			lk := d.rebegun(s, cur)
-			if err := d.sink.begin(d.ns(t, a), t, s.f, nil, 0, &lk); err != nil {
+			d.lk = d.rebegun(s, cur)
+			if err := d.sink.begin(d.ns(t, a), t, s.f, nil, 0, &d.lk); err != nil {
 				return err
 			}
 		}
@@ -353,7 +368,10 @@ func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 			}
 		}
 	}
-	lk := noLinks
+	// The arrows, in the driver: a local whose address goes to the sink
+	// (an interface) would be allocated per event.
+	d.lk = noLinks
+	lk := &d.lk
 	if res.Parent >= 0 {
 		lk.in = edgeFlow(res.Parent, res.Child)
 		d.res.ParentLinks++
@@ -368,7 +386,7 @@ func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 		}
 		t.open = append(t.open, openSpan{f: f, flow: flow, row: t, node: -1})
 		d.res.Spans++
-		return d.sink.begin(d.ns(t, c), t, f, v, flow, &lk)
+		return d.sink.begin(d.ns(t, c), t, f, v, flow, lk)
 	case schema.KindSpanEnd:
 		t := d.explicitTrack(ev.UnitID, f, v)
 		if len(t.open) == 0 {
@@ -393,7 +411,7 @@ func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 		d.pushes++
 		heap.Push(&d.ends, pendingEnd{cycle: c + dur, seq: d.pushes, row: t})
 		d.res.Spans++
-		return d.sink.begin(d.ns(t, c), t, f, v, flow, &lk)
+		return d.sink.begin(d.ns(t, c), t, f, v, flow, lk)
 	case schema.KindAsyncBegin:
 		if res.Node < 0 { // no orderer: cannot happen, the format has an id
 			break
@@ -409,7 +427,7 @@ func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 		}
 		d.res.Spans++
 		d.res.AsyncSpans++
-		return d.sink.begin(d.ns(t, c), t, f, v, flow, &lk)
+		return d.sink.begin(d.ns(t, c), t, f, v, flow, lk)
 	case schema.KindAsyncEnd:
 		t := d.asyncOpen.get(res.Node)
 		if t == nil {
@@ -439,7 +457,7 @@ func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 		return err
 	}
 	d.res.Instants++
-	return d.sink.instant(d.ns(t, c), t, f, v, flow, &lk)
+	return d.sink.instant(d.ns(t, c), t, f, v, flow, lk)
 }
 
 // asyncRowOf is the row of each open async span, by node: nodes are
@@ -560,8 +578,8 @@ func (d *driver) split(c uint64, cur spantree.Resolved) error {
 			return err
 		}
 		for _, s := range t.open {
-			lk := d.rebegun(s, cur)
-			if err := d.sink.begin(d.ns(t, c), t, s.f, nil, 0, &lk); err != nil {
+			d.lk = d.rebegun(s, cur)
+			if err := d.sink.begin(d.ns(t, c), t, s.f, nil, 0, &d.lk); err != nil {
 				return err
 			}
 		}

@@ -82,18 +82,6 @@ type links struct {
 
 var noLinks = links{node: -1}
 
-// out calls f with each flow id the event's begin starts.
-func (l *links) out(f func(uint64) error) error {
-	for k := l.from; k < l.to; k++ {
-		if id := edgeFlow(l.node, k); id != 0 {
-			if err := f(id); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // prepass reads the events the main pass will read (q from its first
 // cycle: the lookback included), through an orderer as the main pass does,
 // and returns each node's number of children (when parents) and the Chrome

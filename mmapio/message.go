@@ -31,6 +31,7 @@ type Format struct {
 	escLits bool
 
 	symbols []string // the schema's symbol table: arguments with the Symbol role print their string
+	symArgs bool     // some argument has the Symbol role
 }
 
 // fmtOp is the literal text before one placeholder and how to print its argument.
@@ -47,6 +48,7 @@ func newFormat(f schema.Format) *Format {
 		names = schema.ArgNames(f.Format)
 	}
 	pf := &Format{Format: f, placeholders: schema.Placeholders(f.Format), argNames: names, escLits: needsEscape(f.Format)}
+	pf.symArgs = f.RoleIndex(schema.RoleSymbol) >= 0
 	pf.compile()
 	return pf
 }
@@ -58,7 +60,7 @@ func (f *Format) compile() {
 	prev, off := 0, 0
 	for i, ph := range f.placeholders {
 		t := f.ArgTypes[i]
-		if t == schema.ArgString || t.Size() == 0 || f.Role(i) == schema.RoleSymbol {
+		if t == schema.ArgString || t.Size() == 0 || f.symArgs {
 			return // the general path prints them
 		}
 		f.ops = append(f.ops, fmtOp{lit: f.litText(f.Format.Format[prev:ph.Start]), typ: t, hex: ph.Hex, off: off})
@@ -168,7 +170,7 @@ func appendMessage(dst []byte, f *Format, argc uint8, args []byte) []byte {
 		}
 		dst = f.appendLit(dst, text[prev:ph.Start])
 		var n int
-		if types[ai] == schema.ArgUInt32 && f.Role(ai) == schema.RoleSymbol && len(p)-ap >= 4 {
+		if f.symArgs && types[ai] == schema.ArgUInt32 && f.Role(ai) == schema.RoleSymbol && len(p)-ap >= 4 {
 			// A symbol prints its string (the original reader prints the id).
 			dst, n = appendEscaped(dst, symbolText(f.symbols, binary.LittleEndian.Uint32(p[ap:]))), 4
 		} else {

@@ -36,3 +36,23 @@ func TestDumpPrintsSymbols(t *testing.T) {
 		require.Contains(t, ev.Message(), "kind=req_in")
 	}
 }
+
+// A symbol after a string argument prints as its string too (the format
+// takes the general path from its first string on).
+func TestDumpPrintsSymbolsAfterStrings(t *testing.T) {
+	f := chronon.MustFormat2[string, chronon.Symbol]("sym test text={} kind={}")
+	path := filepath.Join(t.TempDir(), "sym2.ctrace")
+	tr, err := chronon.Create(path, chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	u, err := tr.NewUnit("l2")
+	require.NoError(t, err)
+	f.Emit(u, 5, "hello", tr.Intern("req_out"))
+	require.NoError(t, tr.Close())
+	r, err := mmapio.Open(path)
+	require.NoError(t, err)
+	defer r.Close()
+	var out bytes.Buffer
+	_, err = r.WriteDump(&out, mmapio.Query{}, 0)
+	require.NoError(t, err)
+	require.Equal(t, "[         5] l2: sym test text=hello kind=req_out\n", out.String())
+}
