@@ -1,7 +1,6 @@
 package chronon
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -64,8 +63,6 @@ type symbolTable struct {
 	over   atomic.Uint64 // strings that got SymbolOverflow
 	onNew  func()        // a symbol was added: the schema must be rewritten
 }
-
-var errSymbolsFull = errors.New("symbol table full")
 
 func (st *symbolTable) init(limit int, onNew func()) {
 	if limit == 0 {
