@@ -29,6 +29,9 @@ type Format struct {
 	// literal text prints escaped (escape.go). ops and tail are escaped
 	// already; the general path escapes as it goes.
 	escLits bool
+
+	symbols []string // the schema's symbol table: arguments with the Symbol role print their string
+	symArgs bool     // some argument has the Symbol role
 }
 
 // fmtOp is the literal text before one placeholder and how to print its argument.
@@ -45,6 +48,7 @@ func newFormat(f schema.Format) *Format {
 		names = schema.ArgNames(f.Format)
 	}
 	pf := &Format{Format: f, placeholders: schema.Placeholders(f.Format), argNames: names, escLits: needsEscape(f.Format)}
+	pf.symArgs = f.RoleIndex(schema.RoleSymbol) >= 0
 	pf.compile()
 	return pf
 }
@@ -56,8 +60,8 @@ func (f *Format) compile() {
 	prev, off := 0, 0
 	for i, ph := range f.placeholders {
 		t := f.ArgTypes[i]
-		if t == schema.ArgString || t.Size() == 0 {
-			return
+		if t == schema.ArgString || t.Size() == 0 || f.symArgs {
+			return // the general path prints them
 		}
 		f.ops = append(f.ops, fmtOp{lit: f.litText(f.Format.Format[prev:ph.Start]), typ: t, hex: ph.Hex, off: off})
 		off += t.Size()
@@ -166,7 +170,12 @@ func appendMessage(dst []byte, f *Format, argc uint8, args []byte) []byte {
 		}
 		dst = f.appendLit(dst, text[prev:ph.Start])
 		var n int
-		dst, n = appendArg(dst, types[ai], p[ap:], ph.Hex)
+		if f.symArgs && types[ai] == schema.ArgUInt32 && f.Role(ai) == schema.RoleSymbol && len(p)-ap >= 4 {
+			// A symbol prints its string (the original reader prints the id).
+			dst, n = appendEscaped(dst, symbolText(f.symbols, binary.LittleEndian.Uint32(p[ap:]))), 4
+		} else {
+			dst, n = appendArg(dst, types[ai], p[ap:], ph.Hex)
+		}
 		ap += n
 		prev = ph.End
 	}
@@ -272,4 +281,13 @@ func appendUnsigned(dst []byte, v uint64, hex bool) []byte {
 		return appendHex(dst, v)
 	}
 	return appendUint(dst, v)
+}
+
+// symbolText is how a symbol prints: its string, or what schema.Schema's
+// SymbolText prints for an id the table lacks.
+func symbolText(symbols []string, id uint32) string {
+	if int64(id) < int64(len(symbols)) {
+		return symbols[id]
+	}
+	return (&schema.Schema{}).SymbolText(id)
 }

@@ -231,6 +231,7 @@ func (r *Reader) buildTables() {
 	maxID := uint32(0)
 	for i, f := range r.sch.Formats {
 		r.formats[i] = newFormat(f)
+		r.formats[i].symbols = r.sch.Symbols
 		maxID = max(maxID, f.ID)
 	}
 	if maxID < 1<<16 {
