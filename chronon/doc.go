@@ -24,6 +24,14 @@
 //     and the footer records which unit each block holds, so readers seek by
 //     unit and cycle without decompressing other blocks.
 //
+// Meaning beyond text is in the schema, for the exporters and statistics:
+// spans on a unit's lanes (Span), counters (Counter), flows linking an
+// instruction's events (WithFlow, Stages for pipeline stages), async spans
+// begun and ended by id with their parent's id (AsyncSpan: tasks that
+// overlap and end in any order, and the trees they form), strings stored
+// once per file (Tracer.Intern, Symbol arguments) and the length of a cycle
+// (WithTimeBase). Registering the same format twice returns it.
+//
 // Categories are a 64-bit mask per format; each unit has an enable mask, so a
 // disabled event costs a load and a branch. The file stores the low 32 bits.
 //

@@ -86,7 +86,10 @@ func kanataFormats(r *mmapio.Reader) []*kFmt {
 				k.dep = firstRole(k.dep, i)
 			}
 		}
-		if k.kind > schema.KindFlush || (k.kind == schema.KindSpanComplete && k.dur < 0) {
+		// Async spans are not stages (an instruction's stages are its
+		// flow's lane spans): their events are instants of the row.
+		if k.kind > schema.KindRetire || k.kind == schema.KindAsyncBegin || k.kind == schema.KindAsyncEnd ||
+			(k.kind == schema.KindSpanComplete && k.dur < 0) {
 			k.kind = schema.KindInstant
 		}
 		if k.isSpan() && isStall(f, cats) {

@@ -11,6 +11,7 @@ import (
 	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/runs"
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // lastEvents knows how many events each instruction (a flow id of a run)
@@ -32,6 +33,7 @@ type lastEvents struct {
 	flowSpans uint64        // ... that are spans
 	spans     uint64        // span events, with a flow or not
 	deps      bool          // some flow event has a dependency argument
+	retires   bool          // some flow event is a retirement (schema.KindRetire)
 	kept      []*rawread.Block
 	preps     []*kPrep // by block index: the text of the kept blocks' flow events
 }
@@ -175,6 +177,7 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits
 		le.flowSpans += c.flowSpans
 		le.spans += c.spans
 		le.deps = le.deps || c.deps
+		le.retires = le.retires || c.retires
 	}
 	for _, c := range counters[1:] {
 		for run, fc := range c.counts {
@@ -207,7 +210,7 @@ type flowCounter struct {
 	recent                      [kCountSlots]kCount
 	view                        argview.View
 	events, n, flowSpans, spans uint64
-	deps                        bool
+	deps, retires               bool
 	kept                        []*rawread.Block
 	preps                       []kPrepOf
 	maker                       kRecMaker
@@ -268,6 +271,9 @@ func (c *flowCounter) block(d *rawread.Block, fmts []*kFmt, runOf []uint16, p *k
 		}
 		if f.dep >= 0 {
 			c.deps = true
+		}
+		if f.kind == schema.KindRetire {
+			c.retires = true
 		}
 		var run uint16
 		if runOf != nil {

@@ -23,6 +23,7 @@ type Option func(*options) error
 type options struct {
 	format     string
 	nsPerCycle float64
+	nsSet      bool // WithNsPerCycle was given: it wins over the trace's time base
 	maxBytes   int64
 	progress   func(done, total uint64)
 	processes  []string
@@ -59,7 +60,10 @@ func WithFormat(format string) Option {
 	}
 }
 
-// WithNsPerCycle maps one cycle to ns nanoseconds (default 1), in (0, 1e9].
+// WithNsPerCycle maps one cycle to ns nanoseconds, in (0, 1e9]. Without
+// it, a trace with a time base (chronon.WithTimeBase) is exported in real
+// time, each unit's cycles with its own clock when it has one; one without
+// has 1 ns per cycle.
 // Below 1 (a clock over 1 GHz) several cycles would share a nanosecond,
 // and both formats' viewers keep whole nanoseconds (Perfetto's timestamps
 // are integers; its JSON importer rounds to ns): the export then uses 1 ns
@@ -70,7 +74,7 @@ func WithNsPerCycle(ns float64) Option {
 		if !(ns > 0) || ns > 1e9 {
 			return fmt.Errorf("export: ns per cycle %v is not in (0, 1e9]", ns)
 		}
-		o.nsPerCycle = ns
+		o.nsPerCycle, o.nsSet = ns, true
 		return nil
 	}
 }

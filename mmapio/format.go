@@ -13,12 +13,13 @@ type Format struct {
 	prog     *ctext.Format // compiled for printing messages
 }
 
-func newFormat(f schema.Format) *Format {
+// newFormat makes format f of a schema whose symbol table is symbols.
+func newFormat(f schema.Format, symbols []string) *Format {
 	names := f.ArgNames
 	if len(names) == 0 {
 		names = schema.ArgNames(f.Format)
 	}
-	return &Format{Format: f, argNames: names, prog: ctext.Compile(f.Format, f.ArgTypes)}
+	return &Format{Format: f, argNames: names, prog: ctext.CompileFormat(&f, symbols)}
 }
 
 // Text returns the format string as registered (fetch pc=0x{:x} taken={}),

@@ -155,7 +155,7 @@ func (r *Reader) buildTables() {
 	r.formats = make([]*Format, len(sch.Formats))
 	maxID := uint32(0)
 	for i, f := range sch.Formats {
-		r.formats[i] = newFormat(f)
+		r.formats[i] = newFormat(f, sch.Symbols)
 		maxID = max(maxID, f.ID)
 	}
 	if maxID < 1<<16 {

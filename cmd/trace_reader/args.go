@@ -94,7 +94,7 @@ var (
 			c.format = v
 			return nil
 		}), exportFormats...)
-	optNsPerCycle = opt([]string{"--ns-per-cycle"}, "X", "Nanoseconds per cycle on the timeline (default 1)",
+	optNsPerCycle = opt([]string{"--ns-per-cycle"}, "X", "Nanoseconds per cycle on the timeline (default: the trace's time base, else 1)",
 		func(c *config, v string) error {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(f > 0) || f > 1e9 {
@@ -169,7 +169,7 @@ func orList(words []string) string {
 // (internal/cli, the syntax of every tool of the module). `help [COMMAND]`
 // is the same as `[COMMAND] --help`, `--version` as `version`.
 func parseArgs(args []string) (*config, error) {
-	c := &config{format: export.FormatPerfetto, nsPerCycle: 1, maxFileBytes: export.DefaultMaxFileBytes, context: 3}
+	c := &config{format: export.FormatPerfetto, maxFileBytes: export.DefaultMaxFileBytes, context: 3} // nsPerCycle 0: not given
 	if len(args) == 0 {
 		return nil, usagef("missing command")
 	}

@@ -54,9 +54,12 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 		defer func() { os.RemoveAll(tmpDir); forgetTemp(tmpDir) }() // empty after a success
 		path = filepath.Join(tmpDir, filepath.Base(target))
 	}
-	res, err := export.Export(r, q, path, export.WithFormat(c.format),
-		export.WithNsPerCycle(c.nsPerCycle), export.WithMaxFileBytes(maxFile), export.WithProgress(p.cycles()),
-		export.WithProcesses(labels)) // several runs: one process each
+	opts := []export.Option{export.WithFormat(c.format), export.WithMaxFileBytes(maxFile), export.WithProgress(p.cycles()),
+		export.WithProcesses(labels)} // several runs: one process each
+	if c.nsPerCycle != 0 { // given: it wins over the trace's time base
+		opts = append(opts, export.WithNsPerCycle(c.nsPerCycle))
+	}
+	res, err := export.Export(r, q, path, opts...)
 	p.done()
 	if err == nil {
 		err = r.Err()

@@ -30,6 +30,10 @@ type Format struct {
 	// literal text prints escaped (escape.go). ops and tail are escaped
 	// already; the general path escapes as it goes.
 	escLits bool
+
+	symbols []string // the schema's symbol table: arguments with the Symbol role print their string
+	symArgs bool     // some argument has the Symbol role
+	symRole []bool   // by argument: it has the Symbol role (when symArgs)
 }
 
 // fmtOp is the literal text before one placeholder and how to print its argument.
@@ -47,6 +51,21 @@ func Compile(text string, types []schema.ArgType) *Format {
 	return f
 }
 
+// CompileFormat compiles a schema's format: arguments with the Symbol role
+// print as their string in symbols, the schema's symbol table.
+func CompileFormat(sf *schema.Format, symbols []string) *Format {
+	f := &Format{text: sf.Format, types: sf.ArgTypes, placeholders: schema.Placeholders(sf.Format), escLits: NeedsEscape(sf.Format)}
+	if sf.RoleIndex(schema.RoleSymbol) >= 0 {
+		f.symArgs, f.symbols = true, symbols
+		f.symRole = make([]bool, len(sf.ArgTypes))
+		for i := range f.symRole {
+			f.symRole[i] = sf.Role(i) == schema.RoleSymbol
+		}
+	}
+	f.compile()
+	return f
+}
+
 func (f *Format) compile() {
 	if len(f.placeholders) > len(f.types) {
 		return
@@ -54,8 +73,8 @@ func (f *Format) compile() {
 	prev, off := 0, 0
 	for i, ph := range f.placeholders {
 		t := f.types[i]
-		if t == schema.ArgString || t.Size() == 0 {
-			return
+		if t == schema.ArgString || t.Size() == 0 || f.symArgs {
+			return // the general path prints them
 		}
 		f.ops = append(f.ops, fmtOp{lit: f.litText(f.text[prev:ph.Start]), typ: t, hex: ph.Hex, off: off})
 		off += t.Size()
@@ -151,7 +170,12 @@ func AppendMessage(dst []byte, f *Format, argc uint8, args []byte) []byte {
 		}
 		dst = f.appendLit(dst, text[prev:ph.Start])
 		var n int
-		dst, n = AppendArg(dst, types[ai], p[ap:], ph.Hex)
+		if f.symArgs && types[ai] == schema.ArgUInt32 && f.symRole[ai] && len(p)-ap >= 4 {
+			// A symbol prints its string (the original reader prints the id).
+			dst, n = AppendEscaped(dst, symbolText(f.symbols, binary.LittleEndian.Uint32(p[ap:]))), 4
+		} else {
+			dst, n = AppendArg(dst, types[ai], p[ap:], ph.Hex)
+		}
 		ap += n
 		prev = ph.End
 	}
@@ -257,4 +281,13 @@ func appendUnsigned(dst []byte, v uint64, hex bool) []byte {
 		return appendHex(dst, v)
 	}
 	return appendUint(dst, v)
+}
+
+// symbolText is how a symbol prints: its string, or what schema.Schema's
+// SymbolText prints for an id the table lacks.
+func symbolText(symbols []string, id uint32) string {
+	if int64(id) < int64(len(symbols)) {
+		return symbols[id]
+	}
+	return (&schema.Schema{}).SymbolText(id)
 }
