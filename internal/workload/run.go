@@ -19,9 +19,10 @@ type Result struct {
 type runner func(t *chronon.Tracer, events, units int, seed uint64) error
 
 var runners = map[string]runner{
-	"w1":      runW1,
-	"mixed":   runMixed,
-	"growing": runGrowing,
+	"w1":       runW1,
+	"mixed":    runMixed,
+	"growing":  runGrowing,
+	"pipeline": runPipeline,
 }
 
 // Names lists the workloads.
