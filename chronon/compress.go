@@ -44,7 +44,7 @@ func newEncoders(cfg config) (*blockEncoders, error) {
 		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(cfg.level)),
 		zstd.WithEncoderConcurrency(cfg.workers),
 		zstd.WithWindowSize(max(cfg.blockSize, zstd.MinWindowSize)),
-		zstd.WithEncoderCRC(false),   // the original writes no checksum; blocks carry their sizes
+		zstd.WithEncoderCRC(true),    // the content checksum: every decoder verifies it (internal/zrec writes it too)
 		zstd.WithSingleSegment(true), // decoders allocate exactly the block size
 	)
 	if err != nil {

@@ -42,8 +42,10 @@
 //
 // The frame header has Single_Segment_flag set (the window is the whole
 // content, so matches may reach back to any earlier byte of the frame), the
-// content size in the smallest field that holds it, no checksum and no
-// dictionary. Content is cut into zstd blocks of at most 128 KiB
+// content size in the smallest field that holds it, Content_Checksum_flag
+// set and no dictionary; the frame ends with the low 32 bits of XXH64 of
+// the content (xxh64.go), which libzstd and klauspost verify when they
+// decode. Content is cut into zstd blocks of at most 128 KiB
 // (Block_Maximum_Size); cuts are made on event boundaries, which is always
 // possible because an event is at most 65561 bytes, so no match is ever
 // split. A block whose compressed form is not smaller than its content is

@@ -78,7 +78,7 @@ func (e *Encoder) EncodeAll(src, dst []byte) []byte {
 	e.stats, e.srcLen = BlockStats{MinCycle: ^uint64(0)}, len(src)
 	if len(src) == 0 {
 		e.stats.MinCycle = 0
-		return appendBlockHeader(dst, true, blockRaw, 0)
+		return appendChecksum(appendBlockHeader(dst, true, blockRaw, 0), src)
 	}
 	e.resetFrame()
 	e.srcLen = len(src)
@@ -88,7 +88,7 @@ func (e *Encoder) EncodeAll(src, dst []byte) []byte {
 		dst = e.appendBlock(dst, src[pos:end], end == len(src), reps)
 		pos = end
 	}
-	return dst
+	return appendChecksum(dst, src)
 }
 
 // BlockStats describes the events EncodeAll parsed in its last input.
@@ -116,7 +116,7 @@ func (e *Encoder) Stats() (BlockStats, bool) {
 // blocks end at event boundaries but always cover more than 64000 bytes
 // unless last.
 func MaxEncodedSize(n int) int {
-	return frameHeaderMax + n + blockHeaderLen*(n/64000+2) + blockSlack
+	return frameHeaderMax + n + blockHeaderLen*(n/64000+2) + checksumLen + blockSlack
 }
 
 func (e *Encoder) resetFrame() {
