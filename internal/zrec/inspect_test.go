@@ -176,7 +176,6 @@ func manySequencesFrame(e *Encoder) []byte {
 	}
 	e.findSequences(src, 0) // sizes the buffers
 	e.lits = append(e.lits[:0], src[:3]...)
-	e.raw = raw
 	e.seqs = make([]seq, n)
 	reps := e.reps
 	e.codeSequences(raw)
@@ -190,4 +189,20 @@ func roundTripFrame(t testing.TB, frame, want []byte) {
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("round trip failed: %v", err)
 	}
+}
+
+// rawSeq is a sequence as found: literal length, match length, offset.
+type rawSeq struct {
+	ll, ml, off uint32
+}
+
+// codeSequences codes sequences given directly, as the match finder would
+// have (tests that need shapes no event block produces).
+func (e *Encoder) codeSequences(raw []rawSeq) {
+	e.llHist, e.mlHist, e.ofHist = [maxSymbolSize]uint32{}, [maxSymbolSize]uint32{}, [maxSymbolSize]uint32{}
+	seqs := e.seqs[:len(raw)]
+	for i, r := range raw {
+		e.codeSeq(&seqs[i], r.ll, r.ml-minMatch, r.off)
+	}
+	e.seqs = seqs
 }

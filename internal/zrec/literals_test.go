@@ -7,27 +7,37 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The estimate separates what W1 produces: decode-event literals (random
+// litType is the literals section type appendLiterals chooses for lits
+// with WithLiteralMinGain(shift).
+func litType(shift int, lits []byte) uint8 {
+	e := newTestEncoder(WithLiteralMinGain(shift))
+	return e.appendLiterals(make([]byte, 0, len(lits)+blockSlack), lits)[0] & 3
+}
+
+// The exact size separates what W1 produces: decode-event literals (random
 // argument bytes, Huffman saves ~8%) stay raw at shift 3, fetch-event
 // literals (a taken flag, a few pc bytes: ~33%) are coded.
 func TestHuffmanPaysDecision(t *testing.T) {
-	require.False(t, huffmanPays(randomBytes(20_000, 1), 3), "uniform random bytes")
-	require.False(t, huffmanPays(randomBytes(20_000, 1), 6), "uniform random bytes, at any gain")
+	require.EqualValues(t, litRaw, litType(3, randomBytes(20_000, 1)), "uniform random bytes")
+	require.EqualValues(t, litRaw, litType(6, randomBytes(20_000, 1)), "uniform random bytes, at any gain")
+	require.EqualValues(t, litRaw, litType(0, randomBytes(20_000, 1)), "uniform random bytes, with any saving")
 	skewed := make([]byte, 20_000)
 	for i, b := range randomBytes(20_000, 2) {
 		skewed[i] = b & 0x0f // 4 bits of entropy in 8
 	}
-	require.True(t, huffmanPays(skewed, 3))
-	require.True(t, huffmanPays(skewed, 2), "saves more than a quarter")
-	require.False(t, huffmanPays(skewed, 1), "but not half (the table costs)")
+	require.EqualValues(t, litCompressed, litType(3, skewed))
+	require.EqualValues(t, litCompressed, litType(2, skewed), "saves more than a quarter")
+	require.EqualValues(t, litRaw, litType(1, skewed), "but not half (the table costs)")
 
 	// 7/8 random bytes plus 1/8 zeros: ~10% gain, between the two shifts.
 	mixed := randomBytes(20_000, 3)
 	for i := 0; i < len(mixed); i += 8 {
 		mixed[i] = 0
 	}
-	require.False(t, huffmanPays(mixed, 3))
-	require.True(t, huffmanPays(mixed, 6))
+	require.EqualValues(t, litRaw, litType(3, mixed))
+	require.EqualValues(t, litCompressed, litType(6, mixed))
+	require.EqualValues(t, litCompressed, litType(0, mixed))
+	require.EqualValues(t, litRLE, litType(3, make([]byte, 100)), "one value")
 }
 
 func TestWithLiteralMinGainValidates(t *testing.T) {
