@@ -2,7 +2,7 @@ package zrec
 
 import (
 	"encoding/binary"
-	"slices"
+	"math/bits"
 
 	"github.com/klauspost/compress/fse"
 )
@@ -39,6 +39,7 @@ const (
 type huffScratch struct {
 	count   [4][256]uint32 // four histograms: no store-to-load chains on runs
 	keys    [256]uint32    // count<<8 | symbol of the present symbols, sorted
+	tmp     [256]uint32    // the radix sort's other buffer
 	depth   [256]uint32    // the construction's work array, then code lengths
 	val     [256]uint64    // each symbol's code (LSB first, as the bit writer adds it)
 	nbits   [256]uint8     // ... and its length
@@ -164,7 +165,7 @@ func (h *huffScratch) histogram(lits []byte) (total uint32, maxSym, distinct int
 func (h *huffScratch) lengths(total uint32, n int) (bits uint64, maxBits int) {
 	h.n = n
 	keys := h.keys[:n]
-	slices.Sort(keys) // ascending counts, ties by symbol
+	sortByCount(keys, h.tmp[:n], total)
 	a := h.depth[:n]
 	for i, k := range keys {
 		a[i] = k >> 8
@@ -177,6 +178,32 @@ func (h *huffScratch) lengths(total uint32, n int) (bits uint64, maxBits int) {
 		bits += uint64(k>>8) * uint64(a[i])
 	}
 	return bits, int(a[0])
+}
+
+// sortByCount sorts keys (count<<8 | symbol, in symbol order) by count,
+// ties by symbol, with a stable radix sort on the count's bytes (two passes
+// for counts below 65536): a few thousand instructions for 256 symbols,
+// where a comparison sort takes several times that.
+func sortByCount(keys, tmp []uint32, maxCount uint32) {
+	src, dst := keys, tmp
+	for shift := uint(8); shift < 8+uint(bits.Len32(maxCount)); shift += 8 {
+		var at [257]uint32
+		for _, k := range src {
+			at[(k>>shift)&255+1]++
+		}
+		for i := 1; i < 257; i++ {
+			at[i] += at[i-1]
+		}
+		for _, k := range src {
+			d := (k >> shift) & 255
+			dst[at[d]] = k
+			at[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &keys[0] {
+		copy(keys, src)
+	}
 }
 
 // minimumRedundancy replaces the ascending weights a (len >= 2) by the

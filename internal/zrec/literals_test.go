@@ -2,6 +2,7 @@ package zrec
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -71,4 +72,24 @@ func TestRoundTripFastLiterals(t *testing.T) {
 	require.NotNil(t, decode)
 	require.Equal(t, len(roundTrip(t, full, fetch)), len(roundTrip(t, fast, fetch)), "fetch literals still Huffman coded")
 	require.Greater(t, len(roundTrip(t, fast, decode)), len(roundTrip(t, full, decode)), "decode literals stored raw")
+}
+
+// sortByCount orders by count, ties by symbol, as a comparison sort of the
+// keys does, for counts of one, two and three bytes.
+func TestSortByCount(t *testing.T) {
+	for _, maxCount := range []uint32{200, 60_000, 130_000} {
+		var keys, tmp [256]uint32
+		r := splitmix64(maxCount)
+		n := 0
+		for s := range 256 {
+			if c := uint32(r.next() % uint64(maxCount+1)); c != 0 {
+				keys[n] = c<<8 | uint32(s)
+				n++
+			}
+		}
+		want := slices.Clone(keys[:n])
+		slices.Sort(want)
+		sortByCount(keys[:n], tmp[:n], maxCount)
+		require.Equal(t, want, keys[:n], "counts up to %d", maxCount)
+	}
 }

@@ -45,26 +45,50 @@ func TestSeqLoopAsmMatchesGo(t *testing.T) {
 			ml: uint64(e.tabs.ml.initState(uint8(last.code >> 8))),
 			of: uint64(e.tabs.of.initState(uint8(last.code >> 16)))}
 		size := 16*n + 64
-		outA, outG := make([]byte, size), make([]byte, size)
-		stA, stG := st0, st0
-		posA := seqLoopAsm(&outA[0], 3, size-24, &e.seqs[0], n-1, &e.tabs, &stA)
+		outG := make([]byte, size)
+		stG := st0
 		posG := seqLoopGo(outG, 3, size-24, e.seqs[:n-1], &e.tabs, &stG)
-		if posA != posG || stA != stG || !bytes.Equal(outA, outG) {
-			t.Fatalf("%s (%d sequences): asm pos %d state %+v, Go pos %d state %+v, bytes equal %v",
-				in.name, n, posA, stA, posG, stG, bytes.Equal(outA, outG))
-		}
-		stA, stG = st0, st0
-		short := 3 + (posG-3)/2
-		posA = seqLoopAsm(&outA[0], 3, short, &e.seqs[0], n-1, &e.tabs, &stA)
-		posG = seqLoopGo(outG, 3, short, e.seqs[:n-1], &e.tabs, &stG)
-		if posG > short && posA <= short {
-			t.Fatalf("%s: with limit %d, the Go loop stops at %d, the asm loop returns %d", in.name, short, posG, posA)
+		for _, v := range asmLoops() {
+			outA, stA := make([]byte, size), st0
+			posA := v.loop(&outA[0], 3, size-24, &e.seqs[0], n-1, &e.tabs, &stA)
+			if posA != posG || stA != stG || !bytes.Equal(outA, outG) {
+				t.Fatalf("%s (%d sequences): %s pos %d state %+v, Go pos %d state %+v, bytes equal %v",
+					in.name, n, v.name, posA, stA, posG, stG, bytes.Equal(outA, outG))
+			}
+			stA = st0
+			short := 3 + (posG-3)/2
+			posA = v.loop(&outA[0], 3, short, &e.seqs[0], n-1, &e.tabs, &stA)
+			if posA <= short {
+				t.Fatalf("%s: with limit %d, which the Go loop passes (%d), %s returns %d", in.name, short, posG, v.name, posA)
+			}
 		}
 		checked++
 	}
 	if checked < 20 || long[false] == 0 || long[true] == 0 {
 		t.Fatalf("%d blocks with sequences checked, %d sequences of 31-32 extra bits, %d of more: want them all", checked, long[false], long[true])
 	}
+}
+
+type seqLoopFunc = func(out *byte, pos, limit int, seqs *seq, n int, tabs *seqTables, st *seqState) int
+
+// asmLoops are the assembly sequence loops this CPU runs.
+func asmLoops() []struct {
+	name string
+	loop seqLoopFunc
+} {
+	l := []struct {
+		name string
+		loop seqLoopFunc
+	}{{"seqLoopAsm", seqLoopAsm}}
+	if hasBMI2 {
+		l = append(l, struct {
+			name string
+			loop seqLoopFunc
+		}{"seqLoopBMI2", seqLoopBMI2})
+	} else {
+		println("!!!!! no BMI2 on this CPU: seqLoopBMI2 is not tested !!!!!")
+	}
+	return l
 }
 
 // longExtras is an event of format 1 with argLen random argument bytes, one
