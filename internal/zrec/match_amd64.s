@@ -128,17 +128,18 @@ haveq:
 	MOVQ R10, PREVSIZE
 	MOVQ R12, DIST
 	INCQ EVENTS
-	MOVQ 2(R8)(R9*1), AX
-	CMPQ AX, MINC
-	JCC  minok
-	MOVQ AX, MINC
+	// The cycle range, without branches: cycles out of order (an
+	// out-of-order core's events) made these mispredict.
+	MOVQ    2(R8)(R9*1), AX
+	MOVQ    MINC, CX
+	CMPQ    AX, CX
+	CMOVQCS AX, CX
+	MOVQ    CX, MINC
+	MOVQ    MAXC, CX
+	CMPQ    AX, CX
+	CMOVQHI AX, CX
+	MOVQ    CX, MAXC
 
-minok:
-	CMPQ AX, MAXC
-	JLS  maxok
-	MOVQ AX, MAXC
-
-maxok:
 	// The mask of bytes equal to the predecessor's (both 64-byte windows
 	// are inside src: p <= fastEnd), cut to the event's size.
 	LEAQ (R8)(R9*1), AX
