@@ -15,7 +15,7 @@
  *   the library maps outside the Go heap and shares with the Go consumer
  *   (compression and file writing run on Go goroutines). An emit that fits
  *   in the current chunk is a mask test, a bounds test and five stores; once
- *   per chunk (one block, 64 KiB by default) it calls chronon__reserve, a C
+ *   per chunk (one block, 128 KiB by default) it calls chronon__reserve, a C
  *   function of the library, to publish the chunk and take the next one.
  *   Only when a ring is full under the Block policy does that C function
  *   wait: first in C (sleeping and polling, a few ms at most), then, for a
@@ -280,7 +280,7 @@ typedef struct chronon_kv {
  * what you need: every zero field means "the default". The strings are
  * copied; they need to live only during the call. */
 typedef struct chronon_options {
-	uint32_t block_size;          /* bytes per block: a power of two, 4096..1048576; 0: 65536 */
+	uint32_t block_size;          /* bytes per block: a power of two, 4096..1048576; 0: 131072 */
 	int32_t level;                /* zstd level 1..22; 0: default (3); CHRONON_LEVEL_NONE: raw */
 	uint64_t ring_size;           /* bytes per unit ring: a power of two >= 2 blocks; 0: 4 blocks */
 	int32_t policy;               /* CHRONON_POLICY_BLOCK (0, default) or CHRONON_POLICY_DROP */
