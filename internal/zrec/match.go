@@ -75,7 +75,7 @@ type matchState struct {
 // matchRegs is the match finder's state as the assembly loop reads and
 // writes it (its own copy of findSequences' locals, at event boundaries).
 type matchRegs struct {
-	limit, fastEnd               int
+	fastEnd                      int
 	p                            int
 	litStart, cStart, cEnd, cOff int
 	nl, ns                       int
@@ -113,7 +113,10 @@ func (e *Encoder) findSequences(src []byte, start int) int {
 	base := unsafe.Pointer(unsafe.SliceData(src))
 	lbase := unsafe.Pointer(unsafe.SliceData(lits))
 	sbase := unsafe.Pointer(unsafe.SliceData(seqs))
-	fastEnd := len(src) - fastTail // events at p <= fastEnd take the unchecked path
+	// Events at p <= fastEnd take the unchecked path: there 64-byte windows
+	// stay inside src, and an event of at most fastMax bytes inside the
+	// block (which may end before src does).
+	fastEnd := min(len(src)-fastTail, limit-fastMax)
 	litStart, cStart, cEnd, cOff := ms.litStart, ms.cStart, ms.cEnd, ms.cOff
 	ns, nl := 0, 0
 	rep0 := e.reps[0]
@@ -125,7 +128,7 @@ func (e *Encoder) findSequences(src []byte, start int) int {
 			// The assembly loop takes the events it can (match_amd64.s)
 			// and returns at the first it cannot, which the code below
 			// handles.
-			e.mr = matchRegs{limit: limit, fastEnd: fastEnd, p: p,
+			e.mr = matchRegs{fastEnd: fastEnd, p: p,
 				litStart: litStart, cStart: cStart, cEnd: cEnd, cOff: cOff, nl: nl, ns: ns,
 				prevPos: prevPos, prevSize: prevSize, events: events, minC: minC, maxC: maxC}
 			e.reps[0] = rep0

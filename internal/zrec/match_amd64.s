@@ -15,7 +15,6 @@
 // BX cOff, DI the next literal byte, SI the next sequence, DX e, AX/CX
 // scratch. The rest of the state lives in the frame.
 
-#define LIMIT    0(SP)
 #define FASTEND  8(SP)
 #define DIST     16(SP)
 #define PREVPOS  24(SP)
@@ -49,8 +48,6 @@ TEXT ·matchAsm(SB), NOSPLIT, $120-32
 	MOVQ AX, LBASE
 	MOVQ seqs+24(FP), AX
 	MOVQ AX, SBASE
-	MOVQ (Encoder_mr+matchRegs_limit)(DX), AX
-	MOVQ AX, LIMIT
 	MOVQ (Encoder_mr+matchRegs_fastEnd)(DX), AX
 	MOVQ AX, FASTEND
 	MOVQ (Encoder_mr+matchRegs_prevPos)(DX), AX
@@ -75,35 +72,30 @@ TEXT ·matchAsm(SB), NOSPLIT, $120-32
 	ADDQ SBASE, SI
 
 event:
-	// The event at p: inside the block and the fast region, and small.
-	LEAQ 26(R9), AX
-	CMPQ AX, LIMIT
-	JHI  done
+	// The event at p: inside the fast region (which findSequences ends
+	// fastMax bytes before the block's limit, so a small event there is
+	// inside the block too), and small.
 	CMPQ R9, FASTEND
 	JHI  done
 	MOVWQZX (R8)(R9*1), R10
 	ADDQ $26, R10
 	CMPQ R10, $const_fastMax
 	JHI  done
-	LEAQ (R9)(R10*1), AX
-	CMPQ AX, LIMIT
-	JHI  done
 
-	// Its predecessor: the last event of its format (tag-checked slot), or
-	// the previous event.
-	MOVL 10(R8)(R9*1), AX
-	MOVL AX, CX
-	ANDL $(const_fmtSlots-1), CX
-	SHLQ $4, CX
-	LEAQ Encoder_fmts(DX)(CX*1), CX
-	MOVQ fmtSlot_pos(CX), R11
-	TESTQ R11, R11
-	JEQ  useprev
-	CMPL fmtSlot_id(CX), AX
-	JNE  useprev
-	DECQ R11
-	MOVL fmtSlot_size(CX), R12
-	JMP  haveq
+	// Its predecessor: the last event of its format (tag-checked slot,
+	// 16 bytes, indexed by the format id's low byte), or the previous event.
+	MOVL    10(R8)(R9*1), AX
+	MOVBQZX AX, CX
+	SHLQ    $4, CX
+	LEAQ    Encoder_fmts(DX)(CX*1), CX
+	MOVQ    fmtSlot_pos(CX), R11
+	TESTQ   R11, R11
+	JEQ     useprev
+	CMPL    fmtSlot_id(CX), AX
+	JNE     useprev
+	DECQ    R11
+	MOVL    fmtSlot_size(CX), R12
+	JMP     haveq
 
 useprev:
 	MOVQ PREVPOS, R11
