@@ -62,3 +62,16 @@ func TestMatchAsmMatchesGo(t *testing.T) {
 		encodeBoth(t, "mutation", src)
 	}
 }
+
+// FuzzMatchAsmMatchesGo: on any input the assembly match loop and the Go
+// loop write the same frame (the round trip itself is FuzzEncodeRoundTrip's).
+func FuzzMatchAsmMatchesGo(f *testing.F) {
+	blocks, _ := w1Blocks(3000, 4, 4<<10, 1)
+	f.Add(blocks[0])
+	f.Add(w1Interleaved(200, 3, 2))
+	f.Add(mixedBlock(200, 1))
+	f.Add(longExtras(32, 300))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		encodeBoth(t, "fuzz", src)
+	})
+}
