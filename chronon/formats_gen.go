@@ -61,6 +61,11 @@ func (f *Format0) Emit(u *Unit, cycle uint64) {
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format0) emit(u *Unit, cycle uint64) {
 	off := u.off
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
@@ -141,6 +146,11 @@ func (f *Format1[A0]) Emit(u *Unit, cycle uint64, a0 A0) {
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format1[A0]) emit(u *Unit, cycle uint64, a0 A0) {
 	off := u.off
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
@@ -247,6 +257,11 @@ func (f *Format2[A0, A1]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format2[A0, A1]) emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
 	off := u.off
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
@@ -359,6 +374,11 @@ func (f *Format3[A0, A1, A2]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format3[A0, A1, A2]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
 	off := u.off
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
@@ -477,6 +497,11 @@ func (f *Format4[A0, A1, A2, A3]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format4[A0, A1, A2, A3]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
 	off := u.off
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
@@ -601,6 +626,11 @@ func (f *Format5[A0, A1, A2, A3, A4]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, 
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format5[A0, A1, A2, A3, A4]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
 	off := u.off
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
@@ -731,6 +761,11 @@ func (f *Format6[A0, A1, A2, A3, A4, A5]) Emit(u *Unit, cycle uint64, a0 A0, a1 
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format6[A0, A1, A2, A3, A4, A5]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
 	off := u.off
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
@@ -867,6 +902,11 @@ func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) Emit(u *Unit, cycle uint64, a0 A0,
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
 	off := u.off
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
@@ -1009,6 +1049,11 @@ func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) Emit(u *Unit, cycle uint64, a0
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {
 	off := u.off
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {

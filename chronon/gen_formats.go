@@ -136,6 +136,11 @@ func (f *%[1]s%[4]s) Emit(u *Unit, cycle uint64%[8]s%[6]s) {
 	// reserves a new chunk. One branch and one call site keep the fast
 	// path short.
 	fmt.Fprintf(b, `
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *%[1]s%[2]s) emit(u *Unit, cycle uint64%[3]s%[4]s) {
 	off := u.off
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
