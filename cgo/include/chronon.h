@@ -146,25 +146,40 @@ static inline uint32_t chronon_arg_size(int type) {
 	return type >= 0 && type < 14 ? sizes[type] : 0;
 }
 
-/* What a format's events mean (FormatEntry.kind): exporters draw spans and
- * counters; readers print every event as text. */
+/* What a format's events mean (FormatEntry.kind, docs/format.md): exporters
+ * draw spans, counters, instructions and task trees; readers print every
+ * event as text (the original C++ reader too: it ignores kinds). What each
+ * kind needs of its arguments' roles is checked at registration, as in Go. */
 enum {
 	CHRONON_KIND_INSTANT = 0,
-	CHRONON_KIND_SPAN_BEGIN = 1,
-	CHRONON_KIND_SPAN_END = 2,
-	CHRONON_KIND_SPAN_COMPLETE = 3,
-	CHRONON_KIND_COUNTER = 4
+	CHRONON_KIND_SPAN_BEGIN = 1,    /* opens a span on (unit, lane) */
+	CHRONON_KIND_SPAN_END = 2,      /* closes the innermost span of (unit, lane) */
+	CHRONON_KIND_SPAN_COMPLETE = 3, /* a span of known length: one duration argument */
+	CHRONON_KIND_COUNTER = 4,       /* a sample: one value argument */
+	CHRONON_KIND_FLUSH = 5,         /* the instruction of its flow argument was squashed */
+	CHRONON_KIND_ASYNC_BEGIN = 6,   /* opens the span of its id argument on the unit (tasks) */
+	CHRONON_KIND_ASYNC_END = 7,     /* closes it */
+	CHRONON_KIND_RETIRE = 8         /* the instruction of its flow argument retired */
 };
 
 /* Roles of arguments (FormatEntry.arg_roles). A lane is a slot of a unit
- * where spans nest; a flow id links one instruction's events across units;
- * complete spans have one duration argument, counters one value. */
+ * where spans nest; a flow id links one instruction's events across units
+ * (0: none); complete spans have one duration argument, counters one value;
+ * depends is the flow of an instruction the event's flow waits for; id names
+ * an async span (on an instant: the open span of the unit the event belongs
+ * to); parent is the id of the span that started this one (0: none); a
+ * symbol is a uint32 from chronon_intern, printed as its string. At most one
+ * argument per role, except symbols. */
 enum {
 	CHRONON_ROLE_PLAIN = 0,
 	CHRONON_ROLE_LANE = 1,
 	CHRONON_ROLE_FLOW = 2,
 	CHRONON_ROLE_DURATION = 3,
-	CHRONON_ROLE_VALUE = 4
+	CHRONON_ROLE_VALUE = 4,
+	CHRONON_ROLE_DEPENDS = 5,
+	CHRONON_ROLE_ID = 6,
+	CHRONON_ROLE_PARENT = 7,
+	CHRONON_ROLE_SYMBOL = 8
 };
 
 /* Backpressure policies: what an emit does when its unit's ring is full. */
