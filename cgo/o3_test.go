@@ -52,9 +52,9 @@ func TestO3CoreExample(t *testing.T) {
 		start, end uint64
 	}
 	type instr struct {
-		stages        []span
+		stages         []span
 		retire, squash []uint64 // cycles
-		fills         []span
+		fills          []span
 	}
 	stageNames := []string{"fetch", "decode", "dispatch", "schedule", "execute", "commit"}
 	isStage := map[string]int{}
