@@ -11,6 +11,11 @@
 // in Go): chronon::Span miss("miss"); miss.begin(u, cycle, lane, flow);
 // chronon::Counter occ("rob_occupancy"); occ.sample(u, cycle, n);
 // Format<uint64_t, chronon::Flow> marks its second argument as a flow id.
+// The rest of Go's trace model: Stages and Inst (pipelines: stages, retire,
+// squash), AsyncSpan (tasks by id with parents), OnChange (counters sampled
+// on change), Tracer::intern and Symbol, time bases, and argument types with
+// roles (Depends, SpanId, Parent, Lane). CHRONON_TEXT("...") checks a
+// literal's placeholder count at compile time.
 //
 // Format<Args...> derives the argument types of the file from the C++ types
 // at compile time, as the Go runtime's generics do: int8_t..int64_t and
