@@ -429,11 +429,17 @@ typedef struct chronon_format_options {
 /* chronon_format_register registers text with n argument types (values of
  * chronon_arg_type, at most 255) and fills *out. text holds exactly n
  * placeholders: {} or {:x} (hex). opts may be NULL. Formats live for the
- * process and every tracer writes them all into its schema.
+ * process and every tracer writes them all into its schema. Registering
+ * the same format again (text, types, kind, roles, display name, category,
+ * log level; not the source location) returns the same format, as the Go
+ * runtime does: a helper may register on behalf of each caller.
  *   CHRONON_OK
  *   CHRONON_ERR_ARG  NULL text/out, types NULL with n > 0, an unknown type,
- *                    a placeholder count other than n, invalid kind/roles
- * Any thread. */
+ *                    a placeholder count other than n, an unknown kind or
+ *                    role, roles the kind cannot have (the Go runtime's
+ *                    rules); the message names the format and the rule
+ * Any thread, and from static constructors (registration does not wait
+ * for the Go runtime). Never aborts. */
 chronon_status chronon_format_register(const char *text, const uint8_t *types, size_t n,
                                        const chronon_format_options *opts, chronon_format *out);
 
