@@ -342,6 +342,10 @@ func TestModelParity(t *testing.T) {
 	if out, _ := run(t, nil, tc.compileCxx(t, "model", modelCpp), cxxPath); strings.Contains(out, "FAIL") {
 		t.Fatalf("C++: %s", out)
 	}
+	// The same program builds as C++20 and without exceptions.
+	for _, mode := range [][]string{{"-std=c++20"}, {"-fno-exceptions"}} {
+		tc.compileCxx(t, "model", modelCpp, mode...)
+	}
 	g := tc.modelView(t, goPath)
 	// Sanity of the Go side, which the others are compared with.
 	if len(g.dump) != 42 || g.timeBase != chronon.Hz(2_000_000_000) || g.unitTimes["mem"] != chronon.Nanoseconds ||
