@@ -12,6 +12,12 @@
  * exists). Go registers the queued formats in order and must give back the
  * same ids: the only registrant of the process's Go registry is this file.
  *
+ * An identical registration (chronon/registry.go formatKey's identity:
+ * text, types, roles, kind, display name as Go derives it, category, log
+ * level) returns the format registered first, found here by a hash index,
+ * so that it works before Go starts too; Go, which deduplicates the same
+ * way, never sees the second one.
+ *
  * The table of formats (index: id) also serves chronon_format_get.
  * Categories work the same way: the bit is chosen here (the lowest one no
  * named category uses, never CHRONON_CATEGORY_DEFAULT's, as
