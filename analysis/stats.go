@@ -106,7 +106,7 @@ type OccupancyStats struct {
 }
 
 // StageStats is the latency from one unit to the next along flows. In a
-// trace merged from several runs (mmapio.Multi.WriteMerged: units named
+// trace merged from several runs (rewrite.Merge: units named
 // "<label>/<unit>", the labels in its metadata) a flow is a flow id within
 // one run: events of two runs never pair, whatever their ids.
 type StageStats struct {

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // esc escapes control characters in names and format strings from the file
 // (a forged line, a terminal escape sequence, a tab that breaks the
-// columns), as every text output of the reader does: mmapio.EscapeText.
-func esc(s string) string { return mmapio.EscapeText(s) }
+// columns), as every text output of the reader does: tracetext.EscapeText.
+func esc(s string) string { return tracetext.EscapeText(s) }
 
 // WriteJSON writes the report as indented JSON, for scripts.
 func WriteJSON(w io.Writer, rep *Report) error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // Formats of the selection tests: two named categories and the default one.
@@ -84,7 +85,7 @@ func dumpOf(t *testing.T, path string, q func(r *mmapio.Reader) mmapio.Query) (s
 	require.NoError(t, err)
 	t.Cleanup(func() { r.Close() })
 	var b bytes.Buffer
-	_, err = r.WriteDump(&b, q(r), 0)
+	_, err = tracetext.WriteDump(&b, r, q(r), 0)
 	require.NoError(t, err)
 	return b.String(), r
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/chronon-sim/chronon-go/internal/runs"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // The Kanata export (FormatKanata) writes the log Konata reads: one row per
@@ -678,7 +679,7 @@ func (u kUnits) name(id uint16) string {
 	if int(id) < len(u.names) && u.names[id] != "" {
 		return u.names[id]
 	}
-	return mmapio.EscapeText(u.r.UnitName(id))
+	return tracetext.EscapeText(u.r.UnitName(id))
 }
 
 // unitStage is the stage name of an unnamed span on a unit, cached.
@@ -700,7 +701,7 @@ func cacheUnits(r *mmapio.Reader) []string {
 			units = append(units, "")
 		}
 		if units[u.ID] == "" {
-			units[u.ID] = mmapio.EscapeText(u.Name)
+			units[u.ID] = tracetext.EscapeText(u.Name)
 		}
 	}
 	return units

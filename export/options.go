@@ -9,7 +9,7 @@ import (
 const (
 	FormatPerfetto   = "perfetto"
 	FormatChromeJSON = "chrome-json"
-	FormatKanata     = "kanata" // Konata's pipeline log (kanata.go); one file, not split
+	FormatKanata     = "kanata" // Konata's pipeline log; one file, not split
 )
 
 // DefaultMaxFileBytes keeps each output file small enough for browsers.
@@ -37,9 +37,9 @@ func defaults() options {
 // (the units of a trace merged from several runs, see mmapio.Multi) as one
 // process per label: a Perfetto process track, a Chrome JSON pid, with the
 // unit's dotted path nested under it. Other units stay under the
-// simulation's track. Flows are joined only within a label (runs.go). Without
+// simulation's track. Flows are joined only within a label. Without
 // this option the labels are those a merged trace's metadata names
-// (mmapio.Multi.WriteMerged writes "<label>/file" for each input), so a
+// (rewrite.Merge writes "<label>/file" for each input), so a
 // merged file read later is drawn the same way.
 func WithProcesses(labels []string) Option {
 	return func(o *options) error {

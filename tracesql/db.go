@@ -15,6 +15,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/unitsel"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
@@ -312,7 +313,7 @@ func (d *DB) ArgDecodes() int64 { return d.argDecodes.Load() }
 func (d *DB) BlocksDecoded() int64 {
 	var n int64
 	for _, t := range d.traces {
-		n += t.r.BlocksDecoded()
+		n += rawread.Decodes(t.r)
 	}
 	return n
 }

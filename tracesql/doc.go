@@ -14,7 +14,7 @@
 // table fetch with columns cycle, unit, unit_id, pc, taken); spans, counters
 // and flows read the formats' kinds and argument roles as the exporters do;
 // units, formats, categories, metadata and blocks come from the schema and
-// the footer. Catalog (catalog.go) lists them all with their columns.
+// the footer. Catalog lists them all with their columns.
 //
 // Each event table is a view on the table function of the same name, which
 // takes the selection as named parameters: events(cycles := '9000000-9001000',

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // unitView is what the report shows of a differing unit in one run: the
@@ -73,7 +74,7 @@ func (d *differ) views(s int, us []*dunit) ([]*unitView, error) {
 			case !vw.found && vw.off+size > u.at:
 				vw.found, v.k, v.has, v.cycle = true, vw.i, true, ev.Cycle
 				v.first = vw.i - uint64(len(vw.ring))
-				v.lines = append(vw.ring, string(r.AppendLine(nil, &ev)))
+				v.lines = append(vw.ring, string(tracetext.AppendLine(nil, r, &ev)))
 				vw.ring = nil
 				vw.after = ctx
 			case !vw.found:
@@ -82,10 +83,10 @@ func (d *differ) views(s int, us []*dunit) ([]*unitView, error) {
 						copy(vw.ring, vw.ring[1:])
 						vw.ring = vw.ring[:ctx-1]
 					}
-					vw.ring = append(vw.ring, string(r.AppendLine(nil, &ev)))
+					vw.ring = append(vw.ring, string(tracetext.AppendLine(nil, r, &ev)))
 				}
 			case vw.after > 0:
-				v.lines = append(v.lines, string(r.AppendLine(nil, &ev)))
+				v.lines = append(v.lines, string(tracetext.AppendLine(nil, r, &ev)))
 				vw.after--
 			}
 			vw.off += size
@@ -109,7 +110,7 @@ func (d *differ) views(s int, us []*dunit) ([]*unitView, error) {
 // a format the schema does not have.
 func fmtName(ev *mmapio.Event) string {
 	if f := ev.Format(); f != nil {
-		return mmapio.EscapeText(f.Format.Format)
+		return tracetext.EscapeText(f.Format.Format)
 	}
 	return fmt.Sprintf("[unknown format %d]", ev.FormatID)
 }

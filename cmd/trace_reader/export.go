@@ -9,6 +9,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/analysis"
 	"github.com/chronon-sim/chronon-go/export"
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
@@ -32,7 +33,7 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 	defer r.Close()
 	// The exporter reads arguments of uncompressed blocks straight from the
 	// mapping: a file that shrinks meanwhile is an error, not SIGBUS.
-	defer r.CatchFault(&err, mmapio.PanicOnFault())
+	defer rawread.CatchFault(r, &err, rawread.PanicOnFault())
 	q, err := query(c, r, labels)
 	if err != nil {
 		return err
@@ -139,7 +140,7 @@ func statsTrace(c *config, w, stderr io.Writer) (err error) {
 	defer r.Close()
 	// analysis reads arguments of uncompressed blocks straight from the
 	// mapping: a file that shrinks meanwhile is an error, not SIGBUS.
-	defer r.CatchFault(&err, mmapio.PanicOnFault())
+	defer rawread.CatchFault(r, &err, rawread.PanicOnFault())
 	first, last := cycleRange(r)
 	p := progressFor(c, stderr, first, last)
 	q, err := query(c, r, labels)

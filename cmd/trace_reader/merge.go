@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/rewrite"
 )
 
 // mergeFiles runs `merge -o OUT FILE...`: one trace holding every event of
-// the files (mmapio.Multi.WriteMerged), written under a temporary name and
+// the files (rewrite.Merge), written under a temporary name and
 // renamed into place when complete.
 func mergeFiles(c *config, stdout, stderr io.Writer) error {
 	return quietWhenDying(mergeTo(c, stdout, stderr))
@@ -50,7 +51,7 @@ func mergeTo(c *config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := m.WriteMerged(out.f, mmapio.MergeOptions{Created: time.Now(), NoVerify: c.noVerify})
+	res, err := rewrite.Merge(out.f, m, rewrite.MergeOptions{Created: time.Now(), NoVerify: c.noVerify})
 	if err != nil {
 		out.abort()
 		var fe *mmapio.FaultError
@@ -104,7 +105,7 @@ type mergeInput struct {
 // reportRecovered says, one line each, which inputs were recovered (cut
 // short: no footer, perhaps a torn tail) and are merged as far as they
 // were: the output is a complete file, so nothing else would tell that
-// part of a run is missing. WriteMerged keeps the same text in the
+// part of a run is missing. rewrite.Merge keeps the same text in the
 // output's metadata.
 func reportRecovered(m *mmapio.Multi, stderr io.Writer) {
 	labels := mmapio.Labels(m.Readers())
@@ -112,7 +113,7 @@ func reportRecovered(m *mmapio.Multi, stderr io.Writer) {
 		if st := r.Status(); st.State != mmapio.StateComplete {
 			fmt.Fprintf(stderr, "trace_reader: merge: %s\n", oneLine(fmt.Sprintf(
 				"%s (%s): merged what was recovered of it (noted as %s/%s in the output's metadata): %s",
-				r.Path(), esc(labels[i]), esc(labels[i]), mmapio.MetaRecovered, st)))
+				r.Path(), esc(labels[i]), esc(labels[i]), rewrite.MetaRecovered, st)))
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/rewrite"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // Several files given to a reading command are one timeline (mmapio.Multi):
@@ -61,7 +63,7 @@ func dumpMulti(c *config, w io.Writer, stderr io.Writer) error {
 	if c.command == "convert" {
 		limit = 0
 	}
-	n, err := m.WriteDump(w, limit, qs...)
+	n, err := tracetext.WriteMultiDump(w, m, limit, qs...)
 	if err != nil {
 		return err
 	}
@@ -124,7 +126,7 @@ func openInput(c *config, dir string) (r *mmapio.Reader, labels []string, err er
 	}
 	name := f.Name()
 	defer os.Remove(name)
-	if _, err := m.WriteMerged(f, mmapio.MergeOptions{RawRewrites: true, Created: time.Now()}); err != nil {
+	if _, err := rewrite.Merge(f, m, rewrite.MergeOptions{RawRewrites: true, Created: time.Now()}); err != nil {
 		f.Close()
 		return nil, nil, err
 	}

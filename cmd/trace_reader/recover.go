@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/rewrite"
 )
 
 // recoverFile writes a complete copy of c.file to c.output: the schema and
@@ -31,7 +32,7 @@ func recoverTo(c *config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rw, err := r.Rewrite(out, time.Now())
+	rw, err := rewrite.Complete(out, r, time.Now())
 	if err == nil && out.tmp != "" {
 		if fi, serr := os.Stat(c.file); serr == nil {
 			err = out.f.Chmod(fi.Mode().Perm()) // the copy is as readable as the original
