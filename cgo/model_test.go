@@ -11,6 +11,7 @@ import (
 	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // What Go records, C and C++ record: one scenario that uses every part of
@@ -296,7 +297,7 @@ func (tc *toolchain) modelView(t *testing.T, path string) modelView {
 	defer r.Close()
 	v := modelView{formats: map[string]string{}, used: map[string]bool{}, unitTimes: map[string]schema.TimeBase{}}
 	var b strings.Builder
-	if _, err := r.WriteDump(&b, mmapio.Query{}, 0); err != nil {
+	if _, err := tracetext.WriteDump(&b, r, mmapio.Query{}, 0); err != nil {
 		t.Fatal(err)
 	}
 	v.dump = sortedLines(b.String())
