@@ -213,6 +213,26 @@ void edges(const char *path) {
 	want(st, Status::err_arg, "Options::select with a malformed selection");
 	chronon::Tracer::open("/dev/null", chronon::Options().time_base(chronon::TimeBase{0, 5}), st);
 	want(st, Status::err_arg, "Options::time_base with a zero numerator");
+	// The same registration twice is one format; another category is another.
+	static const chronon::Format<uint32_t> once("dedup {}"), again("dedup {}"),
+	    other("dedup {}", chronon::FormatOptions().category(4));
+	if (once.id() == 0 || again.id() != once.id() || other.id() == once.id()) {
+		std::fprintf(stderr, "example_sim_cpp: identical registrations got ids %u and %u, another category %u\n", once.id(),
+		             again.id(), other.id());
+		failures++;
+	}
+	// Options::select: units outside the selection record nothing.
+	{
+		chronon::Tracer sel = chronon::Tracer::open((std::string(path) + ".select").c_str(),
+		                                            chronon::Options().select("units=keep.*").auto_metadata(false), st);
+		want(st, Status::ok, "Tracer::open with Options::select");
+		chronon::Unit keep, drop;
+		want(sel.new_unit(keep, "keep.a"), Status::ok, "selected unit");
+		want(sel.new_unit(drop, "drop.b"), Status::ok, "unselected unit");
+		want(once.emit(keep, 1, 1), Status::ok, "emit into a selected unit");
+		want(once.emit(drop, 1, 1), Status::disabled, "emit into a unit outside the selection");
+		want(sel.close(), Status::ok, "close the selecting tracer");
+	}
 
 	// A default Unit is closed: emitting into it is safe.
 	chronon::Unit none;
