@@ -10,12 +10,14 @@ FUZZTIME  ?= 10s
 DEMO_N    ?= 2000000
 REPS      ?= 5
 
-.PHONY: all build demo test test-go vet cross fuzz oracle perfetto-check parquet-check deps deps-perfetto deps-schema schema bench speed generate clean
+.PHONY: all build demo test fresh-machine test-go vet cross fuzz oracle perfetto-check parquet-check deps deps-perfetto deps-schema deps-cli schema bench speed generate docs man clean
 
 all: build
 
+# -buildvcs=auto: the tools print the commit they were built from (--version)
+# even where GOFLAGS says -buildvcs=false, as on the development machines.
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -buildvcs=auto -o $(BIN)/ ./cmd/...
 
 # deps installs what the tests use: python3-zstandard for the conformance
 # oracle (and the libzstd cross-checks), via apt-get; staticcheck, at its
@@ -25,7 +27,7 @@ build:
 STATICCHECK_VERSION ?= v0.8.2
 TOOLS       := $(CURDIR)/$(BIN)/tools
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
-deps: deps-c $(STATICCHECK)
+deps: deps-c deps-cli $(STATICCHECK)
 	@$(PYTHON) -c 'import zstandard' 2>/dev/null || { \
 		echo "installing python3-zstandard (conformance oracle)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-zstandard >/dev/null; }
@@ -65,7 +67,7 @@ demo: build
 	$(BIN)/trace_reader dump --limit 10 $(BIN)/demo/w1.ctrace
 	$(BIN)/trace_reader filter --unit core1.l2 --cycles 500000-500200 $(BIN)/demo/w1.ctrace
 	@echo "== pipeline view: pipesim with stalls and squashes, exported for Konata (one row per instruction)"
-	$(BIN)/pipesim -n 20000 -hazards -o $(BIN)/demo/hazards.ctrace && $(BIN)/trace_reader export --format kanata -o $(BIN)/demo/pipe.kanata $(BIN)/demo/hazards.ctrace
+	$(BIN)/pipesim -n 20000 --hazards -o $(BIN)/demo/hazards.ctrace && $(BIN)/trace_reader export --format kanata -o $(BIN)/demo/pipe.kanata $(BIN)/demo/hazards.ctrace
 	@echo "== open $(BIN)/demo/pipe.kanata in Konata (https://github.com/shioyadan/Konata): File > Open"
 	@echo "== SQL on the trace (DuckDB, no import step): taken branches per unit"
 	$(BIN)/trace_reader sql $(BIN)/demo/w1.ctrace -c "SELECT unit, count(*) AS fetches, round(avg(taken::INT), 3) AS taken FROM fetch GROUP BY unit ORDER BY unit"
@@ -130,8 +132,36 @@ schema: deps-schema
 generate:
 	$(GO) generate ./...
 
+# docs: docs/cli.md, every command and option of the three tools, from the
+# tables their parsers read (each tool's test fails when it is stale).
+TOOLS_CLI := trace_reader tracegen pipesim
+docs:
+	$(GO) build -o $(BIN)/ $(addprefix ./cmd/,$(TOOLS_CLI))
+	$(GO) run ./internal/cli/mkdocs $(addprefix $(BIN)/,$(TOOLS_CLI)) >docs/cli.md.tmp
+	mv docs/cli.md.tmp docs/cli.md
+
+# man: the tools' manual pages, from the same tables, as build output (like
+# the binaries, made for the version built): bin/man/man1/*.1, read with
+# man -l bin/man/man1/trace_reader.1 or MANPATH=bin/man man trace_reader.
+man: build
+	@mkdir -p $(BIN)/man/man1
+	@for t in $(TOOLS_CLI); do $(BIN)/$$t --help-man >$(BIN)/man/man1/$$t.1 || exit 1; echo "$(BIN)/man/man1/$$t.1"; done
+
+# deps-cli: the shells and the man page checker the completion and manual
+# page tests use (without them those tests skip, loudly).
+deps-cli:
+	@command -v zsh >/dev/null && command -v fish >/dev/null && command -v mandoc >/dev/null && command -v groff >/dev/null || { \
+		echo "installing zsh fish mandoc groff-base (completion and manual page tests)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish mandoc groff-base >/dev/null; }
+
 clean:
 	rm -rf $(BIN)
+
+# fresh-machine: a clone of HEAD with an empty GOPATH and GOCACHE runs
+# `make deps demo` (scripts/fresh_machine.sh; TARGETS="deps test" times the
+# test command cold).
+fresh-machine:
+	scripts/fresh_machine.sh $(TARGETS)
 
 # ---- The C and C++ library (cgo/; cgo/README.md) ----
 # lib:     libchronon.so (c-shared) and libchronon.a (c-archive) in CBUILD.

@@ -11,6 +11,7 @@ import (
 	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/internal/pipesim"
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/rewrite"
 )
 
 // Two pipeline runs merged into one trace (as stats of several files, or
@@ -36,7 +37,7 @@ func TestStatsStagesWithinRuns(t *testing.T) {
 	merged := filepath.Join(dir, "merged.ctrace")
 	f, err := os.Create(merged)
 	require.NoError(t, err)
-	_, err = m.WriteMerged(f, mmapio.MergeOptions{})
+	_, err = rewrite.Merge(f, m, rewrite.MergeOptions{})
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 	require.NoError(t, m.Close())

@@ -11,6 +11,7 @@ import (
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/internal/runs"
+	"github.com/chronon-sim/chronon-go/internal/spantree"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -24,9 +25,11 @@ type Report struct {
 	Spans     []SpanStats      `json:"spans"`
 	Occupancy []OccupancyStats `json:"occupancy"`
 	Stages    []StageStats     `json:"stages"`
+	Trees     []TreeStats      `json:"trees,omitempty"`
 	// Notes counts what the statistics could not use or do not cover:
 	// unmatched_span_ends (a span end with no begin in the window),
-	// spans_open_at_end (begun, not ended in the window), and
+	// spans_open_at_end (begun, not ended in the window),
+	// parents_not_found (a parent id that named no span), and
 	// events_dropped_by_the_writer_in_the_file (the writer's unit stats:
 	// the rates count only what the file holds).
 	Notes map[string]uint64 `json:"notes,omitempty"`
@@ -38,6 +41,11 @@ type Window struct {
 	Start  uint64 `json:"start"`
 	End    uint64 `json:"end"` // inclusive
 	Cycles uint64 `json:"cycles"`
+	// With a time base in the trace (chronon.WithTimeBase): how long one
+	// cycle lasts ("1 ps") and the window in seconds; the rates per second
+	// below are then filled in.
+	TimeBase string  `json:"time_base,omitempty"`
+	Seconds  float64 `json:"seconds,omitempty"`
 }
 
 // UnitStats counts one unit's events.
@@ -48,6 +56,7 @@ type UnitStats struct {
 	First      uint64  `json:"first_cycle"`
 	Last       uint64  `json:"last_cycle"`
 	PerKCycles float64 `json:"events_per_1k_cycles"`
+	PerSecond  float64 `json:"events_per_second,omitempty"` // of simulated time, by the unit's clock
 }
 
 // FormatStats counts one format's events.
@@ -59,6 +68,7 @@ type FormatStats struct {
 	First      uint64  `json:"first_cycle"`
 	Last       uint64  `json:"last_cycle"`
 	PerKCycles float64 `json:"events_per_1k_cycles"`
+	PerSecond  float64 `json:"events_per_second,omitempty"` // of simulated time, by the trace's time base
 }
 
 // Dist summarizes a distribution of cycle counts.
@@ -96,7 +106,7 @@ type OccupancyStats struct {
 }
 
 // StageStats is the latency from one unit to the next along flows. In a
-// trace merged from several runs (mmapio.Multi.WriteMerged: units named
+// trace merged from several runs (rewrite.Merge: units named
 // "<label>/<unit>", the labels in its metadata) a flow is a flow id within
 // one run: events of two runs never pair, whatever their ids.
 type StageStats struct {
@@ -120,15 +130,26 @@ func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
 	s := newStater(r)
 	it := r.Iter(q)
 	defer it.Close()
+	emit := func(_ spantree.Info, ev mmapio.Event, res spantree.Resolved) error {
+		s.event(&ev, res)
+		return nil
+	}
 	for it.Next() {
 		ev := it.Event()
-		s.event(&ev)
+		if s.order != nil {
+			s.order.Push(s.treeInfo(&ev), ev, emit)
+		} else {
+			s.event(&ev, noTree)
+		}
 		if progress.Active() && s.events&0xFFFF == 0 {
 			progress.Report(ev.Cycle)
 		}
 	}
 	if err := it.Err(); err != nil {
 		return nil, err
+	}
+	if s.order != nil {
+		s.order.Flush(emit)
 	}
 	progress.Done()
 	rep := s.report(q)
@@ -158,7 +179,10 @@ type stater struct {
 	runOf   []uint16             // run of each unit id in a merged trace; nil: one run
 	occ     map[occKey]*sweep
 	ends    endHeap
-	open    map[laneKey][]uint64 // begin cycles of begin/end spans, innermost last
+	open    map[laneKey][]uint64            // begin cycles of begin/end spans, innermost last
+	order   *spantree.Orderer[mmapio.Event] // when a format has an id or a parent
+	async   map[int64]openAsync             // open async spans by node
+	trees   *trees                          // every async span, when a format has a parent
 	events  uint64
 	first   uint64
 	last    uint64
@@ -183,7 +207,18 @@ type fmtRoles struct {
 	f                      *mmapio.Format
 	name                   string
 	lane, flow, dur, value int
+	id, parent             int
 }
+
+// openAsync is an async span begun and not ended.
+type openAsync struct {
+	begin uint64
+	unit  uint16
+	name  string
+}
+
+// noTree is the resolution of an event when no format has an id or parent.
+var noTree = spantree.Resolved{Node: -1, Parent: -1}
 
 type spanKey struct {
 	unit uint16
@@ -227,11 +262,12 @@ func newStater(r *mmapio.Reader) *stater {
 		if s.fmts[f.ID] != nil {
 			continue
 		}
-		fr := &fmtRoles{f: f, name: f.Name, lane: -1, flow: -1, dur: -1, value: -1}
+		fr := &fmtRoles{f: f, name: f.Name, lane: -1, flow: -1, dur: -1, value: -1, id: -1, parent: -1}
 		if fr.name == "" {
 			fr.name = f.Format.Format
 		}
-		for i := range f.ArgTypes {
+		for i, t := range f.ArgTypes {
+			integer := t >= schema.ArgInt8 && t <= schema.ArgUInt64
 			switch f.Role(i) {
 			case schema.RoleLane:
 				fr.lane = i
@@ -241,14 +277,61 @@ func newStater(r *mmapio.Reader) *stater {
 				fr.dur = i
 			case schema.RoleValue:
 				fr.value = i
+			case schema.RoleID:
+				if integer && fr.id < 0 {
+					fr.id = i
+				}
+			case schema.RoleParent:
+				if integer && fr.parent < 0 {
+					fr.parent = i
+				}
 			}
 		}
 		s.fmts[f.ID] = fr
+		if fr.id >= 0 || fr.parent >= 0 {
+			if s.order == nil {
+				s.order = spantree.NewOrderer[mmapio.Event]()
+				s.order.Clone = func(ev mmapio.Event) mmapio.Event { return ev.Clone() }
+				s.async = map[int64]openAsync{}
+			}
+			if fr.parent >= 0 && s.trees == nil {
+				s.trees = &trees{keyIdx: map[treeKey]uint32{}}
+			}
+		}
 	}
 	return s
 }
 
-func (s *stater) event(ev *mmapio.Event) {
+// treeInfo describes an event to the orderer.
+func (s *stater) treeInfo(ev *mmapio.Event) spantree.Info {
+	in := spantree.Info{Cycle: ev.Cycle, Unit: ev.UnitID}
+	if s.runOf != nil {
+		in.Run = s.runOf[ev.UnitID]
+	}
+	fr := s.fmts[ev.FormatID]
+	if fr == nil || fr.id < 0 && fr.parent < 0 {
+		return in
+	}
+	v := &s.view
+	v.Reset(fr.f.ArgTypes, ev.RawArgs(), int(ev.ArgCount))
+	if v.Has(fr.id) {
+		in.ID = v.Uint(fr.id)
+		switch fr.f.Kind {
+		case schema.KindAsyncBegin:
+			in.Kind = spantree.Begin
+		case schema.KindAsyncEnd:
+			in.Kind = spantree.End
+		case schema.KindInstant:
+			in.Kind = spantree.Member
+		}
+	}
+	if v.Has(fr.parent) {
+		in.Parent = v.Uint(fr.parent)
+	}
+	return in
+}
+
+func (s *stater) event(ev *mmapio.Event, res spantree.Resolved) {
 	c := ev.Cycle
 	s.closeSpans(c) // complete spans ending by now
 	if s.events == 0 {
@@ -283,7 +366,32 @@ func (s *stater) event(ev *mmapio.Event) {
 	if v.Has(fr.lane) {
 		lk.lane, lk.has = v.Uint(fr.lane), true
 	}
+	if res.Missing {
+		s.notes["parents_not_found"]++
+	}
 	switch fr.f.Kind {
+	case schema.KindAsyncBegin:
+		if res.Node < 0 {
+			return
+		}
+		s.async[res.Node] = openAsync{begin: c, unit: ev.UnitID, name: fr.name}
+		s.occStart(laneKey{unit: ev.UnitID}, c)
+		if s.trees != nil {
+			s.trees.begin(res.Node, res.Parent, ev.UnitID, fr.name, c)
+		}
+	case schema.KindAsyncEnd:
+		a, ok := s.async[res.Node]
+		if res.Node < 0 || !ok {
+			s.notes["unmatched_span_ends"]++
+			return
+		}
+		delete(s.async, res.Node)
+		ak := laneKey{unit: a.unit}
+		s.span(ak, a.name, a.begin, c-a.begin)
+		s.occEnd(ak, c)
+		if s.trees != nil && res.Node < int64(len(s.trees.nodes)) {
+			s.trees.nodes[res.Node].end = c
+		}
 	case schema.KindSpanComplete:
 		dur := uint64(0)
 		if v.Has(fr.dur) {
@@ -443,6 +551,10 @@ func (s *stater) report(q mmapio.Query) *Report {
 			s.notes["spans_open_at_end"]++
 		}
 	}
+	for _, a := range s.async {
+		s.occEnd(laneKey{unit: a.unit}, end)
+		s.notes["spans_open_at_end"]++
+	}
 	rate := func(n uint64) float64 {
 		if rep.Window.Cycles == 0 {
 			return 0
@@ -455,12 +567,26 @@ func (s *stater) report(q mmapio.Query) *Report {
 		}
 		return "unit " + strconv.FormatUint(uint64(id), 10)
 	}
+	sch := s.r.Schema()
+	if !sch.TimeBase.IsZero() {
+		rep.Window.TimeBase = sch.TimeBase.String()
+		rep.Window.Seconds = sch.TimeBase.Seconds(rep.Window.Cycles)
+	}
+	// perSecond is n events over the window in seconds by time base tb.
+	perSecond := func(n uint64, tb schema.TimeBase) float64 {
+		if sec := tb.Seconds(rep.Window.Cycles); sec > 0 {
+			return float64(n) / sec
+		}
+		return 0
+	}
 	for id, c := range s.units {
-		rep.Units = append(rep.Units, UnitStats{ID: id, Name: s.r.UnitName(id), Events: c.n, First: c.first, Last: c.last, PerKCycles: rate(c.n)})
+		rep.Units = append(rep.Units, UnitStats{ID: id, Name: s.r.UnitName(id), Events: c.n, First: c.first, Last: c.last, PerKCycles: rate(c.n),
+			PerSecond: perSecond(c.n, sch.TimeBaseOf(id))})
 	}
 	sort.Slice(rep.Units, func(i, j int) bool { return rep.Units[i].ID < rep.Units[j].ID })
 	for id, c := range s.formats {
-		fs := FormatStats{ID: id, Format: "[unknown format]", Kind: "instant", Events: c.n, First: c.first, Last: c.last, PerKCycles: rate(c.n)}
+		fs := FormatStats{ID: id, Format: "[unknown format]", Kind: "instant", Events: c.n, First: c.first, Last: c.last, PerKCycles: rate(c.n),
+			PerSecond: perSecond(c.n, sch.TimeBase)}
 		if f := s.fmts[id]; f != nil {
 			fs.Format, fs.Kind = f.f.Format.Format, f.f.Kind.String()
 		}
@@ -517,6 +643,9 @@ func (s *stater) report(q mmapio.Query) *Report {
 	for _, k := range keys {
 		rep.Stages = append(rep.Stages, StageStats{From: name(k.from), To: name(k.to), Dist: s.stages[k].dist()})
 	}
+	if s.trees != nil {
+		rep.Trees = s.trees.report(end, name)
+	}
 	return rep
 }
 
@@ -532,6 +661,8 @@ func (s *stater) newHist() *hist {
 	s.histSeq++
 	return &hist{counts: map[uint64]uint64{}, firstSeen: s.histSeq}
 }
+
+func newHist() *hist { return &hist{counts: map[uint64]uint64{}} }
 
 func (h *hist) add(v uint64) {
 	h.counts[v]++

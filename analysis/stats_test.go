@@ -15,8 +15,13 @@ import (
 
 func openTrace(t *testing.T, write func(tr *chronon.Tracer)) *mmapio.Reader {
 	t.Helper()
+	return openTraceOpts(t, nil, write)
+}
+
+func openTraceOpts(t *testing.T, opts []chronon.Option, write func(tr *chronon.Tracer)) *mmapio.Reader {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "t.ctrace")
-	tr, err := chronon.Create(path, chronon.WithFlushInterval(0), chronon.WithAutoMetadata(false))
+	tr, err := chronon.Create(path, append([]chronon.Option{chronon.WithFlushInterval(0), chronon.WithAutoMetadata(false)}, opts...)...)
 	require.NoError(t, err)
 	write(tr)
 	require.NoError(t, tr.Close())

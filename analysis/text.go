@@ -10,13 +10,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // esc escapes control characters in names and format strings from the file
 // (a forged line, a terminal escape sequence, a tab that breaks the
-// columns), as every text output of the reader does: mmapio.EscapeText.
-func esc(s string) string { return mmapio.EscapeText(s) }
+// columns), as every text output of the reader does: tracetext.EscapeText.
+func esc(s string) string { return tracetext.EscapeText(s) }
 
 // WriteJSON writes the report as indented JSON, for scripts.
 func WriteJSON(w io.Writer, rep *Report) error {
@@ -32,21 +32,45 @@ func WriteJSON(w io.Writer, rep *Report) error {
 // the report (notes are sorted).
 func WriteText(w io.Writer, rep *Report) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Window: cycles %d - %d (%d cycles), %d events\n", rep.Window.Start, rep.Window.End, rep.Window.Cycles, rep.Events)
-
+	if rep.Window.TimeBase != "" {
+		fmt.Fprintf(bw, "Window: cycles %d - %d (%d cycles of %s: %s), %d events\n", rep.Window.Start, rep.Window.End, rep.Window.Cycles,
+			rep.Window.TimeBase, seconds(rep.Window.Seconds), rep.Events)
+	} else {
+		fmt.Fprintf(bw, "Window: cycles %d - %d (%d cycles), %d events\n", rep.Window.Start, rep.Window.End, rep.Window.Cycles, rep.Events)
+	}
+	// A column of rates per second of simulated time when the trace has a
+	// time base: without one the tables are as they always were.
+	timed := false
+	for _, u := range rep.Units {
+		timed = timed || u.PerSecond != 0
+	}
 	t := newTable("Units", "<unit", "events", "first cycle", "last cycle", "per 1k cycles")
+	if timed {
+		t = newTable("Units", "<unit", "events", "first cycle", "last cycle", "per 1k cycles", "per second")
+	}
 	for _, u := range rep.Units {
 		name := esc(u.Name)
 		if name == "" {
 			name = fmt.Sprintf("[%d]", u.ID)
 		}
-		t.row(name, u64(u.Events), u64(u.First), u64(u.Last), f2(u.PerKCycles))
+		if timed {
+			t.row(name, u64(u.Events), u64(u.First), u64(u.Last), f2(u.PerKCycles), g4(u.PerSecond))
+		} else {
+			t.row(name, u64(u.Events), u64(u.First), u64(u.Last), f2(u.PerKCycles))
+		}
 	}
 	t.write(bw)
 
 	t = newTable("Formats", "id", "<kind", "events", "first cycle", "last cycle", "per 1k cycles", "<format")
+	if timed {
+		t = newTable("Formats", "id", "<kind", "events", "first cycle", "last cycle", "per 1k cycles", "per second", "<format")
+	}
 	for _, f := range rep.Formats {
-		t.row(strconv.FormatUint(uint64(f.ID), 10), f.Kind, u64(f.Events), u64(f.First), u64(f.Last), f2(f.PerKCycles), esc(f.Format))
+		if timed {
+			t.row(strconv.FormatUint(uint64(f.ID), 10), f.Kind, u64(f.Events), u64(f.First), u64(f.Last), f2(f.PerKCycles), g4(f.PerSecond), esc(f.Format))
+		} else {
+			t.row(strconv.FormatUint(uint64(f.ID), 10), f.Kind, u64(f.Events), u64(f.First), u64(f.Last), f2(f.PerKCycles), esc(f.Format))
+		}
 	}
 	t.write(bw)
 
@@ -76,6 +100,25 @@ func WriteText(w io.Writer, rep *Report) error {
 		}
 		t.write(bw)
 	}
+	for _, tr := range rep.Trees {
+		fmt.Fprintf(bw, "\nTrees of %s (%d requests: spans linked by parent ids)\n", esc(tr.Root), tr.Trees)
+		t = newTable("", append([]string{"<per tree"}, distHeader...)...)
+		t.row(append([]string{"spans"}, distCells(tr.Spans)...)...)
+		t.row(append([]string{"fan-out"}, distCells(tr.FanOut)...)...)
+		t.row(append([]string{"depth"}, distCells(tr.Depth)...)...)
+		t.row(append([]string{"latency"}, distCells(tr.Latency)...)...)
+		t.writeRows(bw)
+		t = newTable("  Critical path: where the requests' latency went", "<unit", "<span", "cycles", "share")
+		for _, c := range tr.Critical {
+			t.row(esc(c.Unit), esc(c.Span), u64(c.Cycles), strconv.FormatFloat(100*c.Share, 'f', 2, 64)+"%")
+		}
+		t.write(bw)
+		t = newTable("  Slowest request's critical path", "<unit", "<span", "from", "to", "cycles")
+		for _, p := range tr.Slowest {
+			t.row(esc(p.Unit), esc(p.Span), u64(p.Start), u64(p.End), u64(p.End-p.Start))
+		}
+		t.write(bw)
+	}
 	if len(rep.Notes) > 0 {
 		fmt.Fprintln(bw, "\nNotes")
 		keys := make([]string, 0, len(rep.Notes))
@@ -97,6 +140,22 @@ func distCells(d Dist) []string {
 }
 
 func u64(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// g4 is a rate with 4 significant digits ("1.235e+09").
+func g4(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+
+// seconds is a length of simulated time in the unit that suits it.
+func seconds(s float64) string {
+	switch {
+	case s >= 1:
+		return strconv.FormatFloat(s, 'f', 3, 64) + " s"
+	case s >= 1e-3:
+		return strconv.FormatFloat(s*1e3, 'f', 3, 64) + " ms"
+	case s >= 1e-6:
+		return strconv.FormatFloat(s*1e6, 'f', 3, 64) + " us"
+	}
+	return strconv.FormatFloat(s*1e9, 'f', 3, 64) + " ns"
+}
 
 func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
@@ -148,13 +207,18 @@ func (t *table) trailer(line string) {
 func width(s string) int { return utf8.RuneCountInString(s) }
 
 func (t *table) write(w *bufio.Writer) {
+	fmt.Fprintf(w, "\n%s\n", t.title)
+	t.writeRows(w)
+}
+
+// writeRows writes the table without its title.
+func (t *table) writeRows(w *bufio.Writer) {
 	widths := make([]int, len(t.left))
 	for _, r := range t.rows {
 		for i, c := range r {
 			widths[i] = max(widths[i], width(c))
 		}
 	}
-	fmt.Fprintf(w, "\n%s\n", t.title)
 	for ri, r := range t.rows {
 		for i, c := range r {
 			w.WriteString("  ")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // selectProg opens a tracer with chronon_options.select = argv[2] (NULL
@@ -71,7 +72,7 @@ func TestCSelect(t *testing.T) {
 		}
 		defer r.Close()
 		var b bytes.Buffer
-		if _, err := r.WriteDump(&b, mmapio.Query{}, 0); err != nil {
+		if _, err := tracetext.WriteDump(&b, r, mmapio.Query{}, 0); err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {

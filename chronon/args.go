@@ -18,6 +18,7 @@ import (
 //	uintptr                     -> Pointer (printed 0x...)
 //	bool                        -> Bool
 //	string                      -> String (stored NUL-terminated; cut at an embedded NUL)
+//	Symbol                      -> UInt32 with the Symbol role (Tracer.Intern)
 //
 // Named types with these underlying types are accepted too.
 type Arg interface {
@@ -30,6 +31,9 @@ type Arg interface {
 // registration only.
 func argTypeOf[T Arg]() schema.ArgType {
 	t := reflect.TypeFor[T]()
+	if t == reflect.TypeFor[Symbol]() {
+		return argSymbol
+	}
 	switch t.Kind() {
 	case reflect.Int8:
 		return schema.ArgInt8
@@ -73,6 +77,10 @@ func argTypeOf[T Arg]() schema.ArgType {
 	}
 	panic(fmt.Sprintf("chronon: unreachable: type %v satisfies Arg", t))
 }
+
+// argSymbol marks a Symbol argument in the type list argTypeOf builds;
+// register records it as a UInt32 with the Symbol role.
+const argSymbol = 0x80 | schema.ArgUInt32
 
 // stringOf reinterprets an argument known (from its registered type) to be a
 // string. It is only called when the format's type list says so.

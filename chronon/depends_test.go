@@ -51,6 +51,6 @@ func TestWithDepends(t *testing.T) {
 	require.Error(t, err)
 	_, err = chronon.NewFormat2[uint64, string]("depends test type {} {}", chronon.WithFlow(0), chronon.WithDepends(1))
 	require.ErrorContains(t, err, "role depends cannot have type string")
-	_, err = chronon.NewFormat1[uint64]("depends test unknown {}", chronon.WithKind(schema.KindInstant, schema.RoleDepends+1))
+	_, err = chronon.NewFormat1[uint64]("depends test unknown {}", chronon.WithKind(schema.KindInstant, schema.RoleLast+1))
 	require.ErrorContains(t, err, "unknown argument role")
 }

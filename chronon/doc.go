@@ -1,5 +1,6 @@
 // Package chronon records what every unit of a cycle-accurate simulator did,
-// cheaply enough to leave on, into a .ctrace v1.1 file (see docs/format.md).
+// cheaply enough to leave on, into a .ctrace v1.1 file (its layout is drawn
+// in the repository's docs/format.md). Package mmapio reads it back.
 //
 // The pieces, and who may touch them:
 //
@@ -13,14 +14,23 @@
 //   - A Unit (core0.fetch, core1.l2, ...) is created from a Tracer and owns a
 //     lock-free single-producer ring of block-sized chunks. ONE goroutine
 //     emits into a unit at a time; different units may be driven by different
-//     goroutines. Emit writes [args_size][24-byte record][args] straight into
-//     the current chunk: no allocation, lock, interface boxing or syscall.
-//     A full chunk is sealed and published with one atomic store.
-//   - A background goroutine hands sealed chunks to compression workers (both
-//     cores, by default) and a writer appends each as a block behind its
-//     28-byte inline header. Blocks hold one unit's events in cycle order, and
-//     the footer records which unit each block holds, so readers seek by unit
-//     and cycle without decompressing other blocks.
+//     goroutines. Emit encodes the event (its cycle, format, unit and
+//     arguments) straight into the current chunk: no allocation, lock,
+//     interface boxing or syscall. A full chunk is sealed and published with
+//     one atomic store.
+//   - A background goroutine hands sealed chunks to compression workers
+//     (GOMAXPROCS of them by default, WithCompressionWorkers) and a writer
+//     appends each as a block of the file. Blocks hold one unit's events in cycle order,
+//     and the footer records which unit each block holds, so readers seek by
+//     unit and cycle without decompressing other blocks.
+//
+// Meaning beyond text is in the schema, for the exporters and statistics:
+// spans on a unit's lanes (Span), counters (Counter), flows linking an
+// instruction's events (WithFlow, Stages for pipeline stages), async spans
+// begun and ended by id with their parent's id (AsyncSpan: tasks that
+// overlap and end in any order, and the trees they form), strings stored
+// once per file (Tracer.Intern, Symbol arguments) and the length of a cycle
+// (WithTimeBase). Registering the same format twice returns it.
 //
 // Categories are a 64-bit mask per format; each unit has an enable mask, so a
 // disabled event costs a load and a branch. The file stores the low 32 bits.

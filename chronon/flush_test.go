@@ -41,6 +41,6 @@ func TestWithFlush(t *testing.T) {
 	require.ErrorContains(t, err, "a flush needs one argument with role flow")
 	_, err = chronon.NewFormat1[uint64]("flush test range {}", chronon.WithFlush(3))
 	require.Error(t, err)
-	_, err = chronon.NewFormat1[uint64]("flush test kind {}", chronon.WithKind(schema.KindFlush+1))
+	_, err = chronon.NewFormat1[uint64]("flush test kind {}", chronon.WithKind(schema.KindLast+1))
 	require.ErrorContains(t, err, "unknown event kind")
 }

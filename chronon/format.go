@@ -24,6 +24,24 @@ type format struct {
 	flowArg  int // 1 + index of the argument WithFlow marked, or 0
 	depArg   int // 1 + index of the argument WithDepends marked, or 0
 	info     schema.Format
+	marks    []roleMark // roles options gave single arguments (WithParent, WithSpanID, ...)
+}
+
+// roleMark is a role an option gave argument arg (0-based).
+type roleMark struct {
+	arg  int
+	role schema.ArgRole
+}
+
+// markRole returns the option giving argument i role r.
+func markRole(i int, r schema.ArgRole) FormatOption {
+	return func(f *format) error {
+		if i < 0 || i >= maxArity {
+			return fmt.Errorf("%v argument %d out of range", r, i)
+		}
+		f.marks = append(f.marks, roleMark{i, r})
+		return nil
+	}
 }
 
 // FormatOption configures a format at registration.
@@ -77,11 +95,11 @@ func WithName(name string) FormatOption {
 // nil means all plain. See schema.EventKind and schema.ArgRole.
 func WithKind(kind schema.EventKind, roles ...schema.ArgRole) FormatOption {
 	return func(f *format) error {
-		if kind > schema.KindFlush {
+		if kind > schema.KindLast {
 			return fmt.Errorf("unknown event kind %d", kind)
 		}
 		for _, r := range roles {
-			if r > schema.RoleDepends {
+			if r > schema.RoleLast {
 				return fmt.Errorf("unknown argument role %d", r)
 			}
 		}
@@ -107,23 +125,33 @@ func (f *format) register(text string, types []schema.ArgType, opts []FormatOpti
 	if n := len(schema.Placeholders(text)); n != len(types) {
 		return fmt.Errorf("chronon: format %q has %d placeholders but %d arguments", text, n, len(types))
 	}
-	for _, m := range [...]struct {
-		arg  int
-		role schema.ArgRole
-	}{{f.flowArg, schema.RoleFlow}, {f.depArg, schema.RoleDepends}} {
-		if m.arg == 0 {
-			continue
+	marks := f.marks
+	if f.flowArg != 0 {
+		marks = append(marks, roleMark{f.flowArg - 1, schema.RoleFlow})
+	}
+	if f.depArg != 0 {
+		marks = append(marks, roleMark{f.depArg - 1, schema.RoleDepends})
+	}
+	for i, t := range types {
+		if t == argSymbol { // a Symbol: stored as its uint32 id
+			types[i] = schema.ArgUInt32
+			marks = append(marks, roleMark{i, schema.RoleSymbol})
 		}
-		if m.arg > len(types) {
-			return fmt.Errorf("chronon: format %q: %v argument %d but %d arguments", text, m.role, m.arg-1, len(types))
+	}
+	for _, m := range marks {
+		if m.arg >= len(types) {
+			return fmt.Errorf("chronon: format %q: %v argument %d but %d arguments", text, m.role, m.arg, len(types))
 		}
 		if len(f.info.ArgRoles) == 0 {
 			f.info.ArgRoles = make([]schema.ArgRole, len(types))
 		}
-		if r := f.info.ArgRoles[m.arg-1]; r != schema.RolePlain && r != m.role {
-			return fmt.Errorf("chronon: format %q: argument %d already has role %v", text, m.arg-1, r)
+		if len(f.info.ArgRoles) != len(types) {
+			break // reported below
 		}
-		f.info.ArgRoles[m.arg-1] = m.role
+		if r := f.info.ArgRoles[m.arg]; r != schema.RolePlain && r != m.role {
+			return fmt.Errorf("chronon: format %q: argument %d already has role %v, cannot also be %v", text, m.arg, r, m.role)
+		}
+		f.info.ArgRoles[m.arg] = m.role
 	}
 	if len(f.info.ArgRoles) != 0 && len(f.info.ArgRoles) != len(types) {
 		return fmt.Errorf("chronon: format %q: %d argument roles for %d arguments", text, len(f.info.ArgRoles), len(types))
@@ -168,12 +196,23 @@ func checkKind(kind schema.EventKind, roles []schema.ArgRole) error {
 		}
 		return n
 	}
-	for _, r := range []schema.ArgRole{schema.RoleLane, schema.RoleFlow, schema.RoleDuration, schema.RoleValue, schema.RoleDepends} {
+	for _, r := range []schema.ArgRole{schema.RoleLane, schema.RoleFlow, schema.RoleDuration, schema.RoleValue, schema.RoleDepends, schema.RoleID, schema.RoleParent} {
 		if count(r) > 1 {
 			return fmt.Errorf("more than one argument with role %v", r)
 		}
 	}
+	async := kind == schema.KindAsyncBegin || kind == schema.KindAsyncEnd
 	switch {
+	case async && count(schema.RoleID) != 1:
+		return errors.New("an async span begin or end needs one argument with role id (the span's id)")
+	case async && count(schema.RoleLane) != 0:
+		return errors.New("async spans have no lane: the exporters give them rows")
+	case count(schema.RoleID) != 0 && !async && kind != schema.KindInstant:
+		return errors.New("only async spans and instants have an id argument")
+	case count(schema.RoleParent) != 0 && kind != schema.KindAsyncBegin && kind != schema.KindInstant && kind != schema.KindSpanBegin && kind != schema.KindSpanComplete:
+		return fmt.Errorf("a %v has no parent: parents are on span begins and instants", kind)
+	case kind == schema.KindRetire && count(schema.RoleFlow) != 1:
+		return errors.New("a retire needs one argument with role flow (the instruction retired)")
 	case kind == schema.KindSpanComplete && count(schema.RoleDuration) != 1:
 		return errors.New("a complete span needs one argument with role duration")
 	case kind == schema.KindCounter && count(schema.RoleValue) != 1:
@@ -196,6 +235,8 @@ func checkRoleType(r schema.ArgRole, t schema.ArgType) error {
 	integer := t >= schema.ArgInt8 && t <= schema.ArgUInt64
 	switch {
 	case r == schema.RolePlain:
+	case r == schema.RoleSymbol && t != schema.ArgUInt32:
+		return fmt.Errorf("role symbol needs type uint32 (chronon.Symbol), not %v", t)
 	case r == schema.RoleValue && (integer || t == schema.ArgFloat || t == schema.ArgDouble):
 	case r != schema.RoleValue && integer:
 	default:

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"time"
+
+	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // Policy says what an emit does when its unit's ring is full.
@@ -61,6 +63,9 @@ type config struct {
 	hasSel         bool   // WithSelect was given: CHRONON_TRACE is not read
 	selSrc         string // where sel came from, for errors
 	unitIDBase     uint16 // first automatic unit id (0: 1)
+
+	symbolLimit int             // WithSymbolLimit (0: DefaultSymbolLimit)
+	timeBase    schema.TimeBase // WithTimeBase
 }
 
 func defaultConfig() config {

@@ -1,6 +1,7 @@
 package chronon
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -18,6 +19,7 @@ import (
 var registry struct {
 	mu         sync.Mutex
 	formats    atomic.Pointer[[]*format] // index id-1; copy-on-write
+	byKey      map[string]*format        // identity (formatKey) -> the format registered first
 	categories []schema.Category
 	gen        atomic.Uint64 // bumped on every registration: a schema rewrite is due
 }
@@ -29,6 +31,16 @@ const maxFormats = 1 << 20
 func registerFormat(f *format) error {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
+	key := formatKey(&f.info)
+	if e := registry.byKey[key]; e != nil {
+		// The same registration again (a package registering its formats
+		// once per simulation it builds, say): the same format, not a
+		// second id for one meaning. The schema keeps the first one's
+		// source location.
+		f.id, f.idCat = e.id, e.idCat
+		f.info.ID, f.info.File, f.info.Line = e.info.ID, e.info.File, e.info.Line
+		return nil
+	}
 	var old []*format
 	if p := registry.formats.Load(); p != nil {
 		old = *p
@@ -45,8 +57,35 @@ func registerFormat(f *format) error {
 	f.idCat = uint64(f.id) | uint64(uint32(f.category))<<32
 	next = append(next, f)
 	registry.formats.Store(&next)
+	if registry.byKey == nil {
+		registry.byKey = map[string]*format{}
+	}
+	registry.byKey[key] = f
 	registry.gen.Add(1)
 	return nil
+}
+
+// formatKey is what makes two registrations the same format: its text,
+// argument types, kind, roles, category mask, display name and log level.
+// The source location is not part of it (a helper registering on behalf
+// of its callers registers from one place, a program from several).
+func formatKey(f *schema.Format) string {
+	b := make([]byte, 0, len(f.Format)+len(f.Name)+2*len(f.ArgTypes)+24)
+	b = binary.AppendUvarint(b, uint64(len(f.Format)))
+	b = append(b, f.Format...)
+	b = binary.AppendUvarint(b, uint64(len(f.Name)))
+	b = append(b, f.Name...)
+	b = binary.AppendUvarint(b, uint64(len(f.ArgTypes)))
+	for i, t := range f.ArgTypes {
+		b = append(b, byte(t), byte(f.Role(i)))
+	}
+	b = append(b, byte(f.Kind), f.LogLevel)
+	if f.IsLog {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	return string(binary.LittleEndian.AppendUint64(b, f.Category))
 }
 
 // formatsSnapshot returns the registered formats, index id-1. The slice is

@@ -27,7 +27,7 @@ const MetadataSelect = "chronon.select"
 // everything.
 type selection struct {
 	text      string   // normalized, as recorded in the metadata
-	units     []string // path.Match patterns; nil: every unit
+	units     []string // unitsel patterns; nil: every unit
 	catNames  []string // nil: every category
 	catMask   uint64   // OR of catNames' masks, resolved at Create
 	hasWindow bool
@@ -36,8 +36,10 @@ type selection struct {
 
 // parseSelect parses the selection grammar: parts separated by ';', each
 // key=value with key units, categories or cycles, each key at most once.
-// Unit patterns follow path.Match ('*', '?', '[...]'; '.' is an ordinary
-// character), comma-separated. Categories are names given to
+// Unit patterns are internal/unitsel's, trace_reader --unit's syntax: path.Match
+// ('*', '?', '[...]'; '.' is an ordinary character) on the whole name, the
+// name as written, or =NAME for exactly NAME; comma-separated; a backslash
+// escapes the next character (a ',' or ';' in a name too). Categories are names given to
 // RegisterCategory or NameCategory, or "default" for CategoryDefault.
 // Cycles are A-B (inclusive), A- or A (both from A on, as --cycles). An empty
 // string selects everything.
@@ -48,7 +50,7 @@ func parseSelect(s string) (selection, error) {
 	}
 	seen := map[string]bool{}
 	var norm []string
-	for _, part := range strings.Split(s, ";") {
+	for _, part := range unitsel.Split(s, ';') {
 		part = strings.TrimSpace(part)
 		if part == "" {
 			continue // a trailing ';' is harmless
@@ -70,7 +72,7 @@ func parseSelect(s string) (selection, error) {
 		case "units":
 			for _, p := range list {
 				if err := unitsel.Check(p); err != nil {
-					return sel, fmt.Errorf("units: bad pattern %q: %v", p, err)
+					return sel, fmt.Errorf("units: bad pattern %q: %w", p, err)
 				}
 			}
 			sel.units = list
@@ -104,7 +106,7 @@ func splitList(key, val string) ([]string, error) {
 		return nil, fmt.Errorf("%s: empty value", key)
 	}
 	var out []string
-	for _, item := range strings.Split(val, ",") {
+	for _, item := range unitsel.Split(val, ',') {
 		item = strings.TrimSpace(item)
 		if item == "" {
 			return nil, fmt.Errorf("%s: empty item in %q", key, val)

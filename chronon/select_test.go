@@ -12,6 +12,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // Formats of the selection tests: two named categories and the default one.
@@ -84,7 +85,7 @@ func dumpOf(t *testing.T, path string, q func(r *mmapio.Reader) mmapio.Query) (s
 	require.NoError(t, err)
 	t.Cleanup(func() { r.Close() })
 	var b bytes.Buffer
-	_, err = r.WriteDump(&b, q(r), 0)
+	_, err = tracetext.WriteDump(&b, r, q(r), 0)
 	require.NoError(t, err)
 	return b.String(), r
 }
@@ -176,6 +177,7 @@ func TestSelectMalformed(t *testing.T) {
 		{"cycles=5-x", `last cycle "x"`},
 		{"cycles=1-2,3-4", "not one window"},
 		{"units=core[", "bad pattern"},
+		{"units==", "no name after it"},
 		{"units=a,,b", "empty item"},
 		{"categories=", "empty value"},
 		{"units=a;units=b", "given twice"},
@@ -221,4 +223,46 @@ func TestSelectWindowAllocs(t *testing.T) {
 		}), "cycle %d", c)
 	}
 	require.NoError(t, tr.Close())
+}
+
+// TestSelectNamesAsWritten: units= selects names as users write them. A
+// backslash escapes the next character (core\1.fetch is core1.fetch, as
+// trace_reader --unit reads it); a name with brackets selects the unit of
+// that exact name (and whatever the brackets match as a pattern); =NAME is
+// that name only; \, keeps a comma in a name.
+func TestSelectNamesAsWritten(t *testing.T) {
+	names := []string{"core1.fetch", "ROB[0].Top.incoming", "ROB[1].Top.incoming", "ROB0.Top.incoming", "q,r"}
+	for _, c := range []struct {
+		sel  string
+		want []string
+	}{
+		{`units=core\1.fetch`, []string{"core1.fetch"}},
+		{"units=ROB[0].Top.incoming", []string{"ROB[0].Top.incoming", "ROB0.Top.incoming"}},
+		{"units==ROB[0].Top.incoming", []string{"ROB[0].Top.incoming"}},
+		{`units=ROB\[?].Top.*`, []string{"ROB[0].Top.incoming", "ROB[1].Top.incoming"}},
+		{`units=q\,r,core1.*`, []string{"core1.fetch", "q,r"}},
+	} {
+		t.Setenv(chronon.SelectEnv, c.sel)
+		path := filepath.Join(t.TempDir(), "s.ctrace")
+		tr, err := chronon.Create(path, chronon.WithAutoMetadata(false))
+		require.NoError(t, err, c.sel)
+		var got []string
+		for _, n := range names {
+			u, err := tr.NewUnit(n)
+			require.NoError(t, err)
+			if u.Enabled(chronon.CategoryDefault) {
+				got = append(got, n)
+			}
+		}
+		require.NoError(t, tr.Close())
+		require.Equal(t, c.want, got, c.sel)
+		r, err := mmapio.Open(path)
+		require.NoError(t, err)
+		for _, kv := range r.Metadata() {
+			if kv.Key == chronon.MetadataSelect {
+				require.Equal(t, c.sel, kv.Value, "recorded as written: its escapes are what a reader matches")
+			}
+		}
+		require.NoError(t, r.Close())
+	}
 }

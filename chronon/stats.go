@@ -27,6 +27,10 @@ type Stats struct {
 	RawBytes        uint64 // uncompressed bytes of the written blocks
 	CompressedBytes uint64 // their bytes in the file, without block headers
 	FileBytes       int64  // bytes appended to the file so far
+	// Symbols interned (Intern), and the strings Intern could not add
+	// because the table was full or the string too long (they got
+	// SymbolOverflow).
+	Symbols, SymbolsOverflowed uint64
 }
 
 // Stats returns the tracer's counters. Safe from any goroutine, at any time.
@@ -46,5 +50,7 @@ func (t *Tracer) Stats() Stats {
 	s.RawBytes = t.rawBytes.Load()
 	s.CompressedBytes = t.compBytes.Load()
 	s.FileBytes = t.fileBytes.Load()
+	s.Symbols = uint64(len(t.syms.snapshot()))
+	s.SymbolsOverflowed = t.syms.over.Load()
 	return s
 }

@@ -41,6 +41,10 @@ type Tracer struct {
 
 	hasForeign atomic.Bool // a C producer exists: the collector polls
 
+	syms      symbolTable // Intern (symbols.go)
+	timeMu    sync.Mutex
+	unitTimes map[uint16]schema.TimeBase // Unit.SetTimeBase, under timeMu (timebase.go)
+
 	err atomic.Pointer[error] // first I/O or internal error (sticky)
 
 	// Pipeline: collector -> jobs -> workers -> results -> writer.
@@ -93,6 +97,7 @@ func Create(path string, opts ...Option) (*Tracer, error) {
 		barriers:  make(chan barrier, 16),
 		writerOut: make(chan struct{}),
 	}
+	t.syms.init(cfg.symbolLimit, func() { t.gen.Add(1) })
 	if cfg.autoMetadata {
 		t.metadata = autoMetadata(start, os.Getenv)
 	}

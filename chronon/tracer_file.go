@@ -21,13 +21,17 @@ func (t *Tracer) schemaSnapshot() *schema.Schema {
 		ConfigHash:     t.cfg.configHash,
 		Metadata:       t.metadata,
 		Writer:         writerName,
+		TimeBase:       t.cfg.timeBase,
+		Symbols:        t.syms.snapshot(),
 	}
 	for _, f := range formatsSnapshot() {
 		s.Formats = append(s.Formats, f.info)
 	}
+	t.timeMu.Lock()
 	for _, u := range t.unitList() {
-		s.Units = append(s.Units, schema.Unit{ID: u.id, Name: u.name, TypeName: u.typeName})
+		s.Units = append(s.Units, schema.Unit{ID: u.id, Name: u.name, TypeName: u.typeName, TimeBase: t.unitTimes[u.id]})
 	}
+	t.timeMu.Unlock()
 	return s
 }
 

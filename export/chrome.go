@@ -143,22 +143,27 @@ func (s *chromeSink) nameAndArgs(f *fmtInfo, v *argview.View, flow uint64) {
 			b = append(b, `,"flow_in":true`...)
 		}
 	}
-	if v != nil && len(f.plain) > 0 && v.Has(f.plain[0]) {
-		b = append(b, `,"args":{`...)
-		for k, i := range f.plain {
-			if !v.Has(i) {
-				break
-			}
-			if k > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, f.names[i])
-			b = append(b, ':')
-			b = appendJSONValue(b, v, i, f.hex(i))
-		}
-		b = append(b, '}')
-	}
 	s.b = b
+	if v != nil && len(f.plain) > 0 && v.Has(f.plain[0]) {
+		s.args(f, v)
+	}
+}
+
+// args writes the event's plain arguments as its "args" object.
+func (s *chromeSink) args(f *fmtInfo, v *argview.View) {
+	b := append(s.b, `,"args":{`...)
+	for k, i := range f.plain {
+		if !v.Has(i) {
+			break
+		}
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, f.names[i])
+		b = append(b, ':')
+		b = appendJSONValue(b, f, v, i)
+	}
+	s.b = append(b, '}')
 }
 
 func appendBindID(b []byte, flow uint64) []byte {
@@ -167,22 +172,36 @@ func appendBindID(b []byte, flow uint64) []byte {
 	return append(b, '"')
 }
 
-func (s *chromeSink) begin(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error {
+func (s *chromeSink) begin(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64, lk *links) error {
+	s.parentArrowEnd(ns, t, lk)
 	s.head("B", ns, t)
 	s.nameAndArgs(f, v, flow)
 	s.b = append(s.b, '}')
+	if lk != nil {
+		for k := lk.from; k < lk.to; k++ {
+			if id := edgeFlow(lk.node, k); id != 0 {
+				s.parentArrow("s", id, ns, t)
+			}
+		}
+	}
 	return s.maybeFlush()
 }
 
-func (s *chromeSink) end(ns uint64, t *track) error {
+// end closes t's slice; an end event's arguments (f, v) go on its E,
+// which viewers merge into the slice's.
+func (s *chromeSink) end(ns uint64, t *track, f *fmtInfo, v *argview.View) error {
 	s.head("E", ns, t)
+	if f != nil && v != nil && len(f.plain) > 0 && v.Has(f.plain[0]) {
+		s.args(f, v)
+	}
 	s.b = append(s.b, '}')
 	return s.maybeFlush()
 }
 
-func (s *chromeSink) instant(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error {
-	if flow != 0 {
-		s.head("X", ns, t)
+func (s *chromeSink) instant(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64, lk *links) error {
+	s.parentArrowEnd(ns, t, lk)
+	if flow != 0 || lk != nil && lk.in != 0 {
+		s.head("X", ns, t) // a slice, which an arrow binds to
 		s.b = append(s.b, `,"dur":0`...)
 	} else {
 		s.head("i", ns, t)
@@ -193,19 +212,43 @@ func (s *chromeSink) instant(ns uint64, t *track, f *fmtInfo, v *argview.View, f
 	return s.maybeFlush()
 }
 
+// Parent arrows (trees.go) are flow events of the Trace Event Format's
+// first form, one pair per edge, since a slice has one bind_id: "s" right
+// after the parent's B (it binds to the slice enclosing it: the parent),
+// "f" right before the child's B or X (without "bp":"e" it binds to the
+// next slice of its thread: the child). Both carry the same cat and name,
+// which with the id name the flow.
+
+// parentArrowEnd writes the end of the arrow from the event's parent.
+func (s *chromeSink) parentArrowEnd(ns uint64, t *track, lk *links) {
+	if lk != nil && lk.in != 0 {
+		s.parentArrow("f", lk.in, ns, t)
+	}
+}
+
+func (s *chromeSink) parentArrow(ph string, id, ns uint64, t *track) {
+	s.head(ph, ns, t)
+	s.b = append(s.b, `,"cat":"parent","name":"parent","id":"0x`...)
+	s.b = strconv.AppendUint(s.b, id, 16)
+	s.b = append(s.b, `"}`...)
+}
+
 func (s *chromeSink) counter(ns uint64, t *track, f *fmtInfo, v *argview.View) error {
 	s.head("C", ns, t)
 	s.b = append(s.b, `,"name":`...)
 	s.b = appendJSONString(s.b, t.path())
 	s.b = append(s.b, `,"args":{"value":`...)
 	if v.Has(f.value) {
-		s.b = appendJSONValue(s.b, v, f.value, false)
+		s.b = appendJSONValue(s.b, valueFormat, v, f.value)
 	} else {
 		s.b = append(s.b, '0')
 	}
 	s.b = append(s.b, "}}"...)
 	return s.maybeFlush()
 }
+
+// valueFormat prints a counter's value: not hex, not a symbol.
+var valueFormat = &fmtInfo{}
 
 func (s *chromeSink) written() int64 { return s.out.n + int64(len(s.b)) }
 
@@ -238,10 +281,14 @@ func (s *chromeSink) files() []string { return s.out.paths }
 
 // appendJSONValue writes argument i as a JSON value: numbers for numbers
 // (hex-formatted integers and pointers as "0x..." strings, non-finite floats
-// as strings, which JSON has no number for), booleans, strings.
-func appendJSONValue(b []byte, v *argview.View, i int, hex bool) []byte {
+// as strings, which JSON has no number for), booleans, strings, symbols'
+// strings.
+func appendJSONValue(b []byte, f *fmtInfo, v *argview.View, i int) []byte {
 	t := v.Types[i]
+	hex := f.hex(i)
 	switch {
+	case f.anySym && f.syms[i]:
+		return appendJSONString(b, f.symbol(v, i))
 	case t == schema.ArgString:
 		return appendJSONString(b, string(v.Str(i)))
 	case t == schema.ArgBool:

@@ -22,7 +22,7 @@
 //     Chrome JSON the first event of a chain says flow_out, the last
 //     flow_in, the others both; a pre-pass over the flow argument knows
 //     which is last.
-//   - A trace merged from several runs (mmapio.Multi.WriteMerged, units
+//   - A trace merged from several runs (rewrite.Merge, units
 //     named "<label>/<unit>") draws each run as a process, its units under
 //     it. The runs are WithProcesses' labels or, without it, those the
 //     merged trace's metadata names ("<label>/file"), so a merged file read

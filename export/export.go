@@ -2,8 +2,11 @@ package export
 
 import (
 	"errors"
+
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
+	"github.com/chronon-sim/chronon-go/internal/spantree"
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // Result says what an export wrote.
@@ -17,9 +20,18 @@ type Result struct {
 	UnmatchedEnds     uint64 // span ends with no open span (their begin was not selected)
 	UnterminatedSpans uint64 // spans still open at the end, closed at the last timestamp
 	ClippedSpans      uint64 // spans begun before the window and open at its start, begun there
+	AsyncSpans        uint64 // async spans begun (counted in Spans too)
+	// ParentLinks counts the events whose parent id names a span (one
+	// arrow each in Perfetto and Chrome JSON, from the parent's begin);
+	// ParentsMissing those whose parent id names no span (never begun,
+	// outside the selection, or ended long before: see docs/format.md).
+	ParentLinks, ParentsMissing uint64
 
-	// Kanata only: instructions (flows) written, and how each ended.
-	Instructions, Retired, Flushed uint64
+	// Kanata only: instructions (flows) written, and how each ended. In a
+	// trace with retire events (schema.KindRetire) only those retire an
+	// instruction; InFlight counts the instructions still in flight at the
+	// end, written without an R (Konata shows them to the end of the log).
+	Instructions, Retired, Flushed, InFlight uint64
 	// Kanata only: flush events of a flow with no instruction in the
 	// export (outside the selection, or never seen), which make no row.
 	FlushesIgnored uint64
@@ -32,8 +44,25 @@ type Result struct {
 	// when the requested one was under 1 ns (see WithNsPerCycle). TimeScale
 	// is NsPerCycle over the requested value: 1 when times are real, 4 when
 	// 0.25 ns per cycle was asked for and the output's times are 4x real.
+	// With the trace's time base (TimeBase not zero), NsPerCycle is its
+	// length of a tick in ns and times are real (TimeScale 1).
 	NsPerCycle float64
 	TimeScale  float64
+	TimeBase   schema.TimeBase // the file's time base, when it gave the times
+}
+
+// hasTimeBase reports whether s gives the file, or one of its units, a
+// time base.
+func hasTimeBase(s *schema.Schema) bool {
+	if !s.TimeBase.IsZero() {
+		return true
+	}
+	for _, u := range s.Units {
+		if !u.TimeBase.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // Export writes the events of r that q selects to path (and, when split,
@@ -57,20 +86,41 @@ func Export(r *mmapio.Reader, q mmapio.Query, path string, opts ...Option) (Resu
 	if o.nsPerCycle < 1 {
 		res.NsPerCycle, res.TimeScale = 1, 1/o.nsPerCycle
 	}
+	timed := !o.nsSet && hasTimeBase(r.Schema())
+	if timed && !r.Schema().TimeBase.IsZero() {
+		res.TimeBase = r.Schema().TimeBase
+		res.NsPerCycle, res.TimeScale = res.TimeBase.NsPerTick(), 1
+	}
 	labels, runOf := exportRuns(r, o)
 	if o.format == FormatKanata {
 		err := exportKanata(r, q, path, o, labels, runOf, &res)
 		return res, err
 	}
-	d := newDriver(r, res.NsPerCycle, o.maxBytes, &res)
+	d := newDriver(r, res.NsPerCycle, timed, o.maxBytes, &res)
 	d.ts.setProcesses(labels)
 	d.runOf = runOf
+	iq := d.iterQuery(q)
+	trees, parents := needTrees(d.fmts)
+	if trees {
+		d.tree = spantree.NewOrderer[mmapio.Event]()
+		d.tree.Clone = func(ev mmapio.Event) mmapio.Event { return ev.Clone() }
+	}
 	var err error
+	var flows *flowEnds
+	switch {
+	case trees && (parents || o.format == FormatChromeJSON):
+		// One pre-pass, in the order the orderer hands the events over.
+		flows, d.kids, err = prepass(r, iq, d.start, d.fmts, labels, runOf, parents, o.format == FormatChromeJSON)
+	case o.format == FormatChromeJSON:
+		flows, err = countFlows(r, q, d.fmts, labels, runOf)
+	}
+	if err != nil {
+		return res, err
+	}
 	switch o.format {
 	case FormatChromeJSON:
-		var flows *flowEnds
-		if flows, err = countFlows(r, q, d.fmts, labels, runOf); err != nil {
-			return res, err
+		if flows != nil && flows.n == 0 {
+			flows = nil
 		}
 		d.sink, err = newChromeSink(path, r.Schema().SimulationName, flows)
 	default:
@@ -80,7 +130,7 @@ func Export(r *mmapio.Reader, q mmapio.Query, path string, opts ...Option) (Resu
 		return res, err
 	}
 	s := d.sink
-	err = d.run(r, q, cyclewin.NewReporter(r, q, o.progress))
+	err = d.run(r, iq, cyclewin.NewReporter(r, q, o.progress))
 	if err != nil {
 		s.finish()
 	}

@@ -57,37 +57,43 @@ func countFlows(r *mmapio.Reader, q mmapio.Query, fmts []*fmtInfo, labels []stri
 	defer it.Close()
 	for it.Next() {
 		ev := it.Event()
-		if int(ev.FormatID) >= len(fmts) {
-			continue
-		}
-		f := fmts[ev.FormatID]
-		if f == nil || f.flow < 0 || !carriesFlow(f.kind) {
-			continue
-		}
-		v.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
-		if !v.Has(f.flow) {
-			continue
-		}
-		id := v.Uint(f.flow)
-		if id == 0 {
-			continue
-		}
-		ord := fe.n
-		fe.n++
-		if ord>>6 >= uint64(len(fe.next)) {
-			fe.next = append(fe.next, 0)
-		}
-		if prev, ok := latest.of(runOf, ev.UnitID).swap(id, ord); ok {
-			fe.next[prev>>6] |= 1 << (prev & 63)
-		}
+		fe.count(&ev, fmts, &v, latest, runOf)
 	}
 	return fe, it.Err()
+}
+
+// count numbers ev when the exporter writes it with a flow id, and marks
+// the previous event of its flow as having a successor.
+func (fe *flowEnds) count(ev *mmapio.Event, fmts []*fmtInfo, v *argview.View, latest runIndexes, runOf []uint16) {
+	if int(ev.FormatID) >= len(fmts) {
+		return
+	}
+	f := fmts[ev.FormatID]
+	if f == nil || f.flow < 0 || !carriesFlow(f.kind) {
+		return
+	}
+	v.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
+	if !v.Has(f.flow) {
+		return
+	}
+	id := v.Uint(f.flow)
+	if id == 0 {
+		return
+	}
+	ord := fe.n
+	fe.n++
+	if ord>>6 >= uint64(len(fe.next)) {
+		fe.next = append(fe.next, 0)
+	}
+	if prev, ok := latest.of(runOf, ev.UnitID).swap(id, ord); ok {
+		fe.next[prev>>6] |= 1 << (prev & 63)
+	}
 }
 
 // carriesFlow says whether the exporter writes an event of this kind (as
 // fmtInfo normalized it) with its flow id.
 func carriesFlow(k schema.EventKind) bool {
-	return k == schema.KindInstant || k == schema.KindSpanBegin || k == schema.KindSpanComplete
+	return k == schema.KindInstant || k == schema.KindSpanBegin || k == schema.KindSpanComplete || k == schema.KindAsyncBegin
 }
 
 // step is called for each flow event written (id as written: runs.FlowID

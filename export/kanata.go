@@ -8,6 +8,7 @@ import (
 	"github.com/chronon-sim/chronon-go/internal/runs"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // The Kanata export (FormatKanata) writes the log Konata reads: one row per
@@ -25,7 +26,11 @@ import (
 //     span whose name or category name contains "stall" (isStall). Stages
 //     of one instruction on one lane do not overlap in Konata (an S closes
 //     the lane's open stage), so a stage that begins while another is open
-//     on its lane ends that one first.
+//     on its lane ends that one first, except a complete span within the
+//     open complete stage: that one is interrupted and resumes when the
+//     inner span ends (its S written at the end of that cycle, so that a
+//     stage beginning in the same cycle replaces it). Async spans are not
+//     stages.
 //   - Labels: the text of the instruction's first event is its L type 0
 //     label (the left pane: say a fetch with pc and opcode); the text of
 //     each later event, "cycle unit: message", is appended to the type 1
@@ -33,15 +38,17 @@ import (
 //     tab or newline reaches the log (a newline is \n, which Konata shows as
 //     a newline).
 //   - R: an instruction retires (R id rid 0, rid counting retirements) at
-//     the end of its last stage, or when its last event is not a stage, at
-//     that event; an event of a flush format (schema.KindFlush) ends its
+//     an event of a retire format (schema.KindRetire); in a trace without
+//     any, at the end of its last stage, or when its last event is not a
+//     stage, at that event. An event of a flush format (schema.KindFlush) ends its
 //     instruction as flushed (R id rid 1) at its cycle, closing its open
 //     stages; later events of a flushed flow are ignored. A flush of a
 //     flow with no instruction in the export (its events outside the
 //     selection, or none: a kill of a sequence number never fetched) makes
 //     no row; Result counts it as FlushesIgnored. Instructions
 //     still open at the end of the window are closed (stages ended, retired)
-//     at its last cycle.
+//     at its last cycle; in a trace with retire events they are not
+//     retired (no R: Konata shows them in flight), Result.InFlight.
 //   - W: an event of a format with a dependency argument
 //     (schema.RoleDepends, chronon.WithDepends) writes "W consumer producer
 //     0" at its cycle, the consumer its instruction, the producer the
@@ -73,10 +80,11 @@ type kInst struct {
 	idText  [20]byte // id in decimal: it starts every line of the instruction
 	idLen   uint8
 	open    [2]kOpen
-	left    uint64 // its flow's events not read yet (lastEvents)
-	last    bool   // its flow's last event has been read
-	done    bool   // R written: a flushed instruction whose flow has events to come
-	details bool   // a type 1 label was written
+	inner   [2][]kOpen // per lane, the stages an inner span interrupted, innermost last (resumed when it ends)
+	left    uint64     // its flow's events not read yet (lastEvents)
+	last    bool       // its flow's last event has been read
+	done    bool       // R written: a flushed instruction whose flow has events to come
+	details bool       // a type 1 label was written
 }
 
 // idb is the instruction's id in decimal.
@@ -87,6 +95,17 @@ type kOpen struct {
 	name   string
 	serial uint64 // unique per stage begun, so a stale pending end is recognized
 	begun  bool   // by a span begin: a span end closes it
+	end    uint64 // a complete span's end cycle (0: a begun span's, unknown)
+	held   bool   // resumed after an inner span, its S not written yet (step writes it)
+}
+
+// kResume is a stage resumed after an inner span ended, whose S waits for
+// the end of the cycle: a stage that begins in the same cycle replaces it
+// rather than cut it to nothing.
+type kResume struct {
+	in     *kInst
+	lane   uint8
+	serial uint64
 }
 
 // kEnd is the pending end of a complete span.
@@ -165,6 +184,8 @@ type kanataExport struct {
 	units   []string // escaped unit names by id
 	stages  []string // stage names of unnamed spans by unit id
 	deps    bool     // some format has a dependency argument
+	retires bool     // some event is a retirement: instructions retire only there
+	resumes []kResume
 	pidText []byte
 	le      *lastEvents
 	res     *Result
@@ -195,6 +216,7 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labe
 	// The schema lists every format registered, used or not: the events
 	// tell whether the table of retired instructions is needed.
 	x.deps = le.deps
+	x.retires = le.retires
 	err = x.run(q, le, runOf, cyclewin.NewReporter(r, q, o.progress))
 	le.release() // the feeder is done: no batch refers to the records kept
 	if cerr := kw.close(); err == nil {
@@ -259,7 +281,7 @@ func (x *kanataExport) event(rec *kRec, text []byte, msg int) error {
 		x.res.FlushesIgnored++
 		return nil
 	}
-	if err := x.kw.step(c); err != nil {
+	if err := x.step(c); err != nil {
 		return err
 	}
 	if in == nil {
@@ -288,15 +310,18 @@ func (x *kanataExport) event(rec *kRec, text []byte, msg int) error {
 		if name == "" {
 			name = x.unitStage(rec.unit)
 		}
-		serial, err := x.begin(in, f.lane, name)
+		end := uint64(0)
+		if f.kind == schema.KindSpanComplete {
+			end = satAdd(c, rec.dur)
+		}
+		serial, err := x.begin(in, f.lane, name, c, end, f.kind == schema.KindSpanBegin)
 		if err != nil {
 			return err
 		}
-		in.open[f.lane].begun = f.kind == schema.KindSpanBegin
 		x.res.Spans++
 		if f.kind == schema.KindSpanComplete {
 			x.seq++
-			x.ends.push(kEnd{cycle: satAdd(c, rec.dur), seq: x.seq, inst: in, serial: serial, lane: f.lane})
+			x.ends.push(kEnd{cycle: end, seq: x.seq, inst: in, serial: serial, lane: f.lane})
 		}
 	case schema.KindSpanEnd:
 		// A span end closes the innermost open span on its lane: here the
@@ -304,11 +329,13 @@ func (x *kanataExport) event(rec *kRec, text []byte, msg int) error {
 		// stage ends by itself; one a later stage ended is gone).
 		if !in.open[f.lane].begun {
 			x.res.UnmatchedEnds++
-		} else if err := x.end(in, f.lane); err != nil {
+		} else if err := x.close(in, f.lane, c); err != nil {
 			return err
 		}
 	case schema.KindFlush:
 		return x.retire(in, true, more)
+	case schema.KindRetire:
+		return x.retire(in, false, more)
 	default:
 		x.res.Instants++
 	}
@@ -356,22 +383,95 @@ func (x *kanataExport) detail(in *kInst, text []byte) error {
 	return x.kw.labelEnd()
 }
 
-// begin starts a stage on a lane, ending the lane's open stage first.
-func (x *kanataExport) begin(in *kInst, lane uint8, name string) (uint64, error) {
-	if in.open[lane].serial != 0 {
+// begin starts a stage on a lane at cycle c (a complete span ending at
+// end, or a begun one), ending the lane's open stage first. Konata draws
+// one stage at a time per lane: a complete span within the open complete
+// stage (an inner span: a cache access inside execute) interrupts that
+// stage, which resumes when the inner span ends; any other new stage ends
+// the open one.
+func (x *kanataExport) begin(in *kInst, lane uint8, name string, c, end uint64, begun bool) (uint64, error) {
+	if top := &in.open[lane]; top.serial != 0 {
+		if !begun && !top.begun && c < top.end && end <= top.end {
+			in.inner[lane] = append(in.inner[lane], *top)
+		}
 		if err := x.end(in, lane); err != nil {
 			return 0, err
 		}
 	}
 	x.serial++
-	in.open[lane] = kOpen{name: name, serial: x.serial}
+	in.open[lane] = kOpen{name: name, serial: x.serial, begun: begun, end: end}
 	return x.serial, x.kw.stage('S', in.idb(), lane, name)
 }
 
+// end writes the end of the lane's open stage (nothing for a resumed one
+// whose S is still held: it never showed).
 func (x *kanataExport) end(in *kInst, lane uint8) error {
-	name := in.open[lane].name
-	in.open[lane] = kOpen{}
+	o := &in.open[lane]
+	name, held := o.name, o.held
+	*o = kOpen{}
+	if held {
+		return nil
+	}
 	return x.kw.stage('E', in.idb(), lane, name)
+}
+
+// step moves the log to cycle c, first writing the S of the stages resumed
+// in the cycle that ends.
+func (x *kanataExport) step(c uint64) error {
+	if len(x.resumes) != 0 && c != x.kw.cycle {
+		if err := x.resume(); err != nil {
+			return err
+		}
+	}
+	return x.kw.step(c)
+}
+
+// resume writes the S of the stages resumed in the current cycle.
+func (x *kanataExport) resume() error {
+	for _, r := range x.resumes {
+		if o := &r.in.open[r.lane]; o.held && o.serial == r.serial {
+			o.held = false
+			if err := x.kw.stage('S', r.in.idb(), r.lane, o.name); err != nil {
+				return err
+			}
+		}
+	}
+	x.resumes = x.resumes[:0]
+	return nil
+}
+
+// close ends the lane's open stage at cycle c and resumes the stage it
+// interrupted, if that one is still open.
+func (x *kanataExport) close(in *kInst, lane uint8, c uint64) error {
+	if err := x.end(in, lane); err != nil || len(in.inner[lane]) == 0 {
+		return err
+	}
+	st := in.inner[lane]
+	for len(st) > 0 {
+		outer := st[len(st)-1]
+		st = st[:len(st)-1]
+		in.inner[lane] = st
+		if outer.end > c {
+			outer.held = true
+			in.open[lane] = outer // the same serial: its pending end ends it
+			x.resumes = append(x.resumes, kResume{in, lane, outer.serial})
+			return nil
+		}
+	}
+	return nil
+}
+
+// dropInner forgets the interrupted stage of a lane whose pending end has
+// come while an inner span is still open; false when there is none.
+func (in *kInst) dropInner(lane uint8, serial uint64) bool {
+	st := in.inner[lane]
+	for i := len(st) - 1; i >= 0; i-- {
+		if st[i].serial == serial {
+			in.inner[lane] = append(st[:i], st[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 // flushEnds writes the pending stage ends up to cycle c, and retires the
@@ -387,12 +487,13 @@ func (x *kanataExport) flushEnds(c uint64) error {
 		stale := in.done || in.open[lane].serial != e.serial
 		x.ends.pop()
 		if stale {
-			continue // ended already (a later stage on its lane, a flush)
+			in.dropInner(lane, e.serial) // an interrupted stage that ended meanwhile
+			continue                     // ended already (a later stage on its lane, a flush)
 		}
-		if err := x.kw.step(cycle); err != nil {
+		if err := x.step(cycle); err != nil {
 			return err
 		}
-		if err := x.end(in, lane); err != nil {
+		if err := x.close(in, lane, cycle); err != nil {
 			return err
 		}
 		if in.last {
@@ -404,9 +505,10 @@ func (x *kanataExport) flushEnds(c uint64) error {
 }
 
 // maybeRetire retires an instruction whose last event was read once no
-// stage of it is open.
+// stage of it is open, unless the trace has retire events: then only
+// those retire instructions, and one without stays in flight.
 func (x *kanataExport) maybeRetire(in *kInst) error {
-	if !in.last || in.open[0].serial != 0 || in.open[1].serial != 0 {
+	if x.retires || !in.last || in.open[0].serial != 0 || in.open[1].serial != 0 {
 		return nil
 	}
 	return x.retire(in, false, false)
@@ -416,12 +518,8 @@ func (x *kanataExport) maybeRetire(in *kInst) error {
 // A flushed instruction whose flow has more events stays in the table, done,
 // so that they are recognized and ignored.
 func (x *kanataExport) retire(in *kInst, flushed, more bool) error {
-	for lane := range in.open {
-		if in.open[lane].serial != 0 {
-			if err := x.end(in, uint8(lane)); err != nil {
-				return err
-			}
-		}
+	if err := x.endStages(in); err != nil {
+		return err
 	}
 	in.done = true
 	if x.deps {
@@ -477,7 +575,7 @@ func (x *kanataExport) finish(q mmapio.Query, lastCycle uint64) error {
 	}
 	slices.SortFunc(open, func(a, b *kInst) int { return int64cmp(a.id, b.id) })
 	if len(open) > 0 {
-		if err := x.kw.step(closeAt); err != nil {
+		if err := x.step(closeAt); err != nil {
 			return err
 		}
 	}
@@ -488,8 +586,32 @@ func (x *kanataExport) finish(q mmapio.Query, lastCycle uint64) error {
 			}
 		}
 		in.last = true
+		if x.retires {
+			// Not retired: its stages end, and without an R Konata shows
+			// it in flight to the end of the log.
+			if err := x.endStages(in); err != nil {
+				return err
+			}
+			x.res.InFlight++
+			x.recycle(in)
+			continue
+		}
 		if err := x.retire(in, false, false); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// endStages ends an instruction's open stages (and forgets those an inner
+// span interrupted).
+func (x *kanataExport) endStages(in *kInst) error {
+	for lane := range in.open {
+		in.inner[lane] = in.inner[lane][:0]
+		if in.open[lane].serial != 0 {
+			if err := x.end(in, uint8(lane)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -557,7 +679,7 @@ func (u kUnits) name(id uint16) string {
 	if int(id) < len(u.names) && u.names[id] != "" {
 		return u.names[id]
 	}
-	return mmapio.EscapeText(u.r.UnitName(id))
+	return tracetext.EscapeText(u.r.UnitName(id))
 }
 
 // unitStage is the stage name of an unnamed span on a unit, cached.
@@ -579,7 +701,7 @@ func cacheUnits(r *mmapio.Reader) []string {
 			units = append(units, "")
 		}
 		if units[u.ID] == "" {
-			units[u.ID] = mmapio.EscapeText(u.Name)
+			units[u.ID] = tracetext.EscapeText(u.Name)
 		}
 	}
 	return units

@@ -11,6 +11,7 @@ import (
 	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/internal/pipesim"
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 var (
@@ -101,7 +102,7 @@ func TestDependencyRoleElsewhereUnchanged(t *testing.T) {
 		require.NoError(t, err)
 		defer r.Close()
 		var b bytes.Buffer
-		_, err = r.WriteDump(&b, mmapio.Query{}, 0)
+		_, err = tracetext.WriteDump(&b, r, mmapio.Query{}, 0)
 		require.NoError(t, err)
 		return b.String()
 	}

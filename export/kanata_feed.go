@@ -2,6 +2,7 @@ package export
 
 import (
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
@@ -66,7 +67,7 @@ func startFeed(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits, le 
 	}
 	// The iteration is started here, not on the feeder: it owns the
 	// blocks the pre-pass kept from now on, whatever the feeder does.
-	it := r.IterDecoded(q, le.kept)
+	it := rawread.IterDecoded(r, q, le.kept)
 	le.kept = nil
 	go fd.run(it, fmts, &kRecMaker{units: units, runOf: runOf}, le.preps, progress)
 	return fd
@@ -124,7 +125,7 @@ func (fd *kFeed) run(it *mmapio.Iterator, fmts []*kFmt, m *kRecMaker, preps []*k
 		b.recs = append(b.recs, kRec{})
 		rec := &b.recs[len(b.recs)-1]
 		m.make(rec, &ev, f, flow)
-		if p, off, end := prepOf(preps, &ev, it.Index()); p != nil {
+		if p, off, end := prepOf(preps, &ev, rawread.Index(it)); p != nil {
 			// A kept block's event: its text is made already.
 			rec.blk, rec.off, rec.end, rec.msg = ev.Block, off, end, m.msgAt(&ev)
 		} else {

@@ -8,6 +8,7 @@ import (
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // kFmt is what the Kanata export needs to know about a format.
@@ -56,7 +57,7 @@ func kanataFormats(r *mmapio.Reader) []*kFmt {
 		if fmts[f.ID] != nil {
 			continue // the first entry with an id wins, as in the original reader
 		}
-		k := &kFmt{kind: f.Kind, types: f.ArgTypes, flow: -1, dur: -1, dep: -1, name: mmapio.EscapeText(f.Name)}
+		k := &kFmt{kind: f.Kind, types: f.ArgTypes, flow: -1, dur: -1, dep: -1, name: tracetext.EscapeText(f.Name)}
 		k.off = make([]int, len(f.ArgTypes))
 		p := 0
 		for i, t := range f.ArgTypes {
@@ -85,7 +86,10 @@ func kanataFormats(r *mmapio.Reader) []*kFmt {
 				k.dep = firstRole(k.dep, i)
 			}
 		}
-		if k.kind > schema.KindFlush || (k.kind == schema.KindSpanComplete && k.dur < 0) {
+		// Async spans are not stages (an instruction's stages are its
+		// flow's lane spans): their events are instants of the row.
+		if k.kind > schema.KindRetire || k.kind == schema.KindAsyncBegin || k.kind == schema.KindAsyncEnd ||
+			(k.kind == schema.KindSpanComplete && k.dur < 0) {
 			k.kind = schema.KindInstant
 		}
 		if k.isSpan() && isStall(f, cats) {
@@ -170,5 +174,5 @@ func unitStage(name string) string {
 	if name == "" {
 		name = "stage"
 	}
-	return mmapio.EscapeText(name)
+	return tracetext.EscapeText(name)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
@@ -22,12 +23,12 @@ func TestKanataKeptBlocksWithinBudget(t *testing.T) {
 		for _, opts := range [][]mmapio.Option{nil, {mmapio.WithMemoryBudget(mmapio.MinMemoryBudget)}} {
 			r, err := mmapio.Open(trace, opts...)
 			require.NoError(t, err)
-			plan, err := r.BlockPlan(q)
+			plan, err := rawread.Plan(r, q)
 			require.NoError(t, err)
 			out := filepath.Join(t.TempDir(), "out.kanata")
 			_, err = Export(r, q, out, WithFormat(FormatKanata))
 			require.NoError(t, err)
-			decoded = append(decoded, r.BlocksDecoded()-int64(len(plan)))
+			decoded = append(decoded, rawread.Decodes(r)-int64(len(plan)))
 			require.NoError(t, r.Close())
 			data, err := os.ReadFile(out)
 			require.NoError(t, err)

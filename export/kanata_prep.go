@@ -14,7 +14,7 @@ import (
 // the feeder's largest cost, and the feeder bounded the export's main
 // pass, while the pre-pass runs on every core. The feeder finds an
 // event's text by its block and its index in the block
-// (mmapio.Iterator.Index). The rest of a record is quickly read again and
+// (rawread.Index). The rest of a record is quickly read again and
 // not kept: the memory a one-shot export touches is part of its cost.
 type kPrep struct {
 	at   []uint32 // by event index in the block: text[at[i]:at[i+1]] (empty: no flow)

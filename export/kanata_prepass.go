@@ -8,8 +8,10 @@ import (
 	"sync/atomic"
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/runs"
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // lastEvents knows how many events each instruction (a flow id of a run)
@@ -31,7 +33,8 @@ type lastEvents struct {
 	flowSpans uint64        // ... that are spans
 	spans     uint64        // span events, with a flow or not
 	deps      bool          // some flow event has a dependency argument
-	kept      []*mmapio.DecodedBlock
+	retires   bool          // some flow event is a retirement (schema.KindRetire)
+	kept      []*rawread.Block
 	preps     []*kPrep // by block index: the text of the kept blocks' flow events
 }
 
@@ -45,7 +48,7 @@ type kPrepOf struct {
 // (kPrep), up to a quarter of the
 // reader's memory budget (mmapio.WithMemoryBudget, trace_reader's
 // --memory; 64 MiB by default), for the export's iteration
-// (mmapio.IterDecoded), which then does not decode them again (decoding
+// (rawread.IterDecoded), which then does not decode them again (decoding
 // twice was a quarter of the export's work): a trace up to about that size
 // decoded is decoded once, a larger one has the rest decoded again. They
 // are held beside what the iteration holds until it reaches them.
@@ -96,7 +99,7 @@ func (le *lastEvents) skip(run uint16, flow uint64) {
 // with the error an iteration of q reports (the first bad block in cycle
 // order, with what it names), as the export's own iteration would.
 func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits, labels []string, runOf []uint16) (*lastEvents, error) {
-	plan, err := r.BlockPlan(q)
+	plan, err := rawread.Plan(r, q)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +113,7 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits
 	// rather than a part each: on a busy host one worker can get much less
 	// time than the other, and a part would wait for it.
 	var next atomic.Int64
-	keep := r.MemoryBudget() / kKeepShare
+	keep := rawread.MemoryBudget(r) / kKeepShare
 	var wg sync.WaitGroup
 	for w := range counters {
 		c := newFlowCounter(nruns)
@@ -128,7 +131,7 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits
 				if failed.Load() {
 					return
 				}
-				d, err := r.DecodeBlock(bi, q)
+				d, err := rawread.Decode(r, bi, q)
 				if err != nil {
 					failed.Store(true)
 					return
@@ -174,6 +177,7 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits
 		le.flowSpans += c.flowSpans
 		le.spans += c.spans
 		le.deps = le.deps || c.deps
+		le.retires = le.retires || c.retires
 	}
 	for _, c := range counters[1:] {
 		for run, fc := range c.counts {
@@ -206,8 +210,8 @@ type flowCounter struct {
 	recent                      [kCountSlots]kCount
 	view                        argview.View
 	events, n, flowSpans, spans uint64
-	deps                        bool
-	kept                        []*mmapio.DecodedBlock
+	deps, retires               bool
+	kept                        []*rawread.Block
 	preps                       []kPrepOf
 	maker                       kRecMaker
 }
@@ -229,7 +233,7 @@ func newFlowCounter(nruns int) *flowCounter {
 
 // block counts the flow events of block d; unless p is nil it makes their
 // text too (kPrep), in the same pass.
-func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16, p *kPrep) {
+func (c *flowCounter) block(d *rawread.Block, fmts []*kFmt, runOf []uint16, p *kPrep) {
 	n := d.Len()
 	c.events += uint64(n)
 	if p != nil {
@@ -267,6 +271,9 @@ func (c *flowCounter) block(d *mmapio.DecodedBlock, fmts []*kFmt, runOf []uint16
 		}
 		if f.dep >= 0 {
 			c.deps = true
+		}
+		if f.kind == schema.KindRetire {
+			c.retires = true
 		}
 		var run uint16
 		if runOf != nil {

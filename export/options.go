@@ -9,7 +9,7 @@ import (
 const (
 	FormatPerfetto   = "perfetto"
 	FormatChromeJSON = "chrome-json"
-	FormatKanata     = "kanata" // Konata's pipeline log (kanata.go); one file, not split
+	FormatKanata     = "kanata" // Konata's pipeline log; one file, not split
 )
 
 // DefaultMaxFileBytes keeps each output file small enough for browsers.
@@ -23,6 +23,7 @@ type Option func(*options) error
 type options struct {
 	format     string
 	nsPerCycle float64
+	nsSet      bool // WithNsPerCycle was given: it wins over the trace's time base
 	maxBytes   int64
 	progress   func(done, total uint64)
 	processes  []string
@@ -36,9 +37,9 @@ func defaults() options {
 // (the units of a trace merged from several runs, see mmapio.Multi) as one
 // process per label: a Perfetto process track, a Chrome JSON pid, with the
 // unit's dotted path nested under it. Other units stay under the
-// simulation's track. Flows are joined only within a label (runs.go). Without
+// simulation's track. Flows are joined only within a label. Without
 // this option the labels are those a merged trace's metadata names
-// (mmapio.Multi.WriteMerged writes "<label>/file" for each input), so a
+// (rewrite.Merge writes "<label>/file" for each input), so a
 // merged file read later is drawn the same way.
 func WithProcesses(labels []string) Option {
 	return func(o *options) error {
@@ -59,7 +60,10 @@ func WithFormat(format string) Option {
 	}
 }
 
-// WithNsPerCycle maps one cycle to ns nanoseconds (default 1), in (0, 1e9].
+// WithNsPerCycle maps one cycle to ns nanoseconds, in (0, 1e9]. Without
+// it, a trace with a time base (chronon.WithTimeBase) is exported in real
+// time, each unit's cycles with its own clock when it has one; one without
+// has 1 ns per cycle.
 // Below 1 (a clock over 1 GHz) several cycles would share a nanosecond,
 // and both formats' viewers keep whole nanoseconds (Perfetto's timestamps
 // are integers; its JSON importer rounds to ns): the export then uses 1 ns
@@ -70,7 +74,7 @@ func WithNsPerCycle(ns float64) Option {
 		if !(ns > 0) || ns > 1e9 {
 			return fmt.Errorf("export: ns per cycle %v is not in (0, 1e9]", ns)
 		}
-		o.nsPerCycle = ns
+		o.nsPerCycle, o.nsSet = ns, true
 		return nil
 	}
 }

@@ -213,7 +213,7 @@ func (s *perfettoSink) finishEvent(p []byte, at int) error {
 	return s.writePacket(p)
 }
 
-func annotations(p []byte, f *fmtInfo, v *argview.View, flow uint64) []byte {
+func annotations(p []byte, f *fmtInfo, v *argview.View, flow uint64, lk *links) []byte {
 	if v != nil {
 		for _, i := range f.plain {
 			if !v.Has(i) {
@@ -222,7 +222,7 @@ func annotations(p []byte, f *fmtInfo, v *argview.View, flow uint64) []byte {
 			var at int
 			p, at = beginMsg(p, fEventDebugAnnotations)
 			p = appendUintField(p, fAnnNameIID, f.annIIDs[i])
-			p = appendAnnValue(p, v, i, f.hex(i))
+			p = appendAnnValue(p, f, v, i)
 			p = endMsg(p, at)
 		}
 	}
@@ -230,15 +230,34 @@ func annotations(p []byte, f *fmtInfo, v *argview.View, flow uint64) []byte {
 		p = appendTag(p, fEventFlowIDs, protowire.Fixed64Type)
 		p = protowire.AppendFixed64(p, flow)
 	}
+	if lk != nil {
+		// The arrows to the span's children start here; the one from its
+		// parent ends here (trees.go).
+		for k := lk.from; k < lk.to; k++ {
+			if id := edgeFlow(lk.node, k); id != 0 {
+				p = appendTag(p, fEventFlowIDs, protowire.Fixed64Type)
+				p = protowire.AppendFixed64(p, id)
+			}
+		}
+		if lk.in != 0 {
+			p = appendTag(p, fEventTerminatingFlowIDs, protowire.Fixed64Type)
+			p = protowire.AppendFixed64(p, lk.in)
+		}
+	}
 	return p
 }
 
 // appendAnnValue encodes argument i as a typed debug annotation value.
 // Hex-formatted integers ({:x}) become pointer values, which viewers show in
-// hex, as the format asked.
-func appendAnnValue(b []byte, v *argview.View, i int, hex bool) []byte {
+// hex, as the format asked; symbols their string.
+func appendAnnValue(b []byte, f *fmtInfo, v *argview.View, i int) []byte {
 	t := v.Types[i]
 	switch {
+	case f.anySym && f.syms[i]:
+		str := f.symbol(v, i)
+		b = appendTag(b, fAnnString, protowire.BytesType)
+		b = appendVarint(b, uint64(len(str)))
+		return append(b, str...)
 	case t == schema.ArgString:
 		str := v.Str(i)
 		b = appendTag(b, fAnnString, protowire.BytesType)
@@ -249,7 +268,7 @@ func appendAnnValue(b []byte, v *argview.View, i int, hex bool) []byte {
 	case isFloat(t):
 		b = appendTag(b, fAnnDouble, protowire.Fixed64Type)
 		return protowire.AppendFixed64(b, math.Float64bits(v.Float(i)))
-	case t == schema.ArgPointer || hex:
+	case t == schema.ArgPointer || f.hex(i):
 		return appendUintField(b, fAnnPointer, v.HexValue(i))
 	case isSigned(t):
 		return appendUintField(b, fAnnInt, v.Uint(i))
@@ -265,19 +284,26 @@ func boolBit(v uint64) uint64 {
 	return 0
 }
 
-func (s *perfettoSink) begin(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error {
+func (s *perfettoSink) begin(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64, lk *links) error {
 	p, at := eventHead(s.packet(ns, f, v), typeSliceBegin, t, f)
-	return s.finishEvent(annotations(p, f, v, flow), at)
+	return s.finishEvent(annotations(p, f, v, flow, lk), at)
 }
 
-func (s *perfettoSink) end(ns uint64, t *track) error {
-	p, at := eventHead(s.packet(ns, nil, nil), typeSliceEnd, t, nil)
-	return s.finishEvent(p, at)
+// end closes t's slice; the arguments of an end event (f, v) are added to
+// the slice's (trace processor merges an end's debug annotations into its
+// slice).
+func (s *perfettoSink) end(ns uint64, t *track, f *fmtInfo, v *argview.View) error {
+	if f == nil || v == nil || len(f.plain) == 0 || !v.Has(f.plain[0]) {
+		p, at := eventHead(s.packet(ns, nil, nil), typeSliceEnd, t, nil)
+		return s.finishEvent(p, at)
+	}
+	p, at := eventHead(s.packet(ns, f, v), typeSliceEnd, t, nil)
+	return s.finishEvent(annotations(p, f, v, 0, nil), at)
 }
 
-func (s *perfettoSink) instant(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error {
+func (s *perfettoSink) instant(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64, lk *links) error {
 	p, at := eventHead(s.packet(ns, f, v), typeInstant, t, f)
-	return s.finishEvent(annotations(p, f, v, flow), at)
+	return s.finishEvent(annotations(p, f, v, flow, lk), at)
 }
 
 func (s *perfettoSink) counter(ns uint64, t *track, f *fmtInfo, v *argview.View) error {

@@ -30,13 +30,14 @@ const (
 	childOrderingExplicit = 3
 
 	// track_event.proto: TrackEvent
-	fEventDebugAnnotations = 4  // repeated DebugAnnotation
-	fEventType             = 9  // Type
-	fEventNameIID          = 10 // uint64
-	fEventTrackUUID        = 11 // uint64
-	fEventCounterValue     = 30 // int64
-	fEventDoubleCounter    = 44 // double
-	fEventFlowIDs          = 47 // repeated fixed64
+	fEventDebugAnnotations   = 4  // repeated DebugAnnotation
+	fEventType               = 9  // Type
+	fEventNameIID            = 10 // uint64
+	fEventTrackUUID          = 11 // uint64
+	fEventCounterValue       = 30 // int64
+	fEventDoubleCounter      = 44 // double
+	fEventFlowIDs            = 47 // repeated fixed64
+	fEventTerminatingFlowIDs = 48 // repeated fixed64
 
 	typeSliceBegin = 1
 	typeSliceEnd   = 2

@@ -5,7 +5,7 @@ import (
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
-// A trace merged from several runs (mmapio.Multi.WriteMerged: what
+// A trace merged from several runs (rewrite.Merge: what
 // trace_reader reads several files through, or writes with merge) holds
 // each run's flows with their own ids, sequence numbers from 0 in every
 // run: the same id in two runs is two instructions. A run is what the

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/rewrite"
 )
 
 // mergeTraces merges traces (renamed to names, so that the labels are the
@@ -29,7 +30,7 @@ func mergeTraces(t *testing.T, traces, names []string) (string, []string) {
 	out := filepath.Join(dir, "merged.ctrace")
 	f, err := os.Create(out)
 	require.NoError(t, err)
-	_, err = m.WriteMerged(f, mmapio.MergeOptions{})
+	_, err = rewrite.Merge(f, m, rewrite.MergeOptions{})
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 	return out, mmapio.Labels(m.Readers())

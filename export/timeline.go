@@ -8,6 +8,7 @@ import (
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/internal/runs"
+	"github.com/chronon-sim/chronon-go/internal/spantree"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -16,9 +17,14 @@ import (
 // declares every track before its first event in the current file.
 type sink interface {
 	declare(t *track) error
-	begin(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error
-	end(ns uint64, t *track) error
-	instant(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64) error
+	// begin opens a slice: f and v are its format and arguments (nil, nil
+	// when a span is begun again at a file split or a window's start),
+	// flow its flow id, lk its parent and child arrows.
+	begin(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64, lk *links) error
+	// end closes t's innermost slice; f and v are the arguments of the end
+	// event (an async span's end may have some), or nil.
+	end(ns uint64, t *track, f *fmtInfo, v *argview.View) error
+	instant(ns uint64, t *track, f *fmtInfo, v *argview.View, flow uint64, lk *links) error
 	counter(ns uint64, t *track, f *fmtInfo, v *argview.View) error
 	written() int64 // bytes in the current file
 	split() error   // end the current file, start the next
@@ -47,10 +53,27 @@ type driver struct {
 	view      argview.View
 	res       *Result
 	runOf     []uint16 // run of each unit id in a merged trace (flow ids per run); nil: one run
+	start     uint64   // the window's first cycle (while muted)
+
+	// Async spans and parent links (trees.go): nil tree when no format
+	// has an id or a parent.
+	tree      *spantree.Orderer[mmapio.Event]
+	kids      []uint32   // children per node, from the pre-pass (nil: no parent role)
+	asyncOpen asyncRowOf // open async node -> its row
+	treeView  argview.View
+	lk        links // the current event's arrows (event, openWindow, split)
+
+	// Time: with a time base (WithNsPerCycle not given), ticks become ns
+	// through the unit's scale or the file's (timed); else cycle * nsPer.
+	timed   bool
+	nsWhole bool // no time base and nsInt ns per cycle: ns is cycle*nsInt
+	fileNs  schema.Nanos
+	unitNs  map[uint16]schema.Nanos // units with a clock of their own; nil when none or not timed
 }
 
-// newDriver makes a driver for r; its sink is set before run.
-func newDriver(r *mmapio.Reader, nsPerCycle float64, maxBytes int64, res *Result) *driver {
+// newDriver makes a driver for r; its sink is set before run. timed: the
+// trace's time bases give the timestamps (nsPerCycle those without one).
+func newDriver(r *mmapio.Reader, nsPerCycle float64, timed bool, maxBytes int64, res *Result) *driver {
 	d := &driver{
 		ts: newTrackSet(r.Schema().SimulationName, r.Units()),
 
@@ -64,8 +87,22 @@ func newDriver(r *mmapio.Reader, nsPerCycle float64, maxBytes int64, res *Result
 	if nsPerCycle == math.Trunc(nsPerCycle) && nsPerCycle < 1<<32 {
 		d.nsInt = uint64(nsPerCycle)
 	}
+	if timed {
+		sch := r.Schema()
+		d.timed = !sch.TimeBase.IsZero() // else only some units have clocks; the others take nsPerCycle
+		d.fileNs = schema.NewNanos(sch.TimeBase)
+		for _, u := range sch.Units {
+			if !u.TimeBase.IsZero() {
+				if d.unitNs == nil {
+					d.unitNs = map[uint16]schema.Nanos{}
+				}
+				d.unitNs[u.ID] = schema.NewNanos(u.TimeBase)
+			}
+		}
+	}
+	d.nsWhole = !d.timed && d.unitNs == nil && d.nsInt != 0
 	for _, f := range d.fmts {
-		if f != nil && f.kind >= schema.KindSpanBegin && f.kind <= schema.KindSpanComplete {
+		if f != nil && (f.kind >= schema.KindSpanBegin && f.kind <= schema.KindSpanComplete || f.isAsync()) {
 			d.hasSpans = true
 		}
 	}
@@ -73,12 +110,13 @@ func newDriver(r *mmapio.Reader, nsPerCycle float64, maxBytes int64, res *Result
 }
 
 func unknownFormat() *fmtInfo {
-	return &fmtInfo{name: "[unknown format]", lane: -1, flow: -1, dur: -1, value: -1}
+	return &fmtInfo{name: "[unknown format]", lane: -1, flow: -1, dur: -1, value: -1, spanID: -1, parent: -1}
 }
 
 // formatTable indexes r's formats by id.
 func formatTable(r *mmapio.Reader) []*fmtInfo {
 	var fmts []*fmtInfo
+	symbols := r.Schema().Symbols
 	for _, f := range r.Formats() {
 		if f.ID >= 1<<24 {
 			continue // no writer makes such ids; their events export as unknown
@@ -87,7 +125,7 @@ func formatTable(r *mmapio.Reader) []*fmtInfo {
 			fmts = append(fmts, nil)
 		}
 		if fmts[f.ID] == nil { // the first entry with an id wins, as in the original reader
-			fmts[f.ID] = newFmtInfo(f)
+			fmts[f.ID] = newFmtInfo(f, symbols)
 		}
 	}
 	return fmts
@@ -101,7 +139,25 @@ func (d *driver) format(id uint32) *fmtInfo {
 	return d.unknown
 }
 
-func (d *driver) ns(cycle uint64) uint64 {
+// ns is the timestamp of a cycle of the unit of track t. Small enough to
+// be inlined for the usual case, a whole number of ns per cycle.
+func (d *driver) ns(t *track, cycle uint64) uint64 {
+	if d.nsWhole {
+		return cycle * d.nsInt
+	}
+	return d.nsScaled(t, cycle)
+}
+
+// nsScaled is ns with a time base, or a fraction of a ns per cycle.
+func (d *driver) nsScaled(t *track, cycle uint64) uint64 {
+	if d.unitNs != nil {
+		if c, ok := d.unitNs[t.unit]; ok {
+			return c.Of(cycle)
+		}
+	}
+	if d.timed {
+		return d.fileNs.Of(cycle)
+	}
 	if d.nsInt != 0 {
 		return cycle * d.nsInt
 	}
@@ -122,30 +178,30 @@ func (d *driver) ensure(t *track) error {
 	return d.sink.declare(t)
 }
 
-// run exports the events q selects. When q starts at a cycle A > 0 and the
-// trace has spans, it reads from cycle 0 with the writing muted up to A, so
-// that the spans open at A are known and begin there (lookback).
-func (d *driver) run(r *mmapio.Reader, q mmapio.Query, progress cyclewin.Reporter) error {
-	start, end, windowed := q.Cycles()
-	iq := q
-	if windowed && start > 0 && d.hasSpans {
-		iq, d.muted = q.WithCycles(0, end), true
-	}
+// run exports the events iq selects: iterQuery's query, which reads the
+// spans before a window muted (lookback).
+func (d *driver) run(r *mmapio.Reader, iq mmapio.Query, progress cyclewin.Reporter) error {
 	it := r.Iter(iq)
 	defer it.Close()
+	handle := func(_ spantree.Info, ev mmapio.Event, res spantree.Resolved) error {
+		return d.handle(&ev, res)
+	}
 	for it.Next() {
 		ev := it.Event()
-		if d.muted {
-			if ev.Cycle < start {
-				d.lookback(&ev, start)
-				continue
-			}
-			if err := d.openWindow(start); err != nil {
-				return err
-			}
+		var err error
+		switch {
+		case d.tree != nil:
+			err = d.tree.Push(treeInfo(&ev, d.format(ev.FormatID), &d.treeView, d.runOf), ev, handle)
+		case d.muted:
+			err = d.handle(&ev, noTree)
+		default:
+			err = d.event(&ev, noTree)
 		}
-		if err := d.event(&ev); err != nil {
+		if err != nil {
 			return err
+		}
+		if ev.Cycle < d.start { // the lookback before the window
+			continue
 		}
 		d.res.Events++
 		if progress.Active() && d.res.Events&0xFFFF == 0 {
@@ -155,8 +211,13 @@ func (d *driver) run(r *mmapio.Reader, q mmapio.Query, progress cyclewin.Reporte
 	if err := it.Err(); err != nil {
 		return err
 	}
+	if d.tree != nil {
+		if err := d.tree.Flush(handle); err != nil {
+			return err
+		}
+	}
 	if d.muted { // nothing in the window: spans open across it still show
-		if err := d.openWindow(start); err != nil {
+		if err := d.openWindow(d.start, noTree); err != nil {
 			return err
 		}
 	}
@@ -164,15 +225,46 @@ func (d *driver) run(r *mmapio.Reader, q mmapio.Query, progress cyclewin.Reporte
 	return d.close()
 }
 
+// iterQuery is the query run reads: q, or q from cycle 0 when spans may be
+// open at the start of q's window: the events before it are read muted,
+// so that the spans open at its first cycle A are known and begin there
+// (lookback).
+func (d *driver) iterQuery(q mmapio.Query) mmapio.Query {
+	start, end, windowed := q.Cycles()
+	if windowed && start > 0 && d.hasSpans {
+		d.muted, d.start = true, start
+		return q.WithCycles(0, end)
+	}
+	return q
+}
+
+// noTree is the resolution of an event when the trace has no span trees.
+var noTree = spantree.Resolved{Node: -1, Parent: -1}
+
+// handle takes one event (in the order the orderer hands them over).
+func (d *driver) handle(ev *mmapio.Event, res spantree.Resolved) error {
+	if d.muted {
+		if ev.Cycle < d.start {
+			d.lookback(ev, res, d.start)
+			return nil
+		}
+		if err := d.openWindow(d.start, res); err != nil {
+			return err
+		}
+	}
+	return d.event(ev, res)
+}
+
 // lookback keeps the state of the spans that will still be open at the
 // window's first cycle a, from an event before it, without writing
-// anything: begins and ends of begin/end spans move the track's stack;
-// complete spans that end before a are skipped (most of them: this is the
-// cost of a lookback, a comparison per span), the others take their row
-// (they all overlap at a, so they nest as they come) and wait for their end.
-func (d *driver) lookback(ev *mmapio.Event, a uint64) {
+// anything: begins and ends of begin/end and async spans move the track's
+// stack; complete spans that end before a are skipped (most of them: this
+// is the cost of a lookback, a comparison per span), the others take their
+// row (they all overlap at a, so they nest as they come) and wait for their
+// end.
+func (d *driver) lookback(ev *mmapio.Event, res spantree.Resolved, a uint64) {
 	f := d.format(ev.FormatID)
-	if f.kind < schema.KindSpanBegin || f.kind > schema.KindSpanComplete {
+	if f.kind < schema.KindSpanBegin || f.kind > schema.KindSpanComplete && !f.isAsync() {
 		return
 	}
 	d.view.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
@@ -181,7 +273,7 @@ func (d *driver) lookback(ev *mmapio.Event, a uint64) {
 	switch f.kind {
 	case schema.KindSpanBegin:
 		t := d.explicitTrack(ev.UnitID, f, v)
-		t.open = append(t.open, openSpan{f: f, row: t})
+		t.open = append(t.open, openSpan{f: f, row: t, node: -1})
 	case schema.KindSpanEnd:
 		t := d.explicitTrack(ev.UnitID, f, v)
 		if len(t.open) > 0 {
@@ -196,19 +288,28 @@ func (d *driver) lookback(ev *mmapio.Event, a uint64) {
 			return
 		}
 		t := d.completeRow(ev.UnitID, f, v, c+dur)
-		t.open = append(t.open, openSpan{f: f, end: c + dur, row: t})
+		t.open = append(t.open, openSpan{f: f, end: c + dur, row: t, node: -1})
 		d.pushes++
 		heap.Push(&d.ends, pendingEnd{cycle: c + dur, seq: d.pushes, row: t})
+	case schema.KindAsyncBegin:
+		if res.Node >= 0 {
+			t := d.ts.asyncRow(ev.UnitID)
+			t.open = append(t.open, openSpan{f: f, row: t, node: res.Node})
+			d.asyncOpen.set(res.Node, t)
+		}
+	case schema.KindAsyncEnd:
+		if t := d.asyncOpen.get(res.Node); t != nil {
+			d.closeAsync(t, res.Node)
+		}
 	}
 }
 
 // openWindow ends the lookback at the window's first cycle a: the spans
 // still open begin at a, clipped, as at a file split (without their
-// arguments, which are the begin's).
-func (d *driver) openWindow(a uint64) error {
+// arguments, which are the begin's). cur is the event about to be written.
+func (d *driver) openWindow(a uint64, cur spantree.Resolved) error {
 	d.muted = false
 	d.started, d.last, d.lastEvent = true, a, a
-	ns := d.ns(a)
 	for _, t := range d.ts.all {
 		if len(t.open) == 0 {
 			continue
@@ -218,7 +319,8 @@ func (d *driver) openWindow(a uint64) error {
 		}
 		for _, s := range t.open {
 			d.res.ClippedSpans++
-			if err := d.sink.begin(ns, t, s.f, nil, 0); err != nil {
+			d.lk = d.rebegun(s, cur)
+			if err := d.sink.begin(d.ns(t, a), t, s.f, nil, 0, &d.lk); err != nil {
 				return err
 			}
 		}
@@ -226,12 +328,26 @@ func (d *driver) openWindow(a uint64) error {
 	return nil
 }
 
-func (d *driver) event(ev *mmapio.Event) error {
+// rebegun is the arrows of a span begun again (a file split, a window's
+// start): those to the children it has yet to have, the event about to be
+// written (cur, which the orderer counted already) among them.
+func (d *driver) rebegun(s openSpan, cur spantree.Resolved) links {
+	lk := noLinks
+	if s.node >= 0 && d.kids != nil && s.node < int64(len(d.kids)) {
+		lk.node, lk.from, lk.to = s.node, d.tree.Children(s.node), d.kids[s.node]
+		if cur.Parent == s.node && lk.from > 0 {
+			lk.from--
+		}
+	}
+	return lk
+}
+
+func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 	c := ev.Cycle
 	// Files are cut only between cycles, before anything of the new cycle
 	// (ends included) is written.
 	if d.started && d.maxBytes > 0 && c > d.lastEvent && d.sink.written() >= d.maxBytes {
-		if err := d.split(c); err != nil {
+		if err := d.split(c, res); err != nil {
 			return err
 		}
 	}
@@ -252,16 +368,25 @@ func (d *driver) event(ev *mmapio.Event) error {
 			}
 		}
 	}
-	ns := d.ns(c)
+	// The arrows, in the driver: a local whose address goes to the sink
+	// (an interface) would be allocated per event.
+	d.lk = noLinks
+	lk := &d.lk
+	if res.Parent >= 0 {
+		lk.in = edgeFlow(res.Parent, res.Child)
+		d.res.ParentLinks++
+	} else if res.Missing {
+		d.res.ParentsMissing++
+	}
 	switch f.kind {
 	case schema.KindSpanBegin:
 		t := d.explicitTrack(ev.UnitID, f, v)
 		if err := d.ensure(t); err != nil {
 			return err
 		}
-		t.open = append(t.open, openSpan{f: f, flow: flow, row: t})
+		t.open = append(t.open, openSpan{f: f, flow: flow, row: t, node: -1})
 		d.res.Spans++
-		return d.sink.begin(ns, t, f, v, flow)
+		return d.sink.begin(d.ns(t, c), t, f, v, flow, lk)
 	case schema.KindSpanEnd:
 		t := d.explicitTrack(ev.UnitID, f, v)
 		if len(t.open) == 0 {
@@ -272,7 +397,7 @@ func (d *driver) event(ev *mmapio.Event) error {
 			return err
 		}
 		t.open = t.open[:len(t.open)-1]
-		return d.sink.end(ns, t)
+		return d.sink.end(d.ns(t, c), t, nil, nil)
 	case schema.KindSpanComplete:
 		dur := uint64(0)
 		if v.Has(f.dur) {
@@ -282,25 +407,87 @@ func (d *driver) event(ev *mmapio.Event) error {
 		if err := d.ensure(t); err != nil {
 			return err
 		}
-		t.open = append(t.open, openSpan{f: f, flow: flow, end: c + dur, row: t})
+		t.open = append(t.open, openSpan{f: f, flow: flow, end: c + dur, row: t, node: -1})
 		d.pushes++
 		heap.Push(&d.ends, pendingEnd{cycle: c + dur, seq: d.pushes, row: t})
 		d.res.Spans++
-		return d.sink.begin(ns, t, f, v, flow)
+		return d.sink.begin(d.ns(t, c), t, f, v, flow, lk)
+	case schema.KindAsyncBegin:
+		if res.Node < 0 { // no orderer: cannot happen, the format has an id
+			break
+		}
+		t := d.ts.asyncRow(ev.UnitID)
+		if err := d.ensure(t); err != nil {
+			return err
+		}
+		t.open = append(t.open, openSpan{f: f, flow: flow, row: t, node: res.Node})
+		d.asyncOpen.set(res.Node, t)
+		if d.kids != nil && res.Node < int64(len(d.kids)) {
+			lk.node, lk.to = res.Node, d.kids[res.Node]
+		}
+		d.res.Spans++
+		d.res.AsyncSpans++
+		return d.sink.begin(d.ns(t, c), t, f, v, flow, lk)
+	case schema.KindAsyncEnd:
+		t := d.asyncOpen.get(res.Node)
+		if t == nil {
+			d.res.UnmatchedEnds++ // an end without a begin
+			return nil
+		}
+		if err := d.ensure(t); err != nil {
+			return err
+		}
+		d.closeAsync(t, res.Node)
+		return d.sink.end(d.ns(t, c), t, f, v)
 	case schema.KindCounter:
 		t := d.ts.counter(ev.UnitID, f)
 		if err := d.ensure(t); err != nil {
 			return err
 		}
 		d.res.Counters++
-		return d.sink.counter(ns, t, f, v)
+		return d.sink.counter(d.ns(t, c), t, f, v)
 	}
 	t := d.ts.unit(ev.UnitID)
+	if res.Node >= 0 { // an instant of an open async span: on its row
+		if row := d.asyncOpen.get(res.Node); row != nil {
+			t = row
+		}
+	}
 	if err := d.ensure(t); err != nil {
 		return err
 	}
 	d.res.Instants++
-	return d.sink.instant(ns, t, f, v, flow)
+	return d.sink.instant(d.ns(t, c), t, f, v, flow, lk)
+}
+
+// asyncRowOf is the row of each open async span, by node: nodes are
+// numbered in order, and a slice costs 8 bytes a span where a map's insert
+// and delete per span cost a cache miss each.
+type asyncRowOf struct {
+	rows []*track
+}
+
+func (a *asyncRowOf) get(node int64) *track {
+	if node < 0 || node >= int64(len(a.rows)) {
+		return nil
+	}
+	return a.rows[node]
+}
+
+func (a *asyncRowOf) set(node int64, t *track) {
+	for node >= int64(len(a.rows)) {
+		a.rows = append(a.rows, nil)
+	}
+	a.rows[node] = t
+}
+
+// closeAsync takes async span node off its row and frees the row.
+func (d *driver) closeAsync(t *track, node int64) {
+	d.asyncOpen.set(node, nil)
+	if n := len(t.open); n > 0 {
+		t.open = t.open[:n-1]
+	}
+	d.ts.freeRow(t)
 }
 
 // lane returns the lane of a span event (the unit's own track when the
@@ -361,21 +548,20 @@ func (d *driver) flushEnds(cycle uint64) error {
 			return err
 		}
 		d.last = max(d.last, e.cycle)
-		if err := d.sink.end(d.ns(e.cycle), row); err != nil {
+		if err := d.sink.end(d.ns(row, e.cycle), row, nil, nil); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// split ends the current file at cycle c: open spans are closed there and
-// reopened at the same time in the next file, which declares its tracks
-// again, so each file stands alone.
-func (d *driver) split(c uint64) error {
-	ns := d.ns(c)
+// split ends the current file at cycle c, before the event cur: open spans
+// are closed there and reopened at the same time in the next file, which
+// declares its tracks again, so each file stands alone.
+func (d *driver) split(c uint64, cur spantree.Resolved) error {
 	for _, t := range d.ts.all {
 		for i := len(t.open) - 1; i >= 0; i-- {
-			if err := d.sink.end(ns, t); err != nil {
+			if err := d.sink.end(d.ns(t, c), t, nil, nil); err != nil {
 				return err
 			}
 		}
@@ -392,7 +578,8 @@ func (d *driver) split(c uint64) error {
 			return err
 		}
 		for _, s := range t.open {
-			if err := d.sink.begin(ns, t, s.f, nil, 0); err != nil {
+			d.lk = d.rebegun(s, cur)
+			if err := d.sink.begin(d.ns(t, c), t, s.f, nil, 0, &d.lk); err != nil {
 				return err
 			}
 		}
@@ -428,12 +615,13 @@ func (d *driver) close() error {
 	return d.sink.finish()
 }
 
-// closeBegun ends, at cycle c, the begin/end spans on top of t's stack.
+// closeBegun ends, at cycle c, the begin/end and async spans on top of t's
+// stack.
 func (d *driver) closeBegun(t *track, c uint64) error {
 	for n := len(t.open); n > 0 && t.open[n-1].end == 0; n = len(t.open) {
 		t.open = t.open[:n-1]
 		d.res.UnterminatedSpans++
-		if err := d.sink.end(d.ns(c), t); err != nil {
+		if err := d.sink.end(d.ns(t, c), t, nil, nil); err != nil {
 			return err
 		}
 	}

@@ -19,6 +19,8 @@ type track struct {
 	gen     uint32 // output file in which it was last declared (0: never)
 	tid     int    // chrome-json thread id
 	pid     int    // chrome-json process id; a track with pid > 1 and no parent is a process
+	unit    uint16 // the unit it belongs to (0: the root, a group): its clock
+	row     int    // the index of an async row among its unit's, from 0; -1 for other tracks
 
 	children int // for ranks of lazily added children
 
@@ -32,6 +34,7 @@ type openSpan struct {
 	flow uint64
 	end  uint64 // end cycle of a complete span; 0 for a begin/end span
 	row  *track // the track it is drawn on
+	node int64  // an async span's node (spantree), -1 for others
 }
 
 type laneKey struct {
@@ -56,6 +59,7 @@ type trackSet struct {
 	names    map[uint16]string
 	all      []*track
 	procs    map[string]*track // WithProcesses: label -> its process track (nil until first used)
+	async    map[uint16]*asyncRows
 }
 
 // setProcesses makes each label a process for the units named "label/...".
@@ -123,11 +127,12 @@ func newTrackSet(sim string, units []schema.Unit) *trackSet {
 }
 
 func (ts *trackSet) add(parent *track, name string) *track {
-	t := &track{uuid: ts.nextUUID, parent: parent, name: name, tid: len(ts.all) + 1, pid: 1}
+	t := &track{uuid: ts.nextUUID, parent: parent, name: name, tid: len(ts.all) + 1, pid: 1, row: -1}
 	ts.nextUUID++
 	if parent != nil {
 		t.rank = int32(parent.children)
 		t.pid = parent.pid
+		t.unit = parent.unit
 		parent.children++
 	}
 	ts.all = append(ts.all, t)
@@ -147,6 +152,7 @@ func (ts *trackSet) unit(id uint16) *track {
 		name = "unit " + strconv.Itoa(int(id))
 	}
 	if g := ts.groups[name]; g != nil {
+		g.unit = id
 		ts.units[id] = g
 		return g
 	}
@@ -166,9 +172,80 @@ func (ts *trackSet) unit(id uint16) *track {
 		parent = g
 	}
 	t := ts.add(parent, parts[len(parts)-1])
+	t.unit = id
 	ts.groups[name] = t
 	ts.units[id] = t
 	return t
+}
+
+// asyncRows are the rows of a unit's async spans: tracks under the unit's
+// track, "async 1", "async 2"..., one span open on each at a time. A span
+// takes the free row of the lowest number, so a unit gets as many rows as
+// it had spans open at once.
+type asyncRows struct {
+	rows []*track
+	free []int // min-heap of the numbers of the rows without a span
+}
+
+// asyncRow returns the row a span that begins on unit takes.
+func (ts *trackSet) asyncRow(unit uint16) *track {
+	a := ts.async[unit]
+	if a == nil {
+		if ts.async == nil {
+			ts.async = map[uint16]*asyncRows{}
+		}
+		a = &asyncRows{}
+		ts.async[unit] = a
+	}
+	if len(a.free) == 0 {
+		t := ts.add(ts.unit(unit), "async "+strconv.Itoa(len(a.rows)+1))
+		t.row = len(a.rows)
+		a.rows = append(a.rows, t)
+		return t
+	}
+	return a.rows[heapPop(&a.free)]
+}
+
+// freeRow gives a row whose span ended back to its unit.
+func (ts *trackSet) freeRow(t *track) {
+	heapPush(&ts.async[t.unit].free, t.row)
+}
+
+func heapPush(h *[]int, v int) {
+	*h = append(*h, v)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p] <= a[i] {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func heapPop(h *[]int) int {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && a[l] < a[m] {
+			m = l
+		}
+		if r := l + 1; r < n && a[r] < a[m] {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
 }
 
 // lane returns a unit's lane, creating its track: "lane 3" under the unit,

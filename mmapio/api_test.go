@@ -100,7 +100,7 @@ func TestCloseDuringIteration(t *testing.T) {
 	for range r2.Events(Query{}) {
 		t.Fatal("a closed Reader yields no events")
 	}
-	_, err := r2.WriteDump(nil, Query{}, 0)
+	_, err := writeDump(r2, nil, Query{}, 0)
 	require.ErrorIs(t, err, ErrClosed)
 }
 

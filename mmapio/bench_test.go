@@ -76,7 +76,7 @@ func BenchmarkDumpW1(b *testing.B) {
 	b.ResetTimer()
 	var n int
 	for range b.N {
-		c, err := r.WriteDump(io.Discard, Query{}, 0)
+		c, err := writeDump(r, io.Discard, Query{}, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func BenchmarkUnitW1(b *testing.B) {
 	defer r.Close()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := r.WriteDump(io.Discard, Query{}.WithUnits(r.UnitsNamed("core1.dram")...), 0); err != nil {
+		if _, err := writeDump(r, io.Discard, Query{}.WithUnits(r.UnitsNamed("core1.dram")...), 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -111,7 +111,7 @@ func BenchmarkCyclesW1(b *testing.B) {
 	defer r.Close()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := r.WriteDump(io.Discard, Query{}.WithCycles(9_000_000, 9_001_000), 0); err != nil {
+		if _, err := writeDump(r, io.Discard, Query{}.WithCycles(9_000_000, 9_001_000), 0); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,9 +11,10 @@ import (
 
 	flatbuffers "github.com/google/flatbuffers/go"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 	"github.com/chronon-sim/chronon-go/schema"
-	"github.com/stretchr/testify/require"
 )
 
 // Open keeps no per-block copy of the footer: what stays on the heap grows
@@ -132,7 +133,7 @@ func TestMappedIndexAfterClose(t *testing.T) {
 		t.Fatal("a closed Reader yields no events")
 	}
 	require.ErrorIs(t, r2.Err(), ErrClosed)
-	_, err = r2.WriteDump(io.Discard, Query{}.WithUnits(3), 0)
+	_, err = writeDump(r2, io.Discard, Query{}.WithUnits(3), 0)
 	require.ErrorIs(t, err, ErrClosed)
 
 	// Queries started while another goroutine closes the Reader: each gets
@@ -157,7 +158,7 @@ func TestMappedIndexAfterClose(t *testing.T) {
 					require.ErrorIs(t, err, ErrClosed)
 				}
 				it.Close()
-				_, err := r3.WriteDump(io.Discard, Query{}.WithCycles(evs[0].Cycle, evs[0].Cycle), 1)
+				_, err := writeDump(r3, io.Discard, Query{}.WithCycles(evs[0].Cycle, evs[0].Cycle), 1)
 				if err != nil {
 					require.ErrorIs(t, err, ErrClosed)
 				}

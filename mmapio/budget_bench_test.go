@@ -48,7 +48,7 @@ func BenchmarkBudgetWindows(b *testing.B) {
 			b.ResetTimer()
 			var n int
 			for range b.N {
-				c, err := r.WriteDump(io.Discard, Query{}, 0)
+				c, err := writeDump(r, io.Discard, Query{}, 0)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -56,7 +56,7 @@ func BenchmarkBudgetWindows(b *testing.B) {
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "lines/s")
 			b.ReportMetric(float64(r.memPeak.Load())/(1<<20), "peak-MiB")
-			b.ReportMetric(float64(r.decodes.Load())/float64(b.N)/float64(r.NumBlocks()), "decodes/block")
+			b.ReportMetric(float64(r.f.Decodes())/float64(b.N)/float64(r.NumBlocks()), "decodes/block")
 		})
 	}
 }

@@ -32,7 +32,7 @@ func eventText(t *testing.T, r *Reader, q Query) []byte {
 	var buf []byte
 	for ev := range r.Events(q) {
 		buf = binary.LittleEndian.AppendUint32(buf, uint32(ev.Block))
-		buf = r.AppendLine(buf, &ev)
+		buf = appendLine(r, buf, &ev)
 	}
 	require.NoError(t, r.Err())
 	return buf
@@ -55,12 +55,12 @@ func TestMemoryBudgetWindows(t *testing.T) {
 		for _, q := range queries {
 			want := eventText(t, full, q)
 			require.NotEmpty(t, want)
-			before := small.decodes.Load()
+			before := small.f.Decodes()
 			require.Equal(t, string(want), string(eventText(t, small, q)), "budget %d, query %+v", budget, q)
 			require.LessOrEqual(t, small.memPeak.Load(), budget)
-			if q.units.set == nil {
+			if q.units == nil {
 				// The windows decoded blocks more than once.
-				require.Greater(t, small.decodes.Load()-before, int64(small.NumBlocks()))
+				require.Greater(t, small.f.Decodes()-before, int64(small.NumBlocks()))
 			}
 		}
 		if budget >= 4<<20 { // a dump also holds its text
@@ -74,9 +74,9 @@ func TestMemoryBudgetWindows(t *testing.T) {
 	// The file does need more than the small budgets the normal way, and
 	// the normal way decodes each block once.
 	require.Greater(t, full.memPeak.Load(), int64(4<<20))
-	n := full.decodes.Load()
+	n := full.f.Decodes()
 	eventText(t, full, Query{})
-	require.Equal(t, int64(full.NumBlocks()), full.decodes.Load()-n)
+	require.Equal(t, int64(full.NumBlocks()), full.f.Decodes()-n)
 }
 
 // The default budget holds for a dump of an ordinary file, which does not
@@ -84,9 +84,9 @@ func TestMemoryBudgetWindows(t *testing.T) {
 func TestMemoryBudgetDefault(t *testing.T) {
 	b := sampleTrace(t, ctracetest.Options{BlockSize: 4096, PerUnit: true, Compress: true})
 	r := openBytesT(t, b)
-	n := r.decodes.Load()
+	n := r.f.Decodes()
 	dumpText(t, r, Query{}, 0)
-	require.Equal(t, int64(r.NumBlocks()), r.decodes.Load()-n)
+	require.Equal(t, int64(r.NumBlocks()), r.f.Decodes()-n)
 	require.Positive(t, r.memPeak.Load())
 	require.LessOrEqual(t, r.memPeak.Load(), int64(DefaultMemoryBudget))
 }
@@ -149,42 +149,11 @@ func TestDeclaredSizeBomb(t *testing.T) {
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	var buf bytes.Buffer
-	_, err = r.WriteDump(&buf, Query{}, 0)
+	_, err = writeDump(r, &buf, Query{}, 0)
 	runtime.ReadMemStats(&ms1)
 	requireFormatError(t, err, "block 0", int64(f.Blocks[0].DataOffset)+schema.BlockHeaderSize, "cannot hold the declared")
 	require.Less(t, ms1.TotalAlloc-ms0.TotalAlloc, uint64(32<<20))
 	require.Zero(t, buf.Len())
-}
-
-func TestZstdBound(t *testing.T) {
-	enc, err := zstd.NewWriter(nil)
-	require.NoError(t, err)
-	data := bytes.Repeat([]byte("0123456789abcdef"), 50_000)
-	for _, src := range [][]byte{enc.EncodeAll(data, nil), enc.EncodeAll(nil, nil)} {
-		bound, err := zstdBound(src)
-		require.NoError(t, err)
-		require.GreaterOrEqual(t, bound, uint64(0))
-		dec, err2 := zstd.NewReader(nil)
-		require.NoError(t, err2)
-		got, err := dec.DecodeAll(src, nil)
-		require.NoError(t, err)
-		require.GreaterOrEqual(t, bound, uint64(len(got)))
-	}
-	_, err = zstdBound([]byte{1, 2, 3, 4, 5})
-	require.Error(t, err)
-}
-
-// Recovery verifies blocks in parallel, but no more at once than the memory
-// budget holds.
-func TestRecoveryVerifiersWithinBudget(t *testing.T) {
-	r := &Reader{opts: options{memBudget: 256 << 20}}
-	big := Block{UncompressedSize: schema.MaxBlockSize, CompressedSize: 100}
-	cands := []Block{big, big, big, big, big, big, big, big}
-	require.Equal(t, 4, r.verifiers(cands))
-	r.opts.memBudget = MinMemoryBudget
-	require.Equal(t, 1, r.verifiers(cands))
-	raw := Block{UncompressedSize: 4096, CompressedSize: 4096}
-	require.Equal(t, 3, r.verifiers([]Block{raw, raw, raw}))
 }
 
 // Issue 6: 40 overlapping blocks whose zstd frames really decode to the
@@ -225,10 +194,10 @@ func TestOverlappingBigBlocksStayInBudget(t *testing.T) {
 	r, err := OpenBytes("bad.ctrace", out)
 	require.NoError(t, err)
 	defer r.Close()
-	_, err = r.WriteDump(io.Discard, Query{}, 0)
+	_, err = writeDump(r, io.Discard, Query{}, 0)
 	requireFormatError(t, err, "block 0", int64(f.Blocks[0].DataOffset)+schema.BlockHeaderSize, "truncated event")
 	require.LessOrEqual(t, r.memPeak.Load(), int64(DefaultMemoryBudget))
-	require.Equal(t, int64(1), r.decodes.Load())
+	require.Equal(t, int64(1), r.f.Decodes())
 }
 
 // Windows cut inside a cycle when one cycle holds more events than a
@@ -252,7 +221,7 @@ func TestMemoryBudgetWindowsInsideCycles(t *testing.T) {
 		require.Equal(t, string(want), string(eventText(t, small, q)))
 		require.LessOrEqual(t, small.memPeak.Load(), int64(MinMemoryBudget))
 	}
-	require.Greater(t, small.decodes.Load(), 3*int64(small.NumBlocks()))
+	require.Greater(t, small.f.Decodes(), 3*int64(small.NumBlocks()))
 }
 
 // Closing the Reader ends a windowed iteration cleanly, also while a
@@ -283,7 +252,7 @@ func TestCloseDuringWindows(t *testing.T) {
 			require.ErrorIs(t, it.Err(), ErrClosed)
 		}
 		var buf bytes.Buffer
-		_, err := r.WriteDump(&buf, Query{}, 0)
+		_, err := writeDump(r, &buf, Query{}, 0)
 		require.ErrorIs(t, err, ErrClosed)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"testing"
 
-	flatbuffers "github.com/google/flatbuffers/go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
@@ -21,19 +20,11 @@ func sampleTrace(t testing.TB, opts ctracetest.Options) []byte {
 	return b
 }
 
-// rewriteFooter decodes the footer, lets edit change it, and appends the
-// re-encoded footer, pointing the header at it.
+// rewriteFooter is ctracetest.EditFooter: b with its footer changed by edit.
 func rewriteFooter(t testing.TB, b []byte, edit func(f *schema.Footer)) []byte {
 	t.Helper()
-	h, err := schema.ParseHeader(b, int64(len(b)))
+	out, err := ctracetest.EditFooter(b, edit)
 	require.NoError(t, err)
-	f, err := schema.DecodeFooter(b[h.FooterOffset:h.FooterOffset+h.FooterSize], 0)
-	require.NoError(t, err)
-	edit(f)
-	foot := schema.BuildFooter(flatbuffers.NewBuilder(0), f)
-	out := append(bytes.Clone(b[:h.FooterOffset]), foot...)
-	h.FooterSize = uint64(len(foot))
-	copy(out, schema.AppendHeader(nil, h))
 	return out
 }
 
@@ -153,7 +144,7 @@ func TestBlockErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := c.edit(bytes.Clone(c.base))
-			r, err := OpenBytes("bad.ctrace", b, WithDecoders(1))
+			r, err := OpenBytes("bad.ctrace", b, withDecoders(1))
 			require.NoError(t, err, "block data is checked when read")
 			defer r.Close()
 			n := 0
@@ -167,7 +158,7 @@ func TestBlockErrors(t *testing.T) {
 			// The dump stops with the same error.
 			r2, _ := OpenBytes("bad.ctrace", b)
 			defer r2.Close()
-			_, err = r2.WriteDump(io.Discard, Query{}, 0)
+			_, err = writeDump(r2, io.Discard, Query{}, 0)
 			requireFormatError(t, err, "block 3", c.offset, c.reason)
 			require.Error(t, r2.Err())
 
@@ -182,7 +173,7 @@ func TestBlockErrors(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	for _, o := range []Option{WithDecoders(0), WithDecoders(1000), WithReadAhead(1), WithReadAhead(1 << 31)} {
+	for _, o := range []Option{withDecoders(0), withDecoders(1000), withReadAhead(1), withReadAhead(1 << 31)} {
 		_, err := OpenBytes("x", sampleTrace(t, ctracetest.Options{}), o)
 		require.Error(t, err)
 	}

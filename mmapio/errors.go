@@ -1,59 +1,17 @@
 package mmapio
 
-import (
-	"errors"
-
-	"github.com/chronon-sim/chronon-go/schema"
-)
+import "github.com/chronon-sim/chronon-go/internal/tracefile"
 
 // ErrNotATrace is matched (errors.Is) by the error Open returns for a file
 // that is not a .ctrace file at all: too short for a header, or a bad magic.
-var ErrNotATrace = errors.New("not a .ctrace file")
+var ErrNotATrace = tracefile.ErrNotATrace
 
 // ErrClosed is returned when a Reader is used after Close.
-var ErrClosed = errors.New("mmapio: reader is closed")
+var ErrClosed = tracefile.ErrClosed
 
-// traceError is a *schema.FormatError that may also match a sentinel. It
-// prints exactly as the FormatError ("FILE: SECTION at byte N: REASON"), and
-// errors.As finds the FormatError inside.
-type traceError struct {
-	fe   *schema.FormatError
-	kind error
-}
-
-func (e *traceError) Error() string   { return e.fe.Error() }
-func (e *traceError) Unwrap() []error { return []error{e.fe, e.kind} }
-
-// formatErr builds a FormatError for file path.
-func formatErr(path, section string, offset int64, format string, args ...any) error {
-	fe := schema.Errorf(section, offset, format, args...)
-	fe.File = path
-	return fe
-}
-
-// withFile fills in the file name of a FormatError from the schema package.
-func withFile(err error, path string) error {
-	var fe *schema.FormatError
-	if errors.As(err, &fe) && fe.File == "" {
-		fe.File = path
-	}
-	return err
-}
-
-func notATrace(err error, path string) error {
-	var fe *schema.FormatError
-	if errors.As(err, &fe) {
-		fe.File = path
-		return &traceError{fe: fe, kind: ErrNotATrace}
-	}
-	return err
-}
-
-func blockSection(i int) string {
-	return "block " + itoa(i)
-}
-
-func itoa(i int) string {
-	var b [20]byte
-	return string(appendInt(b[:0], int64(i)))
-}
+// FaultError reports that reading the mapped file faulted: the file became
+// shorter than when it was opened (or its storage failed) while it was
+// read. Its File names the file, Section the section read ("block 3",
+// "schema"; "" when not known) and Offset the byte whose page faulted (-1
+// when not known).
+type FaultError = tracefile.FaultError

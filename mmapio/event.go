@@ -6,6 +6,7 @@ import (
 	"iter"
 	"math"
 
+	"github.com/chronon-sim/chronon-go/internal/ctext"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -34,7 +35,7 @@ func (e *Event) Format() *Format { return e.format }
 // AppendMessage appends the message exactly as the original trace_reader
 // printed it.
 func (e *Event) AppendMessage(dst []byte) []byte {
-	return appendMessage(dst, e.format, e.ArgCount, e.args)
+	return ctext.AppendMessage(dst, e.format.program(), e.ArgCount, e.args)
 }
 
 // Message returns the rebuilt message text.
@@ -47,12 +48,13 @@ func (e Event) Clone() Event {
 	return e
 }
 
-// parsed returns the argument bytes the original reader keeps (see parsedLen).
+// parsed returns the argument bytes the original reader keeps (see
+// ctext.ParsedLen).
 func (e *Event) parsed() []byte {
 	if e.format == nil {
 		return nil
 	}
-	return e.args[:parsedLen(e.format.ArgTypes, int(e.ArgCount), e.args)]
+	return e.args[:ctext.ParsedLen(e.format.ArgTypes, int(e.ArgCount), e.args)]
 }
 
 // NumArgs returns how many typed arguments the event carries: those that the
@@ -201,7 +203,7 @@ func (a Arg) Bytes() []byte {
 // AppendText appends the argument as the original reader prints it; hex
 // selects the "{:x}" form of integers.
 func (a Arg) AppendText(dst []byte, hex bool) []byte {
-	dst, _ = appendArg(dst, a.Type, a.Raw, hex)
+	dst, _ = ctext.AppendArg(dst, a.Type, a.Raw, hex)
 	return dst
 }
 

@@ -64,26 +64,6 @@ func Example() {
 	// [510] core1.l2: example access addr=0x81fe hit=false (addr 33278)
 }
 
-// WriteDump prints the original trace_reader's text for a query.
-func ExampleReader_WriteDump() {
-	path, cleanup := exampleTrace()
-	defer cleanup()
-
-	r, err := mmapio.Open(path)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer r.Close()
-	if _, err := r.WriteDump(os.Stdout, mmapio.Query{}.WithCycles(0, 10), 0); err != nil {
-		log.Fatal(err)
-	}
-	// Output:
-	// [         0] core0.l2: example access addr=0x8000 hit=true
-	// [         0] core1.l2: example access addr=0x8000 hit=true
-	// [        10] core0.l2: example access addr=0x800a hit=false
-	// [        10] core1.l2: example access addr=0x800a hit=false
-}
-
 // A format's text, argument names and types, from the file's schema.
 func ExampleFormat() {
 	path, cleanup := exampleTrace()

@@ -3,7 +3,6 @@
 package mmapio
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -24,7 +23,7 @@ func shrunk(t *testing.T, opts ctracetest.Options, keep int64) (*Reader, string,
 	require.Greater(t, len(b), 64<<10)
 	path := filepath.Join(t.TempDir(), "shrinking.ctrace")
 	require.NoError(t, os.WriteFile(path, b, 0o644))
-	r, err := Open(path, WithDecoders(3))
+	r, err := Open(path, withDecoders(3))
 	require.NoError(t, err)
 	t.Cleanup(func() { r.Close() })
 	require.NoError(t, os.Truncate(path, keep))
@@ -44,7 +43,8 @@ func requireFault(t *testing.T, err error, path string, size int64) {
 
 // A trace that shrinks while it is read gives an error naming the file
 // (the mapping's pages past the new end fault: SIGBUS, which used to kill
-// the process), from every way of reading it.
+// the process), from every way of reading it (and of completing it: the
+// rewrite package's tests).
 func TestFileShrinksWhileRead(t *testing.T) {
 	for name, opts := range map[string]ctracetest.Options{
 		"raw":        {BlockSize: 4096, PerUnit: true},
@@ -54,7 +54,7 @@ func TestFileShrinksWhileRead(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for _, keep := range []int64{0, 4096} {
 				r, path, size := shrunk(t, opts, keep)
-				_, err := r.WriteDump(io.Discard, Query{}, 0)
+				_, err := writeDump(r, io.Discard, Query{}, 0)
 				requireFault(t, err, path, size)
 				requireFault(t, r.Err(), path, size)
 
@@ -75,48 +75,7 @@ func TestFileShrinksWhileRead(t *testing.T) {
 				r, path, size = shrunk(t, opts, keep)
 				require.Nil(t, r.Blocks())
 				requireFault(t, r.Err(), path, size)
-
-				r, path, size = shrunk(t, opts, keep)
-				_, err = r.WriteComplete(&bytes.Buffer{}, testTime)
-				requireFault(t, err, path, size)
 			}
 		})
 	}
-}
-
-// A panic that is not a fault is not swallowed by the guards.
-func TestGuardKeepsOtherPanics(t *testing.T) {
-	r := &Reader{path: "x"}
-	require.PanicsWithValue(t, "boom", func() {
-		var err error
-		defer r.guardFault(&err, panicOnFault())
-		panic("boom")
-	})
-}
-
-// Code outside the package that reads arguments aliasing the mapping (a
-// raw block's) catches the fault there with CatchFault.
-func TestCatchFaultForCallers(t *testing.T) {
-	b, err := ctracetest.Build(ctracetest.W1Schema(8), ctracetest.W1Events(30000, 8, 9), ctracetest.Options{BlockSize: 64 << 10})
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "shrinking.ctrace")
-	require.NoError(t, os.WriteFile(path, b, 0o644))
-	r, err := Open(path)
-	require.NoError(t, err)
-	defer r.Close()
-	it := r.Iter(Query{})
-	defer it.Close()
-	require.True(t, it.Next())
-	ev := it.Event() // its arguments point into the first block's mapped bytes
-	require.NoError(t, os.Truncate(path, 0))
-	read := func() (sum int, err error) {
-		defer r.CatchFault(&err, PanicOnFault())
-		for _, c := range ev.RawArgs() {
-			sum += int(c)
-		}
-		return sum, nil
-	}
-	_, err = read()
-	requireFault(t, err, path, int64(len(b)))
-	require.ErrorAs(t, r.Err(), new(*FaultError))
 }

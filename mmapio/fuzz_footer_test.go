@@ -10,6 +10,7 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -101,7 +102,7 @@ func footerFromRecipe(recipe []byte) []byte {
 // checkFooterFile opens b: either a clean error, or a reader whose events
 // are those of its blocks, each block once.
 func checkFooterFile(t *testing.T, b []byte, opts ...Option) *Reader {
-	r, err := OpenBytes("fuzz.ctrace", b, append(opts, WithDecoders(2), withSegmentBytes(4096))...)
+	r, err := OpenBytes("fuzz.ctrace", b, append(opts, withDecoders(2), withSegmentBytes(4096))...)
 	if err != nil {
 		var fe *schema.FormatError
 		if !errors.As(err, &fe) || fe.File != "fuzz.ctrace" || fe.Section == "" {
@@ -113,10 +114,10 @@ func checkFooterFile(t *testing.T, b []byte, opts ...Option) *Reader {
 	var declared uint64
 	end := int64(0)
 	for i := range blocks {
-		if headerOff(&blocks[i]) < end {
+		if tracefile.HeaderOff(&blocks[i]) < end {
 			t.Fatalf("block %d at byte %d overlaps the one before (ends at %d): %s", i, blocks[i].DataOffset, end, r.Status())
 		}
-		end = blockEnd(&blocks[i])
+		end = tracefile.BlockEnd(&blocks[i])
 		declared += uint64(blocks[i].EventCount)
 	}
 	if declared != r.Status().Events {

@@ -76,7 +76,7 @@ func FuzzSchemaRecipe(f *testing.F) {
 				}
 				continue
 			}
-			_, _ = r.WriteDump(io.Discard, Query{}, 0)
+			_, _ = writeDump(r, io.Discard, Query{}, 0)
 			for ev := range r.Events(Query{}.WithCycles(0, 2000)) {
 				_ = ev.Message()
 				for _, a := range ev.Args() {

@@ -1,10 +1,8 @@
 package mmapio
 
 import (
-	"bytes"
 	"errors"
 	"io"
-	"os"
 	"testing"
 
 	flatbuffers "github.com/google/flatbuffers/go"
@@ -17,45 +15,23 @@ import (
 // fuzzSeeds are the files the open-then-iterate target starts from: every
 // reference vector and the layouts of our writer, complete, crashed and cut.
 func fuzzSeeds(f *testing.F) [][]byte {
-	var seeds [][]byte
-	for _, name := range []string{"mixed-small.ctrace", "raw.ctrace", "noschema.ctrace", "noindex.ctrace", "noindex-twin.ctrace", "crash.ctrace", "crash.ctrace.crash", "multiblock.ctrace"} {
-		b, err := os.ReadFile(refPath(name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		if len(b) > 64<<10 {
-			seeds = append(seeds, b[:64<<10]) // large vectors: their first 64 KiB (a cut file)
-			continue
-		}
-		seeds = append(seeds, b)
-	}
-	evs := ctracetest.W1Events(200, 4, 1)
-	for _, o := range []ctracetest.Options{
-		{BlockSize: 600, PerUnit: true, Compress: true, UnitStats: true},
-		{BlockSize: 600, Compress: true, ZeroHeader: true},
-		{BlockSize: 600, PerUnit: true, NoFooter: true, SchemaPad: 20},
-		{BlockSize: 900, NoSchema: true},
-		{BlockSize: 900, FinalSchema: ctracetest.W1Schema(5)},
-		{BlockSize: 600, Compress: true, Truncate: 3000},
-	} {
-		b, err := ctracetest.Build(ctracetest.W1Schema(4), evs, o)
-		if err != nil {
-			f.Fatal(err)
-		}
-		seeds = append(seeds, b)
+	seeds, err := ctracetest.FuzzSeeds(refDir)
+	if err != nil {
+		f.Fatal(err)
 	}
 	return seeds
 }
 
 // FuzzOpenIterate opens arbitrary bytes and reads everything every way the
 // package offers: never a panic, a hang or an error that names no section;
-// the ways agree with each other.
+// the ways agree with each other. (The rewrite package's FuzzComplete
+// writes what opens complete again.)
 func FuzzOpenIterate(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := OpenBytes("fuzz.ctrace", b, WithDecoders(2), withSegmentBytes(4096))
+		r, err := OpenBytes("fuzz.ctrace", b, withDecoders(2), withSegmentBytes(4096))
 		if err != nil {
 			var fe *schema.FormatError
 			if !errors.As(err, &fe) || fe.File != "fuzz.ctrace" || fe.Section == "" {
@@ -77,7 +53,7 @@ func FuzzOpenIterate(f *testing.F) {
 			n++
 		}
 		iterErr := r.Err()
-		lines, err := r.WriteDump(io.Discard, Query{}, 0)
+		lines, err := writeDump(r, io.Discard, Query{}, 0)
 		if (err == nil) != (iterErr == nil) {
 			t.Fatalf("Events error %v, WriteDump error %v", iterErr, err)
 		}
@@ -91,25 +67,6 @@ func FuzzOpenIterate(f *testing.F) {
 			t.Fatalf("recovered %d events, iterated %d", r.Status().Events, n)
 		}
 		for range r.Events(Query{}.WithCycles(last/2, last).WithUnits(1, 2)) {
-		}
-		var out bytes.Buffer
-		if _, err := r.WriteComplete(&out, testTime); err != nil {
-			t.Fatal(err)
-		}
-		r2, err := OpenBytes("complete.ctrace", out.Bytes())
-		if err != nil {
-			t.Fatalf("WriteComplete wrote a file that does not open: %v", err)
-		}
-		defer r2.Close()
-		if r2.Status().State != StateComplete {
-			t.Fatalf("WriteComplete wrote a %v file", r2.Status())
-		}
-		m := 0
-		for range r2.Events(Query{}) {
-			m++
-		}
-		if r2.Err() != nil || m != n {
-			t.Fatalf("the complete copy has %d events (err %v), want %d", m, r2.Err(), n)
 		}
 	})
 }

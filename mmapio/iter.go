@@ -1,6 +1,10 @@
 package mmapio
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
+)
 
 // Iterator walks the events a query selects in cycle order (ties in file
 // order: by block offset, then position in the block).
@@ -29,7 +33,7 @@ type Iterator struct {
 // Iter starts an iteration over the events q selects.
 func (r *Reader) Iter(q Query) *Iterator {
 	it := &Iterator{r: r}
-	sp, err := r.startQuery(q, false)
+	sp, err := r.startQuery(q, nil)
 	if err != nil {
 		it.err, it.done = err, true
 		return it
@@ -87,14 +91,12 @@ func (it *Iterator) nextSegment() (ok bool) {
 // call to Next (see the package documentation); Clone the event to keep it.
 func (it *Iterator) Event() Event { return it.ev }
 
-// Index returns the position of the current event among the events of its
-// block (Event().Block) that the query selects: the i of
-// DecodedBlock.Event(i) for that block decoded for the same query. A
-// caller that prepared something per event of the blocks it decoded
-// (IterDecoded) finds it by (Block, Index). It is -1 when the iteration
-// took the event from a windowed merge (a memory budget too small to hold
-// the blocks that overlap the merge point), whose blocks are cut.
-func (it *Iterator) Index() int {
+// index returns the position of the current event among the events of its
+// block (Event().Block) that the query selects: its record's index in the
+// block decoded for the same query. It is -1 when the iteration took the
+// event from a windowed merge (a memory budget too small to hold the
+// blocks that overlap the merge point), whose blocks are cut.
+func (it *Iterator) index() int {
 	if it.seg == nil || it.i == 0 || it.seg.window {
 		return -1
 	}
@@ -146,18 +148,33 @@ func (r *Reader) Events(q Query) iter.Seq[Event] {
 	}
 }
 
-// eventAt builds the event of ref in seg.
+// eventAt builds the event of ref in seg. (eventOf, written out: the
+// iteration's inner loop.)
 func (r *Reader) eventAt(seg *segment, ref uint64) Event {
 	bd := seg.bds[ref>>32]
-	rc := &bd.recs[uint32(ref)]
+	rc := &bd.Recs[uint32(ref)]
 	return Event{
-		Cycle:    rc.cycle,
-		FormatID: rc.fid,
-		Category: rc.cat,
-		UnitID:   rc.unit,
-		ArgCount: rc.argc,
-		Block:    bd.block,
-		args:     bd.data[rc.argOff : rc.argOff+uint32(rc.argLen) : rc.argOff+uint32(rc.argLen)],
-		format:   r.Format(rc.fid),
+		Cycle:    rc.Cycle,
+		FormatID: rc.Fid,
+		Category: rc.Cat,
+		UnitID:   rc.Unit,
+		ArgCount: rc.Argc,
+		Block:    bd.Block,
+		args:     bd.Data[rc.ArgOff : rc.ArgOff+uint32(rc.ArgLen) : rc.ArgOff+uint32(rc.ArgLen)],
+		format:   r.Format(rc.Fid),
+	}
+}
+
+// eventOf builds the event of record rc of block bd.
+func (r *Reader) eventOf(bd *tracefile.Decoded, rc *tracefile.Rec) Event {
+	return Event{
+		Cycle:    rc.Cycle,
+		FormatID: rc.Fid,
+		Category: rc.Cat,
+		UnitID:   rc.Unit,
+		ArgCount: rc.Argc,
+		Block:    bd.Block,
+		args:     bd.Args(rc),
+		format:   r.Format(rc.Fid),
 	}
 }

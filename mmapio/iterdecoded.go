@@ -1,41 +1,25 @@
 package mmapio
 
-// IterDecoded is Iter for a caller that decoded some of q's blocks already
-// with DecodeBlock(bi, q): a pre-pass over the blocks in any order (on
-// several goroutines, with no merge) that then reads the events in cycle
-// order. The iteration takes those blocks instead of decoding them again.
-//
+import "github.com/chronon-sim/chronon-go/internal/tracefile"
+
+// iterDecoded is Iter taking blocks the caller decoded already for q (with
+// q's selector): the iteration takes them instead of decoding them again.
 // It owns them from the call on: it releases each once done with it, and
-// those it did not use when it stops (Close, the end, an error); the caller
-// must neither use nor Release them afterwards. A block decoded for another
-// query (another cycle range or unit set), given twice, or not in q's plan,
-// is released unused (when the iteration stops), and decoded again if q
-// needs it. The blocks are
-// memory the caller holds until the iteration reaches them, outside the
-// iteration's memory budget (WithMemoryBudget): the caller bounds them.
-func (r *Reader) IterDecoded(q Query, blocks []*DecodedBlock) *Iterator {
+// those it did not use when it stops (Close, the end, an error). A block
+// given twice is released at once, one not in q's plan when the
+// iteration stops.
+func (r *Reader) iterDecoded(q Query, blocks []*tracefile.Decoded) *Iterator {
 	it := r.Iter(q)
-	var given map[int32]*blockData
+	var given map[int32]*tracefile.Decoded
 	if it.sp != nil {
-		given = make(map[int32]*blockData, len(blocks))
+		given = make(map[int32]*tracefile.Decoded, len(blocks))
 	}
-	sel := selectorOf(q)
-	for _, d := range blocks {
-		bd := d.bd
-		if bd == nil {
-			continue // released already
-		}
-		if d.r != r {
-			d.Release()
+	for _, bd := range blocks {
+		if _, dup := given[bd.Block]; given == nil || dup {
+			tracefile.Release(bd)
 			continue
 		}
-		d.bd = nil // the iteration's now
-		_, dup := given[bd.block]
-		if given == nil || dup || d.sel != *sel {
-			r.release(bd)
-			continue
-		}
-		given[bd.block] = bd
+		given[bd.Block] = bd
 	}
 	if it.sp == nil {
 		return it
@@ -48,7 +32,7 @@ func (r *Reader) IterDecoded(q Query, blocks []*DecodedBlock) *Iterator {
 	defer sp.mu.Unlock()
 	if sp.stopped.Load() {
 		for _, bd := range given {
-			r.release(bd)
+			tracefile.Release(bd)
 		}
 		return it
 	}

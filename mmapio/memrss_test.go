@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 )
 
@@ -41,7 +42,7 @@ func memrssChild(spec string) int {
 		return 1
 	}
 	defer r.Close()
-	n, err := r.WriteDump(io.Discard, Query{}, 0)
+	n, err := writeDump(r, io.Discard, Query{}, 0)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -51,7 +52,7 @@ func memrssChild(spec string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	fmt.Println(n, r.decodes.Load(), r.NumBlocks(), r.memPeak.Load(), hwm)
+	fmt.Println(n, r.f.Decodes(), r.NumBlocks(), r.memPeak.Load(), hwm)
 	return 0
 }
 
@@ -140,10 +141,10 @@ func TestWindowedDumpPeakRSS(t *testing.T) {
 		r, err := Open(files["16"], WithMemoryBudget(64<<20))
 		require.NoError(t, err)
 		defer r.Close()
-		n, err := r.WriteDump(io.Discard, Query{}, 0)
+		n, err := writeDump(r, io.Discard, Query{}, 0)
 		require.NoError(t, err)
 		require.Positive(t, n)
-		require.Greater(t, r.decodes.Load(), int64(r.NumBlocks()), "windowed")
+		require.Greater(t, r.f.Decodes(), int64(r.NumBlocks()), "windowed")
 		require.LessOrEqual(t, r.memPeak.Load(), int64(64<<20))
 		return
 	}
@@ -168,16 +169,12 @@ func TestWindowsDropIdleBigBuffers(t *testing.T) {
 	b, err := ctracetest.OverlapBomb(2, 20<<20, 4096)
 	require.NoError(t, err)
 	r := openBytesT(t, b, WithMemoryBudget(128<<20))
-	bufs.begin() // as an iteration running beside this one
-	defer bufs.end()
-	bigHeld := func() int {
-		bufs.mu.Lock()
-		defer bufs.mu.Unlock()
-		return bufs.bigHeld
-	}
-	held := []*[]byte{bufs.get(32 << 20), bufs.get(32 << 20), bufs.get(32 << 20)}
+	bufpool.Begin() // as an iteration running beside this one
+	defer bufpool.End()
+	bigHeld := bufpool.BigHeld
+	held := []*[]byte{bufpool.Get(32 << 20), bufpool.Get(32 << 20), bufpool.Get(32 << 20)}
 	for _, b := range held {
-		bufs.put(b)
+		bufpool.Put(b)
 	}
 	require.Equal(t, 96<<20, bigHeld())
 	it := r.Iter(Query{})

@@ -1,12 +1,9 @@
 package mmapio
 
 import (
-	"bufio"
 	"errors"
-	"io"
 	"iter"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -28,9 +25,8 @@ import (
 // as it would be alone (its own cycle and unit seeks, its own background
 // decoding) and the per-file streams are merged with a heap.
 type Multi struct {
-	readers  []*Reader
-	labels   []string
-	prefixes []map[uint16][]byte // dump line prefix by unit id, per file
+	readers []*Reader
+	labels  []string
 }
 
 // MetaRank is the metadata key holding a run's rank in a parallel
@@ -59,20 +55,7 @@ func OpenAll(paths []string, opts ...Option) (*Multi, error) {
 
 // NewMulti makes a timeline of Readers the caller opened (Close closes them).
 func NewMulti(rs ...*Reader) *Multi {
-	m := &Multi{readers: rs, labels: Labels(rs)}
-	m.prefixes = make([]map[uint16][]byte, len(rs))
-	for i, r := range rs {
-		if len(rs) == 1 {
-			break
-		}
-		m.prefixes[i] = map[uint16][]byte{}
-		for id, name := range r.unitNames {
-			if name != "" {
-				m.prefixes[i][uint16(id)] = []byte(" " + EscapeText(m.labels[i]+"/"+name) + ": ")
-			}
-		}
-	}
-	return m
+	return &Multi{readers: rs, labels: Labels(rs)}
 }
 
 // Labels returns the label of each file as Multi names them: "rank<N>" from
@@ -183,36 +166,6 @@ func (m *Multi) Close() error {
 	return first
 }
 
-// CatchFault is Reader.CatchFault for code reading what aliases any of the
-// files' mappings: a fault becomes a *FaultError naming the file whose
-// mapping faulted.
-func (m *Multi) CatchFault(errp *error, old bool) {
-	debug.SetPanicOnFault(old)
-	if v := recover(); v != nil {
-		var first *FaultError
-		for _, r := range m.readers {
-			fe := asFault(v, r.path, r.faultData())
-			if fe == nil {
-				panic(v)
-			}
-			if first == nil || fe.Offset >= 0 {
-				first = fe
-			}
-			if fe.Offset >= 0 {
-				r.setErr(fe)
-				break
-			}
-		}
-		*errp = first
-	}
-}
-
-// FileEvent is an event and the index of the file it came from.
-type FileEvent struct {
-	Event
-	File int
-}
-
 // Iter starts an iteration over every file: qs holds one query for all
 // files, or one per file (Queries).
 func (m *Multi) Iter(qs ...Query) *MultiIterator {
@@ -233,14 +186,17 @@ func (m *Multi) Iter(qs ...Query) *MultiIterator {
 	return it
 }
 
-// Events returns the events of every file in timeline order, as a range
-// function; see Iter for qs and Err for how an iteration ended.
-func (m *Multi) Events(qs ...Query) iter.Seq[FileEvent] {
-	return func(yield func(FileEvent) bool) {
+// Events returns the events of every file in timeline order, each with the
+// index of its file, as a range function; see Iter for qs and Err for how
+// an iteration ended.
+//
+//	for file, ev := range m.Events() { ... }
+func (m *Multi) Events(qs ...Query) iter.Seq2[int, Event] {
+	return func(yield func(int, Event) bool) {
 		it := m.Iter(qs...)
 		defer it.Close()
 		for it.Next() {
-			if !yield(it.Event()) {
+			if !yield(it.File(), it.Event()) {
 				return
 			}
 		}
@@ -333,10 +289,12 @@ func (it *MultiIterator) Next() bool {
 	return true
 }
 
-// Event returns the current event and its file.
-func (it *MultiIterator) Event() FileEvent {
-	return FileEvent{Event: it.cur[it.last], File: it.last}
-}
+// Event returns the current event. Its arguments are valid until the next
+// call to Next.
+func (it *MultiIterator) Event() Event { return it.cur[it.last] }
+
+// File returns the index of the file the current event came from.
+func (it *MultiIterator) File() int { return it.last }
 
 // Err returns the error that ended the iteration (the file's error names it).
 func (it *MultiIterator) Err() error { return it.err }
@@ -347,55 +305,4 @@ func (it *MultiIterator) Close() {
 		i.Close()
 	}
 	it.heap = it.heap[:0]
-}
-
-// AppendLine appends the event's dump line: the Reader's for one file,
-// else with the unit named "<label>/<unit>" (no unit for a unit without a
-// name, as the Reader prints it).
-func (m *Multi) AppendLine(dst []byte, ev *FileEvent) []byte {
-	if len(m.readers) == 1 {
-		return m.readers[0].AppendLine(dst, &ev.Event)
-	}
-	dst = appendCycle(dst, ev.Cycle)
-	p, ok := m.prefixes[ev.File][ev.UnitID]
-	if !ok {
-		p = spacePrefix
-	}
-	dst = append(dst, p...)
-	dst = appendMessage(dst, ev.format, ev.ArgCount, ev.args)
-	return append(dst, '\n')
-}
-
-// WriteDump writes the dump lines of the timeline (qs as for Iter), at most
-// limit (0: no limit), and returns how many it wrote. With one file it is
-// the Reader's WriteDump: the same bytes.
-func (m *Multi) WriteDump(w io.Writer, limit int, qs ...Query) (count int, err error) {
-	if len(m.readers) == 1 {
-		q := Query{}
-		if len(qs) > 0 {
-			q = qs[0]
-		}
-		return m.readers[0].WriteDump(w, q, limit)
-	}
-	defer m.CatchFault(&err, panicOnFault()) // arguments of raw blocks alias the mappings
-	bw := bufio.NewWriterSize(w, 256<<10)
-	it := m.Iter(qs...)
-	defer it.Close()
-	var line []byte
-	for it.Next() {
-		ev := it.Event()
-		line = m.AppendLine(line[:0], &ev)
-		if _, err := bw.Write(line); err != nil {
-			return count, err
-		}
-		count++
-		if limit > 0 && count >= limit {
-			break
-		}
-	}
-	if err := it.Err(); err != nil {
-		bw.Flush()
-		return count, err
-	}
-	return count, bw.Flush()
 }

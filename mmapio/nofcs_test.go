@@ -52,7 +52,7 @@ func TestNoContentSizeFrameOverrun(t *testing.T) {
 	require.NoError(t, err)
 	defer r.Close()
 	var dump bytes.Buffer
-	n, err := r.WriteDump(&dump, Query{}, 0)
+	n, err := writeDump(r, &dump, Query{}, 0)
 	runtime.ReadMemStats(&ms1)
 	require.NoError(t, err)
 	require.Zero(t, n)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
 )
 
 // Option configures a Reader. Options validate their argument and Open
@@ -16,7 +16,7 @@ type options struct {
 	readAhead    int   // bytes of uncompressed blocks decoded ahead of the consumer (0: by use)
 	segmentBytes int   // tests: size of a merge segment (0: from readAhead)
 	memBudget    int64 // bytes of decoded data one iteration may hold (see WithMemoryBudget)
-	repair       bool  // a rejected footer is replaced by the block walk (repair.go)
+	repair       bool  // a rejected footer is replaced by the block walk (WithRepair)
 }
 
 // DefaultMemoryBudget is the memory an iteration's decoded data may take
@@ -44,8 +44,9 @@ func defaultOptions() options {
 }
 
 // WithMemoryBudget bounds the decoded data one iteration (Events, Iter,
-// WriteDump) holds at once: decompressed blocks, their event records, the
-// merge's buffers and a dump's text; the file's mapping is not counted.
+// a tracetext dump) holds at once: decompressed blocks, their event
+// records, the merge's buffers and a dump's text; the file's mapping is
+// not counted.
 // Default 256 MiB; n must lie in [MinMemoryBudget, MaxMemoryBudget].
 //
 // The blocks that overlap the merge point are normally decoded once and
@@ -65,37 +66,54 @@ func WithMemoryBudget(n int64) Option {
 	}
 }
 
-// MemoryBudget returns the Reader's memory budget (WithMemoryBudget, else
-// DefaultMemoryBudget): a caller holding decoded blocks of its own
-// (DecodeBlock, IterDecoded) sizes them by it.
-func (r *Reader) MemoryBudget() int64 { return r.opts.memBudget }
+// WithRepair makes Open read a file whose footer fails validation (an entry
+// listed twice, blocks that overlap, totals that disagree with the blocks, a
+// footer that is not a FlatBuffer) as it reads a file without a footer: the
+// blocks are found by walking their inline headers from the first one, each
+// verified by decoding it, and Status is StateRecovered with Why naming the
+// footer's fault. `trace_reader recover` opens with it, so that
+// rewrite.Complete writes a correct footer for such a file (and leaves out
+// the blocks that do not decode). Without it such a file fails to open.
+// The header and schema must still be valid.
+func WithRepair() Option {
+	return func(o *options) error {
+		o.repair = true
+		return nil
+	}
+}
 
-// WithDecoders sets how many goroutines decode blocks ahead of the consumer
-// (default GOMAXPROCS+1, at most 17). n must be between 1 and 256.
-func WithDecoders(n int) Option {
+// withDecoders sets how many goroutines decode blocks ahead of the consumer
+// (default GOMAXPROCS+1, at most 17). n must be between 1 and 256. Tests
+// vary it to check the output does not depend on it.
+func withDecoders(n int) Option {
 	return func(o *options) error {
 		if n < 1 || n > 256 {
-			return fmt.Errorf("mmapio: WithDecoders(%d): want 1..256", n)
+			return fmt.Errorf("mmapio: withDecoders(%d): want 1..256", n)
 		}
 		o.decoders = n
 		return nil
 	}
 }
 
-// WithReadAhead bounds the uncompressed bytes of new blocks in the segments
-// decoded ahead of the consumer (default 4 MiB when iterating, 2 MiB for
-// WriteDump, which also holds the lines). A segment holds at least one
-// block, so the bound is at least a few blocks; blocks carried over from
-// earlier segments are not counted (see segments.go for the memory a merge
-// needs). n must be at least 64 KiB and at most 1 GiB.
-func WithReadAhead(n int) Option {
+// withReadAhead bounds the uncompressed bytes of new blocks in the
+// segments decoded ahead of the consumer (default 4 MiB when iterating,
+// 2 MiB for a dump, which also holds the lines). A segment holds at least
+// one block, so the bound is at least a few blocks; blocks carried over
+// from earlier segments are not counted (segments.go: the memory a merge
+// needs). n must be at least 64 KiB and at most 1 GiB. Tests vary it.
+func withReadAhead(n int) Option {
 	return func(o *options) error {
 		if n < 64<<10 || n > 1<<30 {
-			return fmt.Errorf("mmapio: WithReadAhead(%d): want %d..%d bytes", n, 64<<10, 1<<30)
+			return fmt.Errorf("mmapio: withReadAhead(%d): want %d..%d bytes", n, 64<<10, 1<<30)
 		}
 		o.readAhead = n
 		return nil
 	}
+}
+
+// file is what opening the file takes of the options.
+func (o options) file() tracefile.Options {
+	return tracefile.Options{Decoders: o.decoders, MemBudget: o.memBudget, Repair: o.repair}
 }
 
 func buildOptions(opts []Option) (options, error) {
@@ -110,7 +128,3 @@ func buildOptions(opts []Option) (options, error) {
 	}
 	return o, nil
 }
-
-// maxDecoded is the largest uncompressed block the reader allocates for:
-// the format's fixed limit, never a size read from the file.
-const maxDecoded = schema.MaxBlockSize

@@ -34,7 +34,7 @@ func TestReferenceVectors(t *testing.T) {
 			want := refDump(t, v.dump)
 			for _, decoders := range []int{1, 3} {
 				// A small read-ahead makes many segments: the merge's seams.
-				r := openT(t, refPath(v.file), WithDecoders(decoders), WithReadAhead(64<<10))
+				r := openT(t, refPath(v.file), withDecoders(decoders), withReadAhead(64<<10))
 				st := r.Status()
 				require.Equal(t, v.state, st.State, st.String())
 				require.Equal(t, v.blocks, st.Blocks)
@@ -52,7 +52,7 @@ func TestReferenceStatus(t *testing.T) {
 	st := r.Status()
 	require.Contains(t, st.Why, "did not close")
 	require.Equal(t, int64(0), st.TornBytes)
-	off, size := r.SchemaSection()
+	off, size := r.f.SchemaSection()
 	require.Equal(t, int64(64), off, "schema located after the header")
 	require.Equal(t, int64(1332), size, "the schema runs to the first block, as the closed twin's header says")
 	require.Equal(t, uint64(1396), r.Blocks()[0].DataOffset)

@@ -182,7 +182,7 @@ func checkQuery(t *testing.T, w *workload, r *Reader, rq randomQuery) {
 			e.ArgCount != g.ArgCount || string(e.Args) != string(g.RawArgs()) {
 			t.Fatalf("%s: event %d: got %+v, want event %d %+v", rq.desc, i, *g, wi, *e)
 		}
-		text = r.AppendLine(text, g)
+		text = appendLine(r, text, g)
 	}
 	require.Equal(t, string(text), string(dumpText(t, r, rq.q, 0)), rq.desc)
 	if len(want) > 2 {
@@ -203,7 +203,7 @@ func TestRoundTripRandom(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		w := randomWorkload(t, seed)
 		rng := ctracetest.SplitMix64{State: seed * 7919}
-		opts := []Option{WithDecoders(1 + int(rng.Next()%4)), withSegmentBytes(1 + int(rng.Next()%20000))}
+		opts := []Option{withDecoders(1 + int(rng.Next()%4)), withSegmentBytes(1 + int(rng.Next()%20000))}
 		r, err := OpenBytes("random.ctrace", w.data, opts...)
 		require.NoError(t, err, "seed %d", seed)
 		require.Equal(t, StateComplete, r.Status().State)
@@ -237,9 +237,9 @@ func TestSeekDecodesOnlyNeededBlocks(t *testing.T) {
 			unitBlocks++
 		}
 	}
-	before := r.decodes.Load()
+	before := r.f.Decodes()
 	dumpText(t, r, Query{}.WithUnits(ids...), 0)
-	require.Equal(t, int64(unitBlocks), r.decodes.Load()-before, "a unit query decodes the unit's blocks only")
+	require.Equal(t, int64(unitBlocks), r.f.Decodes()-before, "a unit query decodes the unit's blocks only")
 
 	a, z := evs[20000].Cycle, evs[20000].Cycle+100
 	overlap := 0
@@ -248,22 +248,22 @@ func TestSeekDecodesOnlyNeededBlocks(t *testing.T) {
 			overlap++
 		}
 	}
-	before = r.decodes.Load()
+	before = r.f.Decodes()
 	var n int
 	for range r.Events(Query{}.WithCycles(a, z)) {
 		n++
 	}
-	require.Equal(t, int64(overlap), r.decodes.Load()-before)
+	require.Equal(t, int64(overlap), r.f.Decodes()-before)
 	require.Less(t, overlap, len(lay.Blocks)/10)
 	require.NotZero(t, n)
 	checkQuery(t, w, r, randomQuery{q: Query{}.WithCycles(a, z), match: func(e *ctracetest.Event) bool { return e.Cycle >= a && e.Cycle <= z }, desc: "window"})
 
 	// No unit matches: nothing is decoded.
-	before = r.decodes.Load()
+	before = r.f.Decodes()
 	for range r.Events(Query{}.WithUnits()) {
 		t.Fatal("an empty unit set selects nothing")
 	}
-	require.Equal(t, before, r.decodes.Load())
+	require.Equal(t, before, r.f.Decodes())
 }
 
 // Reference files record no unit sets: a unit query reads every block and

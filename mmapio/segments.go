@@ -8,6 +8,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
+	"github.com/chronon-sim/chronon-go/internal/ctext"
+	"github.com/chronon-sim/chronon-go/internal/keysort"
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
 )
 
 // The merge runs in parallel, one cycle range at a time.
@@ -50,13 +55,13 @@ import (
 // plans 470,000 blocks.
 type blockState struct {
 	once     sync.Once
-	refs     int32      // segments using the block and not consumed (under segPipe.mu)
-	released bool       // the last of them was consumed (under segPipe.mu)
-	bd       *blockData // under segPipe.mu
-	cost     int64      // most bytes decoding it takes (blockCost)
-	reserved bool       // cost is counted in segPipe.inUse (under segPipe.mu)
-	started  bool       // its decode began (under segPipe.mu)
-	finished bool       // its decode ended (under segPipe.mu)
+	refs     int32              // segments using the block and not consumed (under segPipe.mu)
+	released bool               // the last of them was consumed (under segPipe.mu)
+	bd       *tracefile.Decoded // under segPipe.mu
+	cost     int64              // most bytes decoding it takes (blockCost)
+	reserved bool               // cost is counted in segPipe.inUse (under segPipe.mu)
+	started  bool               // its decode began (under segPipe.mu)
+	finished bool               // its decode ended (under segPipe.mu)
 }
 
 // segment is one cycle range of a plan.
@@ -65,9 +70,10 @@ type segment struct {
 	lo, hi uint64  // cycles [lo, hi); last: no upper bound
 	last   bool
 
-	bds      []*blockData // by slot, parallel to blocks
-	refs     []uint64     // events in merge order: slot<<32 | index in bds[slot].recs
-	text     []byte       // dump: the lines of refs[base:rendered]
+	bds      []*tracefile.Decoded // by slot, parallel to blocks
+	wins     []*winBlock          // a window's blocks, parallel to bds (window.go)
+	refs     []uint64             // events in merge order: slot<<32 | index in bds[slot].Recs
+	text     []byte               // dump: the lines of refs[base:rendered]
 	base     int
 	rendered int
 	err      error
@@ -83,28 +89,28 @@ type segment struct {
 
 // segments recycles segments with their buffers (text, refs, sort
 // scratch), up to 64 MiB. A dump has a handful in flight.
-var segments = freeList[segment]{limit: 16, budget: 64 << 20, cost: func(s *segment) int {
+var segments = bufpool.FreeList[segment]{Limit: 16, Budget: 64 << 20, Cost: func(s *segment) int {
 	return cap(s.text) + 8*(cap(s.refs)+cap(s.keys)+cap(s.tk)+cap(s.tr)) + 4*cap(s.counts)
 }}
 
 func getSegment() *segment {
-	s := segments.get()
+	s := segments.Get()
 	s.done = make(chan struct{})
 	return s
 }
 
 func putSegment(s *segment) {
-	*s = segment{blocks: s.blocks[:0], bds: s.bds[:0], refs: s.refs[:0], text: s.text[:0],
+	*s = segment{blocks: s.blocks[:0], bds: s.bds[:0], wins: s.wins[:0], refs: s.refs[:0], text: s.text[:0],
 		keys: s.keys[:0], tk: s.tk[:0], tr: s.tr[:0], counts: s.counts[:0]}
-	segments.put(s)
+	segments.Put(s)
 }
 
 // segPipe runs the segments of one query.
 type segPipe struct {
 	r        *Reader
 	plan     []int32
-	sel      *selector
-	dump     bool
+	sel      *tracefile.Selector
+	lines    *ctext.Lines          // renders each segment's lines (a dump); nil: an iteration
 	states   map[int32]*blockState // plan entries of built, unconsumed segments (under mu)
 	segBytes int
 	ahead    int
@@ -112,7 +118,7 @@ type segPipe struct {
 	textCap  int   // bytes of dump text a segment renders at a time
 	inUse    int64 // bytes reserved for data in flight (under mu)
 	win      *windower
-	given    map[int32]*blockData // blocks decoded by the caller, by block index (under mu; IterDecoded)
+	given    map[int32]*tracefile.Decoded // blocks decoded by the caller, by block index (under mu; IterDecoded)
 
 	// Builder state, owned by the consumer's goroutine.
 	next     int     // first plan index in no segment yet
@@ -131,13 +137,13 @@ type segPipe struct {
 	wg       sync.WaitGroup
 }
 
-func (r *Reader) startSegments(plan []int32, sel *selector, dump bool) (*segPipe, error) {
+func (r *Reader) startSegments(plan []int32, sel *tracefile.Selector, lines *ctext.Lines) (*segPipe, error) {
 	workers := r.opts.decoders
 	ahead := workers + 1
 	readAhead := r.opts.readAhead
 	if readAhead == 0 {
 		readAhead = iterReadAhead
-		if dump {
+		if lines != nil {
 			readAhead = dumpReadAhead
 		}
 		// A short query reads less far ahead: its run is too short to
@@ -146,14 +152,14 @@ func (r *Reader) startSegments(plan []int32, sel *selector, dump bool) (*segPipe
 		// term is a footer lookup, and a full scan plans every block.
 		var total int
 		for _, bi := range plan {
-			if total += int(r.blocks.uncompressedSize(bi)); total/32 >= readAhead {
+			if total += int(r.f.UncompressedSize(bi)); total/32 >= readAhead {
 				break
 			}
 		}
 		readAhead = min(readAhead, max(256<<10, total/32))
 	}
 	budget := r.opts.memBudget
-	sp := &segPipe{r: r, plan: plan, sel: sel, dump: dump, states: make(map[int32]*blockState),
+	sp := &segPipe{r: r, plan: plan, sel: sel, lines: lines, states: make(map[int32]*blockState),
 		segBytes: max(readAhead/ahead, 64<<10), ahead: ahead, budget: budget,
 		textCap: int(min(segmentTextCap, max(64<<10, budget/16))),
 		jobs:    make(chan *segment, ahead+1), decodes: make(chan int32, 256), stopc: make(chan struct{})}
@@ -171,16 +177,16 @@ func (r *Reader) startSegments(plan []int32, sel *selector, dump bool) (*segPipe
 		r.running = make(map[*segPipe]struct{})
 	}
 	r.running[sp] = struct{}{}
-	bufs.begin() // ended by stop
+	bufpool.Begin() // ended by stop
 	// Counted before Close can find sp: its stop must wait for them (an
 	// Add after that Wait began would be a misuse of the WaitGroup).
 	sp.wg.Add(workers)
 	r.mu.Unlock()
-	if len(plan) > 64 && r.m != nil {
+	if len(plan) > 64 {
 		// A scan over many blocks reads the file front to back.
-		first, last := r.blocks.at(plan[0]), r.blocks.at(plan[len(plan)-1])
+		first, last := r.f.At(plan[0]), r.f.At(plan[len(plan)-1])
 		if first.DataOffset < last.DataOffset {
-			r.m.advise(int(headerOff(&first)), int(blockEnd(&last)-headerOff(&first)), adviseSequential)
+			r.f.AdviseSequential(tracefile.HeaderOff(&first), tracefile.BlockEnd(&last)-tracefile.HeaderOff(&first))
 		}
 	}
 	for range workers {
@@ -191,7 +197,7 @@ func (r *Reader) startSegments(plan []int32, sel *selector, dump bool) (*segPipe
 
 // eMin is the smallest cycle plan entry i can contribute.
 func (sp *segPipe) eMin(i int) uint64 {
-	return max(sp.r.blocks.minCycle(sp.plan[i]), sp.sel.start)
+	return max(sp.r.f.MinCycle(sp.plan[i]), sp.sel.Start)
 }
 
 // build cuts the next segment off the plan; nil when the plan is used up.
@@ -201,10 +207,10 @@ func (sp *segPipe) build() *segment {
 	}
 	// The cut reads the footer's index, which Close unmaps: the consumer's
 	// goroutine is not one of the workers Close waits for.
-	if !sp.r.rlockMap() {
+	if !sp.r.f.RLock() {
 		return nil
 	}
-	defer sp.r.mapMu.RUnlock()
+	defer sp.r.f.RUnlock()
 	seg := getSegment()
 	seg.blocks = append(seg.blocks, sp.carried...)
 	sp.carried = sp.carried[:0]
@@ -216,7 +222,7 @@ func (sp *segPipe) build() *segment {
 	j, bytes := sp.next, 0
 	for j < len(sp.plan) && (j == sp.next || bytes < sp.segBytes) {
 		seg.blocks = append(seg.blocks, int32(j))
-		bytes += int(sp.r.blocks.uncompressedSize(sp.plan[j]))
+		bytes += int(sp.r.f.UncompressedSize(sp.plan[j]))
 		j++
 	}
 	// The next segment must start at a later cycle than this one (the
@@ -231,7 +237,7 @@ func (sp *segPipe) build() *segment {
 		end := sp.eMin(j)
 		seg.hi = end
 		for _, pi := range seg.blocks {
-			if sp.r.blocks.maxCycle(sp.plan[pi]) >= end {
+			if sp.r.f.MaxCycle(sp.plan[pi]) >= end {
 				sp.carried = append(sp.carried, pi)
 			}
 		}
@@ -240,7 +246,7 @@ func (sp *segPipe) build() *segment {
 		seg.last = true
 	}
 	sp.builtAny = true
-	if sp.dump {
+	if sp.lines != nil {
 		seg.cost = textReserve(sp.textCap)
 	}
 	sp.mu.Lock()
@@ -281,12 +287,12 @@ func (sp *segPipe) blockCost(bi int32) int64 { return sp.decodeCost(bi, mergeByt
 
 // decodeCost is blockCost with perEvent more bytes per event than a record.
 func (sp *segPipe) decodeCost(bi int32, perEvent int64) int64 {
-	b := sp.r.blocks.at(bi)
+	b := sp.r.f.At(bi)
 	u := int64(b.UncompressedSize)
-	c := int64(b.EventCount) * (int64(unsafe.Sizeof(rec{})) + perEvent)
-	if !isRaw(&b) && u > 0 {
-		c += 1 << bufClass(int(u))
-		if !sp.sel.all {
+	c := int64(b.EventCount) * (int64(unsafe.Sizeof(tracefile.Rec{})) + perEvent)
+	if !tracefile.IsRaw(&b) && u > 0 {
+		c += 1 << bufpool.Class(int(u))
+		if !sp.sel.All {
 			c += u
 		}
 	}
@@ -421,7 +427,7 @@ func (sp *segPipe) releaseSegment(seg *segment) {
 func (sp *segPipe) dropState(pi int32, st *blockState) {
 	st.released = true
 	if st.bd != nil {
-		sp.r.release(st.bd)
+		tracefile.Release(st.bd)
 		st.bd = nil
 	}
 	// A decode in progress gives its data and reservation back when it
@@ -434,7 +440,7 @@ func (sp *segPipe) dropState(pi int32, st *blockState) {
 
 func (sp *segPipe) work() {
 	defer sp.wg.Done()
-	panicOnFault() // for this goroutine's life: decodeBlock and process recover faults (fault.go)
+	panicOnFault() // for this goroutine's life: File.Decode and process recover faults
 	for {
 		select {
 		case seg := <-sp.jobs:
@@ -488,13 +494,13 @@ func (sp *segPipe) decode(pi int32) *blockState {
 		delete(sp.given, sp.plan[pi])
 		sp.mu.Unlock()
 		if bd == nil {
-			bd = blockDatas.get()
-			bd.err = sp.r.decodeBlock(sp.plan[pi], sp.sel, bd)
+			bd = tracefile.NewDecoded()
+			bd.Err = sp.r.f.Decode(sp.plan[pi], sp.sel, bd)
 		}
 		sp.mu.Lock()
 		st.finished = true
 		if st.released {
-			sp.r.release(bd)
+			tracefile.Release(bd)
 			sp.inUse -= st.cost
 		} else {
 			st.bd = bd
@@ -506,15 +512,15 @@ func (sp *segPipe) decode(pi int32) *blockState {
 
 // decoded returns plan entry pi decoded, for a segment that uses it (so
 // the consumer cannot have released it).
-func (sp *segPipe) decoded(pi int32) *blockData {
+func (sp *segPipe) decoded(pi int32) *tracefile.Decoded {
 	st := sp.decode(pi)
 	if st == nil { // cannot happen: the segment holds a reference
-		return &blockData{block: sp.plan[pi], err: ErrClosed}
+		return &tracefile.Decoded{Block: sp.plan[pi], Err: ErrClosed}
 	}
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if st.bd == nil { // cannot happen either: released only once unused
-		return &blockData{block: sp.plan[pi], err: ErrClosed}
+		return &tracefile.Decoded{Block: sp.plan[pi], Err: ErrClosed}
 	}
 	return st.bd
 }
@@ -532,9 +538,9 @@ func (sp *segPipe) process(seg *segment) {
 			return
 		}
 		bd := sp.decoded(pi)
-		if bd.err != nil {
+		if bd.Err != nil {
 			if e := sp.eMin(int(pi)); seg.err == nil || e < cut {
-				seg.err, cut = bd.err, e
+				seg.err, cut = bd.Err, e
 			}
 			continue
 		}
@@ -544,8 +550,8 @@ func (sp *segPipe) process(seg *segment) {
 		seg.hi, seg.last = cut, false
 	}
 	sp.merge(seg)
-	if sp.dump {
-		sp.r.renderSegment(seg, sp.textCap)
+	if sp.lines != nil {
+		sp.r.renderSegment(seg, sp.lines, sp.textCap)
 	}
 }
 
@@ -567,14 +573,14 @@ func (sp *segPipe) merge(seg *segment) {
 	parts := make([]part, 0, len(seg.bds))
 	total := 0
 	for slot, bd := range seg.bds {
-		recs := bd.recs
-		a := sort.Search(len(recs), func(i int) bool { return recs[i].cycle >= seg.lo })
+		recs := bd.Recs
+		a := sort.Search(len(recs), func(i int) bool { return recs[i].Cycle >= seg.lo })
 		b := len(recs)
 		if !seg.last {
-			b = a + sort.Search(len(recs)-a, func(i int) bool { return recs[a+i].cycle >= seg.hi })
+			b = a + sort.Search(len(recs)-a, func(i int) bool { return recs[a+i].Cycle >= seg.hi })
 		}
 		if a < b {
-			parts = append(parts, part{recs[a].cycle, recs[b-1].cycle, sp.r.rankOf(bd.block), uint32(slot), a, b})
+			parts = append(parts, part{recs[a].Cycle, recs[b-1].Cycle, sp.r.f.Rank(bd.Block), uint32(slot), a, b})
 			total += b - a
 		}
 	}
@@ -607,24 +613,24 @@ func (sp *segPipe) merge(seg *segment) {
 	keys := slices.Grow(seg.keys[:0], total)
 	var span uint64
 	for _, p := range parts {
-		recs := seg.bds[p.slot].recs
+		recs := seg.bds[p.slot].Recs
 		ref := uint64(p.slot) << 32
 		for i := p.a; i < p.b; i++ {
-			c := recs[i].cycle - seg.lo
+			c := recs[i].Cycle - seg.lo
 			span = max(span, c)
 			keys = append(keys, c)
 			refs = append(refs, ref|uint64(i))
 		}
 	}
-	if m := len(keys); m > 1 && !sortedAscending(keys) {
+	if m := len(keys); m > 1 && !keysort.Ascending(keys) {
 		tk := slices.Grow(seg.tk[:0], m)[:m]
 		tr := slices.Grow(seg.tr[:0], m)[:m]
 		var k2, r2 []uint64
 		if span < uint64(2*m) && span < 1<<22 {
 			seg.counts = slices.Grow(seg.counts[:0], int(span)+1)[:span+1]
-			k2, r2 = countingSort(keys, refs, tk, tr, seg.counts)
+			k2, r2 = keysort.Counting(keys, refs, tk, tr, seg.counts)
 		} else {
-			k2, r2 = radixSort(keys, refs, tk, tr, bitLen(span))
+			k2, r2 = keysort.Radix(keys, refs, tk, tr, keysort.Bits(span))
 		}
 		if &k2[0] == &tk[0] {
 			tk, tr = keys, refs // the result is in the scratch: swap roles
@@ -647,11 +653,11 @@ func (sp *segPipe) stop() {
 			sp.dropState(pi, st)
 		}
 		for _, bd := range sp.given {
-			sp.r.release(bd)
+			tracefile.Release(bd)
 		}
 		sp.given = nil
 		sp.mu.Unlock()
-		bufs.end()
+		bufpool.End()
 		sp.r.mu.Lock()
 		delete(sp.r.running, sp)
 		sp.r.mu.Unlock()

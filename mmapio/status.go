@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -70,16 +71,18 @@ func (s Status) String() string {
 
 // Block is one event block as the reader knows it: the footer's entry for
 // it (for a recovered file, its inline header and where the walk found it).
-// DataOffset is the file offset of the block's 28-byte inline header, as in
-// the footer; Index is its position in Reader.Blocks; Units lists the units
+// DataOffset is the file offset of the block's inline header, as in the
+// footer; Index is its position in Reader.Blocks; Units lists the units
 // whose events it holds (sorted) as the writer recorded them or as
 // verification found them in a recovered file, nil when unknown (files of
 // the original writer).
 type Block = schema.BlockIndex
 
-// headerOff, payloadOff and blockEnd locate a block's inline header, data
-// and end in the file.
-func headerOff(b *Block) int64  { return int64(b.DataOffset) }
-func payloadOff(b *Block) int64 { return int64(b.DataOffset) + schema.BlockHeaderSize }
-func blockEnd(b *Block) int64   { return payloadOff(b) + int64(b.CompressedSize) }
-func isRaw(b *Block) bool       { return b.CompressedSize == b.UncompressedSize }
+func statusOf(s tracefile.Status) Status {
+	st := Status{State: StateComplete, Blocks: s.Blocks, Events: s.Events, Why: s.Why,
+		TornOffset: s.TornOffset, TornBytes: s.TornBytes, TornReason: s.TornReason}
+	if s.Recovered {
+		st.State = StateRecovered
+	}
+	return st
+}

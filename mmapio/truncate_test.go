@@ -44,7 +44,7 @@ func TestTruncationEveryLength(t *testing.T) {
 
 func checkTruncated(t *testing.T, b []byte, lay ctracetest.Layout, evs []ctracetest.Event) {
 	L := int64(len(b))
-	r, err := OpenBytes("cut.ctrace", b, WithDecoders(2))
+	r, err := OpenBytes("cut.ctrace", b, withDecoders(2))
 	if err != nil {
 		var fe *schema.FormatError
 		require.True(t, errors.As(err, &fe), "L=%d: %v", L, err)

@@ -5,7 +5,9 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"unsafe"
+
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
 )
 
 // Windowed merge: the iteration's way on when the blocks that overlap the
@@ -54,7 +56,7 @@ var maxKey = wkey{math.MaxUint64, math.MaxUint32, math.MaxUint32}
 // windowBytesPerEvent is what a kept event costs besides its arguments: its
 // record, its key in the block (offs) and the merge's buffers. (A cut
 // inside one cycle sorts that cycle's keys in the room of the copy.)
-const windowBytesPerEvent = int64(unsafe.Sizeof(rec{})) + 4 + mergeBytesPerEvent
+const windowBytesPerEvent = tracefile.RecSize + 4 + mergeBytesPerEvent
 
 type keyCost struct {
 	k wkey
@@ -87,7 +89,7 @@ func (sp *segPipe) startWindows() {
 	slices.Sort(w.active)
 	w.active = slices.Compact(w.active)
 	sp.queue, sp.carried = nil, nil
-	if sp.dump {
+	if sp.lines != nil {
 		w.text = textReserve(sp.textCap)
 	}
 	first := int32(w.next)
@@ -116,11 +118,11 @@ func (sp *segPipe) nextWindow() (*segment, error) {
 	}
 	// Like build, the window reads the footer's index and the mapping,
 	// which Close unmaps; Close waits for the window to end.
-	if !sp.r.rlockMap() {
+	if !sp.r.f.RLock() {
 		return nil, ErrClosed
 	}
 	seg := sp.window()
-	sp.r.mapMu.RUnlock()
+	sp.r.f.RUnlock()
 	if seg == nil {
 		return nil, w.err
 	}
@@ -135,11 +137,11 @@ func (sp *segPipe) window() *segment {
 	if w.started {
 		low = w.last
 	}
-	blocks := &sp.r.blocks
-	w.active = slices.DeleteFunc(w.active, func(pi int32) bool { return blocks.maxCycle(sp.plan[pi]) < low.cycle })
+	f := sp.r.f
+	w.active = slices.DeleteFunc(w.active, func(pi int32) bool { return f.MaxCycle(sp.plan[pi]) < low.cycle })
 
 	var (
-		kept     []*blockData
+		kept     []*winBlock
 		keptCost int64
 		cut      = maxKey
 		errCut   = maxKey
@@ -148,9 +150,9 @@ func (sp *segPipe) window() *segment {
 	// take decodes plan entry pi and keeps its events between low and cut.
 	take := func(pi int32) {
 		bi := sp.plan[pi]
-		b := blocks.at(bi)
+		b := f.At(bi)
 		if !w.fits(&b) {
-			sp.failAt(&cut, &errCut, &werr, sp.eMin(int(pi)), formatErr(sp.r.path, blockSection(int(bi)), headerOff(&b),
+			sp.failAt(&cut, &errCut, &werr, sp.eMin(int(pi)), f.Errorf(tracefile.BlockSection(int(bi)), tracefile.HeaderOff(&b),
 				"decoding the block takes up to %d bytes, more than the memory budget of %d bytes: raise it with --memory (mmapio.WithMemoryBudget)", w.windowNeed(&b), sp.budget))
 			return
 		}
@@ -171,8 +173,8 @@ func (sp *segPipe) window() *segment {
 		if kb == nil {
 			return
 		}
-		if kb.win.cut.compare(cut) < 0 {
-			cut = kb.win.cut // the block had more than keep bytes after low
+		if kb.cut.compare(cut) < 0 {
+			cut = kb.cut // the block had more than keep bytes after low
 		}
 		kept = append(kept, kb)
 		if keptCost += c; keptCost > keep {
@@ -182,7 +184,7 @@ func (sp *segPipe) window() *segment {
 	// A block whose first possible key is not before the cut has nothing
 	// for this window.
 	before := func(pi int32) bool {
-		return wkey{sp.eMin(int(pi)), sp.r.rankOf(sp.plan[pi]), 0}.compare(cut) < 0 && !sp.stopped.Load()
+		return wkey{sp.eMin(int(pi)), sp.r.f.Rank(sp.plan[pi]), 0}.compare(cut) < 0 && !sp.stopped.Load()
 	}
 	for _, pi := range w.active {
 		if before(pi) {
@@ -199,8 +201,8 @@ func (sp *segPipe) window() *segment {
 	}
 	// Drop what lies at or past the final cut (blocks decoded before it
 	// was lowered kept more).
-	kept = slices.DeleteFunc(kept, func(kb *blockData) bool {
-		n := sort.Search(len(kb.recs), func(i int) bool { return kb.key(i).compare(cut) >= 0 })
+	kept = slices.DeleteFunc(kept, func(kb *winBlock) bool {
+		n := sort.Search(len(kb.Recs), func(i int) bool { return kb.key(i).compare(cut) >= 0 })
 		if n == 0 {
 			sp.dropWindowData(kb)
 			return true
@@ -221,16 +223,19 @@ func (sp *segPipe) window() *segment {
 	}
 	seg := getSegment()
 	seg.window = true
-	seg.bds = kept
+	seg.wins = kept
+	for _, kb := range kept {
+		seg.bds = append(seg.bds, &kb.Decoded)
+	}
 	seg.lo, seg.last = low.cycle, true
 	sp.merge(seg)
 	ref := seg.refs[len(seg.refs)-1]
-	w.last, w.started = seg.bds[ref>>32].key(int(uint32(ref))), true
+	w.last, w.started = seg.wins[ref>>32].key(int(uint32(ref))), true
 	if w.done {
 		seg.err = w.err
 	}
-	if sp.dump {
-		sp.r.renderSegment(seg, sp.textCap)
+	if sp.lines != nil {
+		sp.r.renderSegment(seg, sp.lines, sp.textCap)
 	}
 	close(seg.done)
 	return seg
@@ -255,53 +260,50 @@ func (sp *segPipe) failAt(cut, errCut *wkey, werr *error, cycle uint64, err erro
 // events with keys in (low, cut) (from low on, inclusive, before the first
 // window), at most keep bytes of them (windowCost); nil when there are
 // none. kb.cut is the key of the first event it left out for lack of room.
-func (sp *segPipe) windowBlock(pi int32, low, cut wkey, keep int64, kept []*blockData) (*blockData, error) {
+func (sp *segPipe) windowBlock(pi int32, low, cut wkey, keep int64, kept []*winBlock) (*winBlock, error) {
 	r := sp.r
 	bi := sp.plan[pi]
-	b := r.blocks.at(bi)
 	w := sp.win
 	tmp := &w.tmp
-	// scanEvents checks each event against the footer's unit set, as
-	// decodeBlock does: a set that lies is an error, not lost events.
-	b.Units, _ = r.blocks.units(bi, tmp.units)
-	if r.blocks.fx != nil && b.Units != nil {
-		tmp.units = b.Units // keep the grown scratch (never a recovered table's own list)
-	}
+	// ScanEvents checks each event against the footer's unit set, as
+	// Decode does: a set that lies is an error, not lost events.
+	b := r.f.BlockWithUnits(bi, tmp)
 	sel := *sp.sel
-	sel.all = false
-	sel.start = max(sel.start, low.cycle)
+	sel.All = false
+	sel.Start = max(sel.Start, low.cycle)
 	if cut != maxKey {
-		sel.end = min(sel.end, cut.cycle)
+		sel.End = min(sel.End, cut.cycle)
 	}
 	// The scratch has room for as many records as the header says
 	// (validated: one per 26 bytes) and for the decoded block (fits).
 	// From the pool: the buffer of a block the iteration decoded before it
 	// switched to windows is reused, not kept idle beside.
-	r.decodes.Add(1)
-	data, buf, err := r.blockBytesInto(&b, &w.buf)
-	if buf != nil && buf != w.buf.p { // cannot happen: bufMax holds the block
-		bufs.put(buf)
+	r.f.CountDecode()
+	data, buf, err := r.f.BlockBytesInto(&b, &w.buf)
+	if buf != nil && buf != w.buf.P { // cannot happen: bufMax holds the block
+		bufpool.Put(buf)
 	}
 	if err != nil {
 		return nil, err
 	}
 	w.allocRecs()
-	tmp.recs = tmp.recs[:0]
-	err = r.scanEvents(&b, data, &sel, tmp)
-	recs := tmp.recs
-	tmp.recs = recs[:0]
+	tmp.Recs = tmp.Recs[:0]
+	err = r.f.ScanEvents(&b, data, &sel, tmp)
+	recs := tmp.Recs
+	tmp.Recs = recs[:0]
 	if int64(cap(recs)) > w.recsMax {
-		tmp.recs = nil // grown past the header's count: an error, and not reserved
+		tmp.Recs = nil // grown past the header's count: an error, and not reserved
 	}
 	if err != nil {
 		return nil, err
 	}
-	rank := r.rankOf(bi)
-	keyOf := func(i int) wkey { return wkey{recs[i].cycle, rank, recs[i].argOff} }
+	rank := r.f.Rank(bi)
+	keyOf := func(i int) wkey { return wkey{recs[i].Cycle, rank, recs[i].ArgOff} }
 	// Strictly after low: before the first window low is (from, 0, 0),
 	// which no event has (an event's arguments are past its header).
 	a := sort.Search(len(recs), func(i int) bool { return keyOf(i).compare(low) > 0 })
-	kb := &blockData{block: bi, win: &windowData{rank: rank, cut: maxKey}}
+	kb := &winBlock{rank: rank, cut: maxKey}
+	kb.Block = bi
 	var cost, args int64
 	n := a
 	for ; n < len(recs); n++ {
@@ -309,59 +311,61 @@ func (sp *segPipe) windowBlock(pi int32, low, cut wkey, keep int64, kept []*bloc
 		if k.compare(cut) >= 0 {
 			break
 		}
-		c := windowBytesPerEvent + int64(recs[n].argLen)
+		c := windowBytesPerEvent + int64(recs[n].ArgLen)
 		if cost+c > keep {
-			kb.win.cut = k
+			kb.cut = k
 			break
 		}
 		cost += c
-		args += int64(recs[n].argLen)
+		args += int64(recs[n].ArgLen)
 	}
 	if n == a {
 		return nil, nil
 	}
 	w.alloc(kb, n-a, int(args), kept)
-	own := kb.data[:0]
+	own := kb.Data[:0]
 	for i := a; i < n; i++ {
 		rc := recs[i]
-		kb.win.offs = append(kb.win.offs, rc.argOff)
+		kb.offs = append(kb.offs, rc.ArgOff)
 		off := len(own)
-		own = append(own, data[rc.argOff:rc.argOff+uint32(rc.argLen)]...)
-		rc.argOff = uint32(off)
-		kb.recs = append(kb.recs, rc)
+		own = append(own, data[rc.ArgOff:rc.ArgOff+uint32(rc.ArgLen)]...)
+		rc.ArgOff = uint32(off)
+		kb.Recs = append(kb.Recs, rc)
 	}
-	kb.data = own
+	kb.Data = own
 	return kb, nil
 }
 
 // key is the merge-order key of kept record i of a window's block.
-func (bd *blockData) key(i int) wkey { return wkey{bd.recs[i].cycle, bd.win.rank, bd.win.offs[i]} }
+func (kb *winBlock) key(i int) wkey { return wkey{kb.Recs[i].Cycle, kb.rank, kb.offs[i]} }
 
 // windowCost is what a window's block counts against keep: its events and
 // arguments in the arena, its events in the merge buffers.
-func (bd *blockData) windowCost() int64 {
-	return int64(len(bd.recs))*windowBytesPerEvent + int64(len(bd.data))
+func (kb *winBlock) windowCost() int64 {
+	return int64(len(kb.Recs))*windowBytesPerEvent + int64(len(kb.Data))
 }
 
 // mergeCost is the part of windowCost reserved for the block itself (the
 // arena is reserved as a whole): its events in the merge buffers.
-func (bd *blockData) mergeCost() int64 { return int64(len(bd.recs)) * mergeBytesPerEvent }
+func (kb *winBlock) mergeCost() int64 { return int64(len(kb.Recs)) * mergeBytesPerEvent }
 
 // releaseWindow gives back a consumed window's memory.
 func (sp *segPipe) releaseWindow(seg *segment) {
-	for _, kb := range seg.bds {
+	for _, kb := range seg.wins {
 		sp.dropWindowData(kb)
 	}
-	seg.bds = seg.bds[:0]
+	seg.bds, seg.wins = seg.bds[:0], seg.wins[:0]
 	putSegment(seg)
 	sp.win.used = 0 // nothing in the arena is used any more
 }
 
-// windowData is what a window's copy of a block keeps besides records.
-type windowData struct {
-	rank uint32   // the block's rank by file offset
-	offs []uint32 // each record's position in the block (its key)
-	cut  wkey     // the first event left out for lack of room (maxKey: none)
-	// arena: recs, offs and data lie in the windower's arena (windowmem.go)
+// winBlock is a window's copy of a block: the records of the events it
+// keeps and their arguments, with what makes their keys.
+type winBlock struct {
+	tracefile.Decoded          // Block, and Recs and Data: the kept events
+	rank              uint32   // the block's rank by file offset
+	offs              []uint32 // each record's position in the block (its key)
+	cut               wkey     // the first event left out for lack of room (maxKey: none)
+	// arena: Recs, offs and Data lie in the windower's arena (windowmem.go)
 	arena bool
 }

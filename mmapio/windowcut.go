@@ -20,19 +20,19 @@ import (
 // contiguous, so an event's argOff is the argument bytes before it).
 // Only when the first cycle alone costs more than target are the events
 // of that cycle sorted to cut inside it.
-func (sp *segPipe) cutWindow(kept []*blockData, cut *wkey, target int64) int64 {
+func (sp *segPipe) cutWindow(kept []*winBlock, cut *wkey, target int64) int64 {
 	costBefore := func(k wkey) int64 {
 		var sum int64
 		for _, kb := range kept {
-			n := sort.Search(len(kb.recs), func(j int) bool { return kb.key(j).compare(k) >= 0 })
+			n := sort.Search(len(kb.Recs), func(j int) bool { return kb.key(j).compare(k) >= 0 })
 			sum += kb.prefixCost(n)
 		}
 		return sum
 	}
 	lo, hi := uint64(math.MaxUint64), uint64(0) // cycles of the kept events
 	for _, kb := range kept {
-		if len(kb.recs) > 0 {
-			lo, hi = min(lo, kb.recs[0].cycle), max(hi, kb.recs[len(kb.recs)-1].cycle)
+		if len(kb.Recs) > 0 {
+			lo, hi = min(lo, kb.Recs[0].Cycle), max(hi, kb.Recs[len(kb.Recs)-1].Cycle)
 		}
 	}
 	// The largest cycle c in (lo, hi] whose events before it fit.
@@ -48,7 +48,7 @@ func (sp *segPipe) cutWindow(kept []*blockData, cut *wkey, target int64) int64 {
 	}
 	var total int64
 	for _, kb := range kept {
-		m := sort.Search(len(kb.recs), func(j int) bool { return kb.key(j).compare(*cut) >= 0 })
+		m := sort.Search(len(kb.Recs), func(j int) bool { return kb.key(j).compare(*cut) >= 0 })
 		total += sp.shrinkWindowData(kb, m)
 	}
 	return total
@@ -56,17 +56,17 @@ func (sp *segPipe) cutWindow(kept []*blockData, cut *wkey, target int64) int64 {
 
 // cutInCycle returns the key of the first event of cycle c (the window's
 // first cycle) past target bytes; at least one event stays before it.
-func (sp *segPipe) cutInCycle(kept []*blockData, c uint64, target int64) wkey {
+func (sp *segPipe) cutInCycle(kept []*winBlock, c uint64, target int64) wkey {
 	var n int
 	for _, kb := range kept {
-		for i := 0; i < len(kb.recs) && kb.recs[i].cycle == c; i++ {
+		for i := 0; i < len(kb.Recs) && kb.Recs[i].Cycle == c; i++ {
 			n++
 		}
 	}
 	kc := make([]keyCost, 0, n)
 	for _, kb := range kept {
-		for i := 0; i < len(kb.recs) && kb.recs[i].cycle == c; i++ {
-			kc = append(kc, keyCost{kb.key(i), windowBytesPerEvent + int64(kb.recs[i].argLen)})
+		for i := 0; i < len(kb.Recs) && kb.Recs[i].Cycle == c; i++ {
+			kc = append(kc, keyCost{kb.key(i), windowBytesPerEvent + int64(kb.Recs[i].ArgLen)})
 		}
 	}
 	// The scratch takes the room of the copy a cut makes (no copy yet).
@@ -90,10 +90,10 @@ func (sp *segPipe) cutInCycle(kept []*blockData, c uint64, target int64) wkey {
 }
 
 // prefixCost is what the first n kept events of a window's block cost.
-func (bd *blockData) prefixCost(n int) int64 {
-	args := int64(len(bd.data))
-	if n < len(bd.recs) {
-		args = int64(bd.recs[n].argOff)
+func (kb *winBlock) prefixCost(n int) int64 {
+	args := int64(len(kb.Data))
+	if n < len(kb.Recs) {
+		args = int64(kb.Recs[n].ArgOff)
 	}
 	return int64(n)*windowBytesPerEvent + args
 }
@@ -101,14 +101,14 @@ func (bd *blockData) prefixCost(n int) int64 {
 // shrinkWindowData keeps the first n records of a window's block and
 // returns what it then costs. The rest stays in the arena, unused, until
 // the arena is compacted (windowmem.go): no copy, no garbage.
-func (sp *segPipe) shrinkWindowData(kb *blockData, n int) int64 {
-	if n < len(kb.recs) {
+func (sp *segPipe) shrinkWindowData(kb *winBlock, n int) int64 {
+	if n < len(kb.Recs) {
 		before := kb.mergeCost()
 		end := uint32(0)
 		if n > 0 {
-			end = kb.recs[n-1].argOff + uint32(kb.recs[n-1].argLen)
+			end = kb.Recs[n-1].ArgOff + uint32(kb.Recs[n-1].ArgLen)
 		}
-		kb.recs, kb.win.offs, kb.data = kb.recs[:n:n], kb.win.offs[:n:n], kb.data[:end:end]
+		kb.Recs, kb.offs, kb.Data = kb.Recs[:n:n], kb.offs[:n:n], kb.Data[:end:end]
 		sp.mu.Lock()
 		sp.inUse -= before - kb.mergeCost()
 		sp.mu.Unlock()
@@ -116,9 +116,9 @@ func (sp *segPipe) shrinkWindowData(kb *blockData, n int) int64 {
 	return kb.windowCost()
 }
 
-func (sp *segPipe) dropWindowData(kb *blockData) {
+func (sp *segPipe) dropWindowData(kb *winBlock) {
 	sp.mu.Lock()
 	sp.inUse -= kb.mergeCost()
 	sp.mu.Unlock()
-	kb.recs, kb.win.offs, kb.data = nil, nil, nil
+	kb.Recs, kb.offs, kb.Data = nil, nil, nil
 }

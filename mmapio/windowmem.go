@@ -1,6 +1,12 @@
 package mmapio
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
+	"github.com/chronon-sim/chronon-go/internal/zdec"
+)
 
 // The memory of a windowed iteration (window.go) is allocated once, when
 // the iteration switches to windows, and reused by every window: a buffer
@@ -34,7 +40,7 @@ func keepOf(r int64) int64 {
 
 // recSize is the size of a record; the arena holds records at 8-byte
 // aligned offsets.
-const recSize = int64(unsafe.Sizeof(rec{}))
+const recSize = tracefile.RecSize
 
 var _ = [1]struct{}{}[recSize%8] // records tile 8-byte words
 
@@ -45,17 +51,17 @@ type windowMem struct {
 	bufMax     int64 // the scratch's buffer (a size class; 0: raw blocks only)
 	recsMax    int64 // the scratch's records
 
-	buf   ownBuf    // decode buffer, taken at the first block that decodes
-	tmp   blockData // its records, allocated at the first block that decodes
-	arena []uint64  // kept events: records, positions, arguments
-	used  int       // bytes of the arena in use, from its start
+	buf   zdec.Own          // decode buffer, taken at the first block that decodes
+	tmp   tracefile.Decoded // its records, allocated at the first block that decodes
+	arena []uint64          // kept events: records, positions, arguments
+	used  int               // bytes of the arena in use, from its start
 }
 
 // bufNeed is the decode buffer block b needs (0 for a raw block, read in
 // the mapping).
 func bufNeed(b *Block) int64 {
-	if u := int(b.UncompressedSize); !isRaw(b) && u > 0 {
-		return 1 << bufClass(u)
+	if u := int(b.UncompressedSize); !tracefile.IsRaw(b) && u > 0 {
+		return 1 << bufpool.Class(u)
 	}
 	return 0
 }
@@ -82,7 +88,7 @@ func (w *windower) size(sp *segPipe, first int32) {
 	// The most the scratch can take: what leaves keepOf at least minKeep.
 	limit := sp.budget - w.text - minWindowReserve()
 	for pi := int(first); pi < len(sp.plan); pi++ {
-		b := sp.r.blocks.at(sp.plan[pi])
+		b := sp.r.f.At(sp.plan[pi])
 		if scratchNeed(&b) <= limit {
 			w.bufMax, w.recsMax = max(w.bufMax, bufNeed(&b)), max(w.recsMax, int64(b.EventCount))
 		}
@@ -96,7 +102,7 @@ func (w *windower) size(sp *segPipe, first int32) {
 	w.scratchMax = w.bufMax + w.recsMax*recSize
 	w.keep = keepOf(sp.budget - w.text - w.scratchMax)
 	w.arenaMax = 2 * w.keep &^ 7
-	w.buf.size = int(w.bufMax)
+	w.buf.Size = int(w.bufMax)
 }
 
 // fits reports whether block b decodes in the scratch.
@@ -108,8 +114,8 @@ func (w *windowMem) fits(b *Block) bool {
 // a block decoded: the records are backed by its bytes (one per 26), not
 // only declared.
 func (w *windowMem) allocRecs() {
-	if w.tmp.recs == nil {
-		w.tmp.recs = make([]rec, 0, w.recsMax)
+	if w.tmp.Recs == nil {
+		w.tmp.Recs = make([]tracefile.Rec, 0, w.recsMax)
 	}
 }
 
@@ -128,7 +134,7 @@ func arenaBytes(n, args int) int { return n*int(recSize) + round8(4*n) + round8(
 // it (in arena order), compacted when the share does not fit after them.
 // The share and the kept events are at most keep each, which the arena
 // holds twice; should it not fit anyway, the share is allocated apart.
-func (w *windowMem) alloc(kb *blockData, n, args int, kept []*blockData) {
+func (w *windowMem) alloc(kb *winBlock, n, args int, kept []*winBlock) {
 	need := arenaBytes(n, args)
 	if w.arena == nil {
 		w.arena = make([]uint64, w.arenaMax/8)
@@ -137,42 +143,42 @@ func (w *windowMem) alloc(kb *blockData, n, args int, kept []*blockData) {
 		w.compact(kept)
 	}
 	if w.used+need > len(w.arena)*8 {
-		kb.recs, kb.win.offs, kb.data = make([]rec, 0, n), make([]uint32, 0, n), make([]byte, 0, args)
+		kb.Recs, kb.offs, kb.Data = make([]tracefile.Rec, 0, n), make([]uint32, 0, n), make([]byte, 0, args)
 		return
 	}
-	kb.win.arena = true
+	kb.arena = true
 	ab := w.bytes()
-	kb.recs = unsafe.Slice((*rec)(unsafe.Pointer(&ab[w.used])), n)[:0]
+	kb.Recs = unsafe.Slice((*tracefile.Rec)(unsafe.Pointer(&ab[w.used])), n)[:0]
 	w.used += n * int(recSize)
-	kb.win.offs = unsafe.Slice((*uint32)(unsafe.Pointer(&ab[w.used])), n)[:0]
+	kb.offs = unsafe.Slice((*uint32)(unsafe.Pointer(&ab[w.used])), n)[:0]
 	w.used += round8(4 * n)
-	kb.data = ab[w.used : w.used : w.used+args]
+	kb.Data = ab[w.used : w.used : w.used+args]
 	w.used += round8(args)
 }
 
 // compact moves the kept blocks' records, positions and arguments to the
 // start of the arena, in order, dropping what cuts left behind them.
-func (w *windowMem) compact(kept []*blockData) {
+func (w *windowMem) compact(kept []*winBlock) {
 	ab := w.bytes()
 	at := 0
 	for _, kb := range kept {
-		if !kb.win.arena {
+		if !kb.arena {
 			continue
 		}
-		n := len(kb.recs)
+		n := len(kb.Recs)
 		if n == 0 { // cut away: the window drops it
-			kb.recs, kb.win.offs, kb.data, kb.win.arena = nil, nil, nil, false
+			kb.Recs, kb.offs, kb.Data, kb.arena = nil, nil, nil, false
 			continue
 		}
-		copy(ab[at:], unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(kb.recs))), n*int(recSize)))
-		kb.recs = unsafe.Slice((*rec)(unsafe.Pointer(&ab[at])), n)[:n:n]
+		copy(ab[at:], unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(kb.Recs))), n*int(recSize)))
+		kb.Recs = unsafe.Slice((*tracefile.Rec)(unsafe.Pointer(&ab[at])), n)[:n:n]
 		at += n * int(recSize)
-		copy(ab[at:], unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(kb.win.offs))), 4*n))
-		kb.win.offs = unsafe.Slice((*uint32)(unsafe.Pointer(&ab[at])), n)[:n:n]
+		copy(ab[at:], unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(kb.offs))), 4*n))
+		kb.offs = unsafe.Slice((*uint32)(unsafe.Pointer(&ab[at])), n)[:n:n]
 		at += round8(4 * n)
-		m := len(kb.data)
-		copy(ab[at:], kb.data)
-		kb.data = ab[at : at+m : at+m]
+		m := len(kb.Data)
+		copy(ab[at:], kb.Data)
+		kb.Data = ab[at : at+m : at+m]
 		at += round8(m)
 	}
 	w.used = at

@@ -56,9 +56,26 @@ const (
 	// (flushed from the pipeline) at the event's cycle: the Kanata export
 	// ends it with a flush. Readers that predate it treat it as an instant.
 	KindFlush EventKind = 5
+	// KindAsyncBegin opens a span named by its unit and its RoleID argument:
+	// the spans of one unit may overlap and end in any order (tasks,
+	// transactions), and exporters pack them into as few rows as are open
+	// at once. Readers that predate it treat it as an instant.
+	KindAsyncBegin EventKind = 6
+	// KindAsyncEnd closes the span of its unit with its RoleID argument
+	// (the one begun last, when a unit reuses an id while it is open).
+	KindAsyncEnd EventKind = 7
+	// KindRetire marks the instruction its flow argument names as retired
+	// (committed) at the event's cycle: the Kanata export ends it there. A
+	// trace with retire events shows instructions that never retire as in
+	// flight, not as retired at their last stage.
+	KindRetire EventKind = 8
 )
 
-var kindNames = [...]string{"instant", "span-begin", "span-end", "span-complete", "counter", "flush"}
+// KindLast is the largest EventKind this package knows; readers treat a
+// larger one as an instant.
+const KindLast = KindRetire
+
+var kindNames = [...]string{"instant", "span-begin", "span-end", "span-complete", "counter", "flush", "async-begin", "async-end", "retire"}
 
 func (k EventKind) String() string {
 	if int(k) < len(kindNames) {
@@ -81,9 +98,26 @@ const (
 	// result it waits for (the Kanata export's W lines). Readers that
 	// predate it see an unknown role and treat the argument as plain.
 	RoleDepends ArgRole = 5
+	// RoleID: the id of an async span (KindAsyncBegin, KindAsyncEnd). On
+	// any other event of a unit, the open async span of that unit the event
+	// is part of (a tag, a milestone): exporters draw it on that span's row.
+	RoleID ArgRole = 6
+	// RoleParent: the id of the span this event's span (or the event) was
+	// started by, a tree edge: a request and its sub-requests. The id
+	// names the async span with that id (on any unit) that is open when the
+	// event happens, or else the one begun last; 0 is no parent.
+	RoleParent ArgRole = 7
+	// RoleSymbol: a UInt32 argument that is an index into the schema's
+	// symbol table (Schema.Symbols): readers print the string. The original
+	// reader prints the number.
+	RoleSymbol ArgRole = 8
 )
 
-var roleNames = [...]string{"plain", "lane", "flow", "duration", "value", "depends"}
+// RoleLast is the largest ArgRole this package knows; readers treat a
+// larger one as plain.
+const RoleLast = RoleSymbol
+
+var roleNames = [...]string{"plain", "lane", "flow", "duration", "value", "depends", "id", "parent", "symbol"}
 
 func (r ArgRole) String() string {
 	if int(r) < len(roleNames) {

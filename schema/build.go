@@ -27,10 +27,14 @@ func BuildSchema(b *flatbuffers.Builder, s *Schema) []byte {
 	units := make([]flatbuffers.UOffsetT, len(s.Units))
 	for i, u := range s.Units {
 		name, typ := b.CreateString(u.Name), b.CreateString(u.TypeName)
+		tb := buildTimeBase(b, u.TimeBase)
 		fb.UnitEntryStart(b)
 		fb.UnitEntryAddId(b, u.ID)
 		fb.UnitEntryAddName(b, name)
 		fb.UnitEntryAddTypeName(b, typ)
+		if tb != 0 {
+			fb.UnitEntryAddTimeBase(b, tb)
+		}
 		units[i] = fb.UnitEntryEnd(b)
 	}
 	meta := make([]flatbuffers.UOffsetT, len(s.Metadata))
@@ -47,6 +51,15 @@ func BuildSchema(b *flatbuffers.Builder, s *Schema) []byte {
 	metaVec := offsetVector(b, meta, fb.TraceSchemaStartMetadataVector)
 	sim := b.CreateString(s.SimulationName)
 	writer := b.CreateString(s.Writer)
+	timeBase := buildTimeBase(b, s.TimeBase)
+	var symbols flatbuffers.UOffsetT
+	if len(s.Symbols) > 0 {
+		offs := make([]flatbuffers.UOffsetT, len(s.Symbols))
+		for i, str := range s.Symbols {
+			offs[i] = b.CreateString(str)
+		}
+		symbols = offsetVector(b, offs, fb.TraceSchemaStartSymbolsVector)
+	}
 
 	fb.TraceSchemaStart(b)
 	version := s.Version
@@ -61,9 +74,26 @@ func BuildSchema(b *flatbuffers.Builder, s *Schema) []byte {
 	fb.TraceSchemaAddConfigHash(b, s.ConfigHash)
 	fb.TraceSchemaAddMetadata(b, metaVec)
 	fb.TraceSchemaAddWriter(b, writer)
+	if timeBase != 0 {
+		fb.TraceSchemaAddTimeBase(b, timeBase)
+	}
+	if symbols != 0 {
+		fb.TraceSchemaAddSymbols(b, symbols)
+	}
 	root := fb.TraceSchemaEnd(b)
 	b.FinishWithFileIdentifier(root, []byte(SchemaIdentifier))
 	return b.FinishedBytes()
+}
+
+// buildTimeBase encodes a TimeBase table; 0 (no table) for a zero one.
+func buildTimeBase(b *flatbuffers.Builder, tb TimeBase) flatbuffers.UOffsetT {
+	if tb.IsZero() {
+		return 0
+	}
+	fb.TimeBaseStart(b)
+	fb.TimeBaseAddNum(b, tb.Num)
+	fb.TimeBaseAddDen(b, tb.Den)
+	return fb.TimeBaseEnd(b)
 }
 
 func buildFormat(b *flatbuffers.Builder, f *Format) flatbuffers.UOffsetT {

@@ -12,6 +12,15 @@ const (
 	slotSchemaConfigHash
 	slotSchemaMetadata
 	slotSchemaWriter
+	slotSchemaTimeBase
+	slotSchemaSymbols
+)
+
+const (
+	slotUnitID = iota
+	slotUnitName
+	slotUnitTypeName
+	slotUnitTimeBase
 )
 
 const (
@@ -85,9 +94,10 @@ func DecodeSchema(b []byte, base int64) (*Schema, int, error) {
 		for i := range s.Units {
 			t := d.elemTable(start, i, "units")
 			s.Units[i] = Unit{
-				ID:       d.scalar16(t, 0, "unit id"),
-				Name:     d.strField(t, 1, "unit name"),
-				TypeName: d.strField(t, 2, "unit type_name"),
+				ID:       d.scalar16(t, slotUnitID, "unit id"),
+				Name:     d.strField(t, slotUnitName, "unit name"),
+				TypeName: d.strField(t, slotUnitTypeName, "unit type_name"),
+				TimeBase: decodeTimeBase(d, t, slotUnitTimeBase, "unit time_base"),
 			}
 		}
 	}
@@ -98,10 +108,41 @@ func DecodeSchema(b []byte, base int64) (*Schema, int, error) {
 			s.Metadata[i] = KeyValue{Key: d.strField(t, 0, "metadata key"), Value: d.strField(t, 1, "metadata value")}
 		}
 	}
+	s.TimeBase = decodeTimeBase(d, root, slotSchemaTimeBase, "time_base")
+	if start, n := d.vec(root, slotSchemaSymbols, 4, "symbols"); n > 0 {
+		s.Symbols = make([]string, n)
+		for i := range s.Symbols {
+			if p := d.follow(start+4*i, "symbols"); p >= 0 {
+				s.Symbols[i] = d.str(p, "symbols")
+			}
+		}
+	}
 	if d.err != nil {
 		return nil, 0, d.err
 	}
 	return s, d.extent, nil
+}
+
+// decodeTimeBase decodes the TimeBase table in slot; a zero num or den is
+// no time base (the zero TimeBase).
+func decodeTimeBase(d *fbuf, t fbTable, slot int, what string) TimeBase {
+	ref := d.field(t, slot, 4, what)
+	if ref == 0 {
+		return TimeBase{}
+	}
+	p := d.follow(ref, what)
+	if p < 0 {
+		return TimeBase{}
+	}
+	tt := d.table(ref, p, what)
+	if d.err != nil {
+		return TimeBase{}
+	}
+	tb := TimeBase{Num: d.scalar64(tt, 0, what+" num"), Den: d.scalar64(tt, 1, what+" den")}
+	if tb.IsZero() {
+		return TimeBase{}
+	}
+	return tb
 }
 
 func decodeFormat(d *fbuf, t fbTable, f *Format) {

@@ -1,5 +1,7 @@
 package schema
 
+import "strconv"
+
 // Schema is the decoded schema section (FlatBuffers table TraceSchema).
 type Schema struct {
 	Version        uint32
@@ -10,6 +12,49 @@ type Schema struct {
 	ConfigHash     uint64
 	Metadata       []KeyValue // appended slot 6
 	Writer         string     // appended slot 7
+	TimeBase       TimeBase   // appended slot 8; zero: cycles have no time
+	Symbols        []string   // appended slot 9: interned strings, by symbol id
+}
+
+// Symbol returns the string of symbol id (an argument with RoleSymbol).
+// SymbolOverflow, the id a writer records once its symbol table is full,
+// and ids the table does not hold are not found.
+func (s *Schema) Symbol(id uint32) (string, bool) {
+	if int64(id) < int64(len(s.Symbols)) {
+		return s.Symbols[id], true
+	}
+	return "", false
+}
+
+// SymbolOverflow is the symbol a writer records for a string it could not
+// intern because its symbol table was full; readers print it as
+// SymbolOverflowText.
+const SymbolOverflow uint32 = 0xFFFFFFFF
+
+// SymbolOverflowText is how readers print SymbolOverflow.
+const SymbolOverflowText = "[symbol table full]"
+
+// SymbolText is how readers print symbol id: its string, SymbolOverflowText,
+// or "[symbol N]" for an id the table does not hold.
+func (s *Schema) SymbolText(id uint32) string {
+	if str, ok := s.Symbol(id); ok {
+		return str
+	}
+	if id == SymbolOverflow {
+		return SymbolOverflowText
+	}
+	return "[symbol " + strconv.FormatUint(uint64(id), 10) + "]"
+}
+
+// TimeBaseOf returns the time base of unit id's cycles: the unit's own
+// (a clock domain), else the file's; zero when neither is recorded.
+func (s *Schema) TimeBaseOf(unit uint16) TimeBase {
+	for i := range s.Units {
+		if u := &s.Units[i]; u.ID == unit && !u.TimeBase.IsZero() {
+			return u.TimeBase
+		}
+	}
+	return s.TimeBase
 }
 
 // Format is one registered format string (FormatEntry).
@@ -37,6 +82,16 @@ func (f *Format) Role(i int) ArgRole {
 	return RolePlain
 }
 
+// RoleIndex returns the index of the first argument with role r, or -1.
+func (f *Format) RoleIndex(r ArgRole) int {
+	for i := range f.ArgTypes {
+		if f.Role(i) == r {
+			return i
+		}
+	}
+	return -1
+}
+
 // Category is a named category bit (CategoryEntry).
 type Category struct {
 	Name        string
@@ -49,6 +104,7 @@ type Unit struct {
 	ID       uint16
 	Name     string
 	TypeName string
+	TimeBase TimeBase // appended slot 3: its clock domain; zero: the file's
 }
 
 // KeyValue is one pair of run metadata.

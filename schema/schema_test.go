@@ -198,13 +198,16 @@ func sampleSchema() *Schema {
 		Formats: []Format{
 			{ID: 1, Format: "fetch pc=0x{:x} taken={}", File: "w1.go", Line: 10, ArgTypes: []ArgType{ArgUInt64, ArgBool}, Category: 2, ArgNames: []string{"pc", "taken"}},
 			{ID: 2, Format: "rob {} dur={}", ArgTypes: []ArgType{ArgUInt32, ArgUInt64}, Kind: KindSpanComplete, ArgRoles: []ArgRole{RoleLane, RoleDuration}, Name: "rob", IsLog: true, LogLevel: 2},
+			{ID: 3, Format: "task id={} parent={} kind={}", ArgTypes: []ArgType{ArgUInt64, ArgUInt64, ArgUInt32}, Kind: KindAsyncBegin, ArgRoles: []ArgRole{RoleID, RoleParent, RoleSymbol}, Name: "task"},
 		},
 		Categories:     []Category{{Name: "pipe", Description: "pipeline", Mask: 2}},
-		Units:          []Unit{{ID: 1, Name: "core0.fetch", TypeName: "fetchUnit"}, {ID: 65535, Name: "x"}},
+		Units:          []Unit{{ID: 1, Name: "core0.fetch", TypeName: "fetchUnit"}, {ID: 65535, Name: "x", TimeBase: Hz(3_000_000_000)}},
 		SimulationName: "w1",
 		ConfigHash:     0xfeedface,
 		Metadata:       []KeyValue{{"host", "h"}, {"rank", "3"}},
 		Writer:         "chronon-go test",
+		TimeBase:       Picoseconds,
+		Symbols:        []string{"req_in", "", "L2Cache.bank"},
 	}
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exports W1 (small), pipesim and the mixed workload to Perfetto and checks
+# Exports W1 (small), pipesim, the mixed and the tasks workloads to Perfetto and checks
 # each file against the official Perfetto schema with the independent
 # checker in $SHARED/perfetto (check_pftrace.py: protoc-generated bindings of
 # perfetto_trace.proto; needs protobuf-compiler and python3-protobuf, which
@@ -33,6 +33,7 @@ run() { # log, command...
 run gen.log bin/tracegen --workload w1 --events 200000 --units 16 -o "$out/w1.ctrace"
 run gen.log bin/tracegen --workload mixed --events 20000 --units 16 -o "$out/mixed.ctrace"
 run gen.log bin/pipesim -n 5000 -o "$out/pipesim.ctrace"
+run gen.log bin/tracegen --workload tasks --events 200000 -o "$out/tasks.ctrace"
 n=0
 # units NAME TRACE: the trace's unit names, one per line, for the checker's
 # test that every unit has a track at its dotted path.
@@ -64,4 +65,9 @@ check mixed "$out/mixed.ctrace" "$out/mixed.units"
 check pipesim "$out/pipesim.ctrace" "$out/pipesim.units"
 check pipesim-window "$out/pipesim.ctrace" "" --cycles 1000-2000
 check pipesim-split "$out/pipesim.ctrace" "$out/pipesim.units" --max-file-size 200000
+# Tasks with parents (async spans, one arrow per edge), times in ps; two
+# of its units are idle (no track), so no unit list.
+check tasks "$out/tasks.ctrace" ""
+check tasks-window "$out/tasks.ctrace" "" --cycles 2000000-4000000
+check tasks-split "$out/tasks.ctrace" "" --max-file-size 4000000
 echo "perfetto-check: $n exported files accepted by the official Perfetto schema checks"

@@ -34,7 +34,7 @@ $GO test -race -count=1 -timeout 15m -json ./... | $PY scripts/gotest_summary.py
 # here they run as users build.
 stage "5/6 memory and allocation bounds without the race detector"
 $GO test -count=1 -timeout 10m -json -run 'TestMergeRewriteAllocations|TestIdleUnitsCostNoRing|TestWindowedDumpPeakRSS|TestMemoryBoundDumpRSS' \
-	./chronon ./mmapio ./cmd/trace_reader | $PY scripts/gotest_summary.py || failed+=(memory)
+	./chronon ./mmapio ./rewrite ./cmd/trace_reader | $PY scripts/gotest_summary.py || failed+=(memory)
 
 stage "6/6 fuzz targets, ${FUZZTIME:-10s} each"
 FUZZTIME=${FUZZTIME:-10s} scripts/fuzz.sh || failed+=(fuzz)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // Column is one column of a table: its name, its DuckDB type and what it
@@ -290,4 +291,4 @@ func leadColumn(name string) Column {
 }
 
 // strconvQuote quotes a format text for a doc line, escaped.
-func strconvQuote(s string) string { return `"` + mmapio.EscapeText(s) + `"` }
+func strconvQuote(s string) string { return `"` + tracetext.EscapeText(s) + `"` }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/chronon-sim/chronon-go/internal/rawread"
+	"github.com/chronon-sim/chronon-go/internal/unitsel"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
@@ -71,6 +73,11 @@ func Open(paths []string, opts ...Option) (*DB, error) {
 }
 
 func (d *DB) openTraces(paths []string) error {
+	if d.cfg.hasUnit {
+		if err := unitsel.Check(d.cfg.unit); err != nil {
+			return fmt.Errorf("unit %q: %v", d.cfg.unit, err)
+		}
+	}
 	matched := false
 	for _, p := range paths {
 		r, err := mmapio.Open(p)
@@ -80,12 +87,12 @@ func (d *DB) openTraces(paths []string) error {
 		t := &trace{r: r, name: traceName(r)}
 		d.traces = append(d.traces, t)
 		if d.cfg.hasUnit {
-			t.hasUnits, t.units = true, r.UnitsNamed(d.cfg.unit)
+			t.hasUnits, t.units = true, unitsSelected(r, d.cfg.unit)
 			matched = matched || len(t.units) > 0
 		}
 	}
 	if d.cfg.hasUnit && !matched {
-		return fmt.Errorf("no unit name contains %q", d.cfg.unit)
+		return fmt.Errorf("no unit name %s", unitsel.Describe(d.cfg.unit))
 	}
 	// Two files with the same base name (and no rank) keep their paths.
 	seen := map[string]int{}
@@ -306,7 +313,7 @@ func (d *DB) ArgDecodes() int64 { return d.argDecodes.Load() }
 func (d *DB) BlocksDecoded() int64 {
 	var n int64
 	for _, t := range d.traces {
-		n += t.r.BlocksDecoded()
+		n += rawread.Decodes(t.r)
 	}
 	return n
 }

@@ -14,11 +14,13 @@
 // table fetch with columns cycle, unit, unit_id, pc, taken); spans, counters
 // and flows read the formats' kinds and argument roles as the exporters do;
 // units, formats, categories, metadata and blocks come from the schema and
-// the footer. Catalog (catalog.go) lists them all with their columns.
+// the footer. Catalog lists them all with their columns.
 //
 // Each event table is a view on the table function of the same name, which
 // takes the selection as named parameters: events(cycles := '9000000-9001000',
-// unit := 'core1.l2'). The selection reaches the seek index: only the blocks
+// unit := 'core1.l2'; unit takes trace_reader --unit's forms: a part of the
+// name, a pattern such as 'core1.*', '=ROB[0].Top.incoming' for exactly that
+// name). The selection reaches the seek index: only the blocks
 // whose cycle range and unit set meet it are decoded. A table function
 // decodes blocks on DuckDB's threads, in parallel, one block per thread at a
 // time, and fills only the columns the query reads (a query on cycle alone

@@ -23,10 +23,13 @@ func WithCycles(start, end uint64) Option {
 	return func(c *config) { c.hasCycles, c.start, c.end = true, start, end }
 }
 
-// WithUnit restricts every table to the events of units whose name contains
-// substr (as trace_reader filter --unit). Open fails when no unit matches.
-func WithUnit(substr string) Option {
-	return func(c *config) { c.hasUnit, c.unit = true, substr }
+// WithUnit restricts every table to the events of the units sel selects,
+// written as trace_reader filter --unit takes it: a part of the name
+// (core1.l2), a pattern on the whole name (core1.*), =NAME for exactly
+// NAME (=ROB[0].Top.incoming); a backslash escapes the next character. Open
+// fails when no unit matches, or when sel is a malformed pattern.
+func WithUnit(sel string) Option {
+	return func(c *config) { c.hasUnit, c.unit = true, sel }
 }
 
 // WithThreads sets DuckDB's worker threads (0: its default, one per core).

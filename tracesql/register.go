@@ -11,6 +11,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/chronon-sim/chronon-go/internal/unitsel"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
@@ -152,7 +153,7 @@ func (d *DB) selection(args []any) ([]mmapio.Query, error) {
 		qs[i] = q
 	}
 	if hasUnit && !matched {
-		return nil, fmt.Errorf("unit := %q: no unit name contains it", unit)
+		return nil, fmt.Errorf("unit := %q: no unit name %s", unit, unitsel.Describe(unit))
 	}
 	return qs, nil
 }
@@ -171,11 +172,15 @@ func intersect(a, b []uint16) []uint16 {
 	return out
 }
 
-// unitsOf resolves a unit parameter: the units whose name contains it, or,
-// written "#1,2,3", those ids (the Parquet export's batches).
+// unitsOf resolves a unit parameter: the units it selects as trace_reader's
+// --unit does (unitsSelected), or, written "#1,2,3", those ids (the Parquet
+// export's batches).
 func unitsOf(t *trace, unit string) ([]uint16, error) {
 	if !strings.HasPrefix(unit, "#") {
-		return t.r.UnitsNamed(unit), nil
+		if err := unitsel.Check(unit); err != nil {
+			return nil, fmt.Errorf("unit := %q: %v", unit, err)
+		}
+		return unitsSelected(t.r, unit), nil
 	}
 	var ids []uint16
 	for _, f := range strings.Split(unit[1:], ",") {
@@ -186,4 +191,19 @@ func unitsOf(t *trace, unit string) ([]uint16, error) {
 		ids = append(ids, uint16(id))
 	}
 	return ids, nil
+}
+
+// unitsSelected returns the ids of r's named units that sel selects, with
+// trace_reader --unit's syntax (internal/unitsel.Filter): a part of the
+// name, a pattern on the whole name, =NAME for exactly NAME.
+func unitsSelected(r *mmapio.Reader, sel string) []uint16 {
+	var ids []uint16
+	seen := map[uint16]bool{}
+	for _, u := range r.Units() {
+		if name := r.UnitName(u.ID); !seen[u.ID] && name != "" && unitsel.Filter(sel, name) {
+			ids = append(ids, u.ID)
+		}
+		seen[u.ID] = true
+	}
+	return ids
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -59,7 +60,7 @@ type task struct {
 
 // eventScan is a table function's scan of the events of the traces: DuckDB's
 // threads take blocks from the plan one at a time (next), decode them with
-// mmapio.DecodeBlock and fill chunks with the columns the query reads.
+// rawread.Decode and fill chunks with the columns the query reads.
 type eventScan struct {
 	d      *DB
 	kind   scanKind
@@ -90,7 +91,7 @@ type fmtRole struct {
 
 // scanLocal is one thread's state: the block it is in and where.
 type scanLocal struct {
-	d       *mmapio.DecodedBlock
+	d       *rawread.Block
 	trace   int
 	pos     int
 	view    argview.View
@@ -98,11 +99,11 @@ type scanLocal struct {
 	proj    []projCol
 	hasArgs bool
 
-	task       task                   // the current task
-	next       int                    // its next block
-	group      []*mmapio.DecodedBlock // blocks of a task that overlap in cycles, merged
-	refs       []ref                  // their events in cycle order
-	argDecodes int64                  // not yet added to the DB's count
+	task       task             // the current task
+	next       int              // its next block
+	group      []*rawread.Block // blocks of a task that overlap in cycles, merged
+	refs       []ref            // their events in cycle order
+	argDecodes int64            // not yet added to the DB's count
 }
 
 type projCol struct {
@@ -215,7 +216,7 @@ func (s *eventScan) plan() {
 		if !s.wants(ti) {
 			continue
 		}
-		plan, err := t.r.BlockPlan(s.qs[ti])
+		plan, err := rawread.Plan(t.r, s.qs[ti])
 		if err != nil {
 			s.err = err
 			return
@@ -334,12 +335,12 @@ func (s *eventScan) take(l *scanLocal) (err error) {
 		}
 	}
 	if last == l.next {
-		l.d, err = t.r.DecodeBlock(tk.blocks[l.next], s.qs[tk.trace])
+		l.d, err = rawread.Decode(t.r, tk.blocks[l.next], s.qs[tk.trace])
 		l.next++
 		return err
 	}
 	for ; l.next <= last; l.next++ {
-		d, err := t.r.DecodeBlock(tk.blocks[l.next], s.qs[tk.trace])
+		d, err := rawread.Decode(t.r, tk.blocks[l.next], s.qs[tk.trace])
 		if err != nil {
 			for _, g := range l.group {
 				g.Release()
@@ -360,7 +361,7 @@ func (s *eventScan) take(l *scanLocal) (err error) {
 // fillGroup is fillFrom for a merged group.
 func (s *eventScan) fillGroup(l *scanLocal, chunk *duckdb.DataChunk, row, capacity int) (_ int, err error) {
 	t := s.d.traces[l.trace]
-	defer t.r.CatchFault(&err, mmapio.PanicOnFault())
+	defer rawread.CatchFault(t.r, &err, rawread.PanicOnFault())
 	for ; l.pos < len(l.refs) && row < capacity; l.pos++ {
 		rf := l.refs[l.pos]
 		ev := l.group[rf.b].Event(int(rf.i))
@@ -398,7 +399,7 @@ func (s *eventScan) project(l *scanLocal, chunk *duckdb.DataChunk) {
 // the chunk or the block is full; it returns the next free row.
 func (s *eventScan) fillFrom(l *scanLocal, chunk *duckdb.DataChunk, row, capacity int) (_ int, err error) {
 	t := s.d.traces[l.trace]
-	defer t.r.CatchFault(&err, mmapio.PanicOnFault()) // arguments of raw blocks alias the mapping
+	defer rawread.CatchFault(t.r, &err, rawread.PanicOnFault()) // arguments of raw blocks alias the mapping
 	n := l.d.Len()
 	for ; l.pos < n && row < capacity; l.pos++ {
 		ev := l.d.Event(l.pos)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/chronon-sim/chronon-go/export"
+	"github.com/chronon-sim/chronon-go/internal/cli"
 	"github.com/chronon-sim/chronon-go/internal/cyclenum"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
@@ -16,7 +18,7 @@ import (
 type config struct {
 	command    string
 	file       string   // the first file: the only one of single-file commands
-	files      []string // every file, in command line order
+	files      []string // every file (operand), in command line order
 	hasCycles  bool
 	start, end uint64
 	units      []string // --unit values, in order (units.go)
@@ -25,16 +27,20 @@ type config struct {
 	output     string
 	verbose    bool
 	help       bool
+	given      []*option // the options given, in order
 
 	format       string  // export
 	nsPerCycle   float64 // export
 	maxFileBytes int64   // export
-	json         bool    // stats
+	json         bool    // info, stats, diff, merge, recover, sql
 	noVerify     bool    // merge
 	memory       int64   // --memory: mmapio's budget for decoded data (0: its default)
 	follow       bool    // stats --follow
 	context      int     // diff
 	label        string  // info of one of several files
+	query        string  // sql -c
+	hasQuery     bool    // sql: -c given
+	csv          bool    // sql
 }
 
 // usageError is a command line the tool cannot run: exit status 2.
@@ -49,23 +55,23 @@ func usagef(format string, args ...any) error { return &usageError{msg: fmt.Spri
 
 // option is one row of the option table: its spellings, the value it
 // takes ("" for a switch), its help line and what it sets.
-type option struct {
-	names []string
-	arg   string
-	help  string
-	set   func(c *config, v string) error
+type option = cli.Flag[*config]
+
+// opt makes an option row.
+func opt(names []string, arg, help string, set func(c *config, v string) error) *option {
+	return &option{Option: cli.Option{Names: names, Arg: arg, Help: help}, Set: set}
 }
 
 var (
-	optCycles = &option{[]string{"--cycles"}, "START-END", "Only events with START <= cycle <= END; START- or a bare START means from START on (0x: hex)",
+	optCycles = opt([]string{"--cycles"}, "START-END", "Only events with START <= cycle <= END; START- or a bare START means from START on (0x: hex)",
 		func(c *config, v string) (err error) {
 			c.start, c.end, err = parseCycles(v)
 			c.hasCycles = true
 			return err
-		}}
-	optUnit = &option{[]string{"--unit"}, "NAME", "Units whose name contains NAME, or with * ? [ matches it whole (path.Match); repeated: any (none: status 1)",
-		addUnit}
-	optLimit = &option{[]string{"--limit"}, "N", "Stop after N events (0 = no limit)",
+		})
+	optUnit = opt([]string{"--unit"}, "NAME", "Units whose name contains NAME; with * ? [ also those it matches whole (path.Match); =NAME: exactly NAME; \\ escapes; repeated: any (none: status 1)",
+		addUnit)
+	optLimit = opt([]string{"--limit"}, "N", "Stop after N events (0 = no limit)",
 		func(c *config, v string) error {
 			n, err := strconv.ParseUint(v, 10, 63)
 			if err != nil {
@@ -73,22 +79,22 @@ var (
 			}
 			c.limit = int(min(n, math.MaxInt))
 			return nil
-		}}
-	optOutput = &option{[]string{"-o", "--output"}, "FILE", "Write to FILE instead of standard output (not the input file)",
-		func(c *config, v string) error { c.output = v; return nil }}
-	optVerbose = &option{[]string{"-v", "--verbose"}, "", "More detail",
-		func(c *config, _ string) error { c.verbose = true; return nil }}
-	optHelp = &option{[]string{"-h", "--help"}, "", "Show this help",
-		func(c *config, _ string) error { c.help = true; return nil }}
-	optFormat = &option{[]string{"--format"}, "F", "perfetto (default), chrome-json or kanata; parquet: -o DIR, FILE... (help sql)",
+		})
+	optOutput = withFiles(opt([]string{"-o", "--output"}, "FILE", "Write to FILE instead of standard output (not the input file)",
+		func(c *config, v string) error { c.output = v; return nil }))
+	optVerbose = opt([]string{"-v", "--verbose"}, "", "More detail",
+		func(c *config, _ string) error { c.verbose = true; return nil })
+	optHelp = opt([]string{"-h", "--help"}, "", "Show this help",
+		func(c *config, _ string) error { c.help = true; return nil })
+	optFormat = withWords(opt([]string{"--format"}, "F", "perfetto (default), chrome-json, kanata, or parquet (-o DIR: a directory of Parquet files, the tables of sql)",
 		func(c *config, v string) error {
 			if !slices.Contains(exportFormats, v) {
-				return usagef("--format %q: want perfetto, chrome-json or kanata", v)
+				return usagef("--format %q: want %s", v, orList(exportFormats))
 			}
 			c.format = v
 			return nil
-		}}
-	optNsPerCycle = &option{[]string{"--ns-per-cycle"}, "X", "Nanoseconds per cycle on the timeline (default 1)",
+		}), exportFormats...)
+	optNsPerCycle = opt([]string{"--ns-per-cycle"}, "X", "Nanoseconds per cycle on the timeline (default: the trace's time base, else 1)",
 		func(c *config, v string) error {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(f > 0) || f > 1e9 {
@@ -96,8 +102,8 @@ var (
 			}
 			c.nsPerCycle = f
 			return nil
-		}}
-	optMaxFileSize = &option{[]string{"--max-file-size"}, "N", "Split into files of about N bytes, by cycle window (default 536870912; 0 = one file)",
+		})
+	optMaxFileSize = opt([]string{"--max-file-size"}, "N", "Split into files of about N bytes, by cycle window (default 536870912; 0 = one file)",
 		func(c *config, v string) error {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < 0 {
@@ -105,10 +111,10 @@ var (
 			}
 			c.maxFileBytes = n
 			return nil
-		}}
-	optFollow = &option{[]string{"--follow"}, "", "Follow one file being written: per-unit rates every second; at its close, rates since follow started",
-		func(c *config, _ string) error { c.follow = true; return nil }}
-	optMemory = &option{[]string{"--memory"}, "SIZE", "Memory for decoded data beyond the file's mapping (default 256MiB; bytes, or KiB/MiB/GiB)",
+		})
+	optFollow = opt([]string{"--follow"}, "", "Follow one file being written: per-unit rates every second; at its close, rates since follow started",
+		func(c *config, _ string) error { c.follow = true; return nil })
+	optMemory = opt([]string{"--memory"}, "SIZE", "Memory for decoded data beyond the file's mapping (default 256MiB; bytes, or KiB/MiB/GiB)",
 		func(c *config, v string) error {
 			n, err := parseSize(v)
 			if err != nil || n < mmapio.MinMemoryBudget || n > mmapio.MaxMemoryBudget {
@@ -116,8 +122,8 @@ var (
 			}
 			c.memory = n
 			return nil
-		}}
-	optContext = &option{[]string{"--context"}, "N", "Events of context around a divergence (default 3)",
+		})
+	optContext = opt([]string{"--context"}, "N", "Events of context around a divergence (default 3)",
 		func(c *config, v string) error {
 			n, err := strconv.ParseUint(v, 10, 16)
 			if err != nil {
@@ -125,103 +131,54 @@ var (
 			}
 			c.context = int(n)
 			return nil
-		}}
-	optJSON = &option{[]string{"--json"}, "", "JSON instead of tables",
-		func(c *config, _ string) error { c.json = true; return nil }}
-	optNoVerify = &option{[]string{"--no-verify"}, "", "Copy blocks without decoding them to check them first (faster; a corrupt input block goes into OUT)",
-		func(c *config, _ string) error { c.noVerify = true; return nil }}
+		})
+	optJSON = opt([]string{"--json"}, "", "Print one JSON object instead of text (its fields: docs/cli.md, JSON reports)",
+		func(c *config, _ string) error { c.json = true; return nil })
+	optNoVerify = opt([]string{"--no-verify"}, "", "Copy blocks without decoding them to check them first (faster; a corrupt input block goes into OUT)",
+		func(c *config, _ string) error { c.noVerify = true; return nil })
+	optCommand = opt([]string{"-c", "--command"}, "QUERY", "The SQL to run (statements separated by ';'; the last one's result is printed)",
+		func(c *config, v string) error { c.query, c.hasQuery = v, true; return nil })
+	optCSV = opt([]string{"--csv"}, "", "CSV with a header row instead of an aligned table",
+		func(c *config, _ string) error { c.csv = true; return nil })
+	optSQLJSON = opt([]string{"--json"}, "", "JSON: an array of objects, one per row",
+		func(c *config, _ string) error { c.json = true; return nil })
 )
 
-// exportFormats are the values of export --format this parser accepts
-// (parquet, which writes a directory, is sql.go's).
-var exportFormats = []string{export.FormatPerfetto, export.FormatChromeJSON, export.FormatKanata}
+func withFiles(o *option) *option { o.Complete.Files = "*"; return o }
 
-// originalOptions are the options of the original tool, which accepted
-// every one of them with each of its commands (info ignores the filters):
-// its commands keep doing so, for scripts written against it.
-var originalOptions = []*option{optCycles, optUnit, optLimit, optOutput, optVerbose, optMemory, optHelp}
+func withWords(o *option, words ...string) *option { o.Complete.Words = words; return o }
 
-// command is one row of the command table.
-type command struct {
-	name     string
-	synopsis string // after `trace_reader NAME`
-	summary  string // what it does, for `trace_reader help NAME`
-	options  []*option
-	needsOut bool // -o is required
-}
+// exportFormats are the values of export --format.
+var exportFormats = []string{export.FormatPerfetto, export.FormatChromeJSON, export.FormatKanata, formatParquet}
 
-var commandTable = []*command{
-	{"info", "[options] <file.ctrace>...", "Show trace file information (with -v: formats, units, per-unit counts).", originalOptions, false},
-	{"dump", "[options] <file.ctrace>...", "Dump events as text, in cycle order (with -v: the event count on stderr).", originalOptions, false},
-	{"filter", "[options] <file.ctrace>...", "Dump the events matching --cycles and --unit.", originalOptions, false},
-	{"convert", "[options] <file.ctrace>...", "Convert the whole trace to text (--limit is ignored).", originalOptions, false},
-	{"recover", "<file.ctrace> -o OUT", "Write a complete file (schema, blocks, footer) from a footer-less or torn one.",
-		[]*option{optOutput, optMemory, optHelp}, true},
-	{"export", "[options] <file.ctrace>... -o OUT", "Write a file trace viewers open: perfetto (ui.perfetto.dev, trace_processor)\n" +
-		"or chrome-json (chrome://tracing). Units become nested tracks, spans slices,\n" +
-		"counters counter tracks, flow ids arrows. A split output is OUT, then\n" +
-		"OUT's name with .part2, .part3 ... before its extension. kanata: Konata's\n" +
-		"pipeline log, one row per flow (instruction), its spans the stages.",
-		[]*option{optFormat, optCycles, optUnit, optNsPerCycle, optMaxFileSize, optOutput, optVerbose, optMemory, optHelp}, true},
-	{"merge", "-o OUT <file.ctrace>...", "Write one trace holding every event of the files, units named <label>/<unit>\n" +
-		"(label: rank<N> from the metadata, else the file's base name), formats\n" +
-		"deduplicated, each file's metadata kept under its label. Blocks whose ids\n" +
-		"need no renumbering are copied without recompression, after a check that\n" +
-		"decodes them (--no-verify skips it: about the time of a copy when every\n" +
-		"file's unit ids are its own, see chronon.WithUnitIDBase). An input recovered\n" +
-		"from a cut-off file is merged as far as it was recovered; merge says so on\n" +
-		"stderr and notes it as <label>/recovered in the output's metadata.",
-		[]*option{optOutput, optNoVerify, optVerbose, optHelp}, true},
-	{"diff", "[options] <a.ctrace> <b.ctrace>", "Compare two runs event by event per unit (not byte by byte): for each unit\n" +
-		"that differs, its first divergence (events numbered from 1 within the unit)\n" +
-		"with context and its counts per format;\n" +
-		"units present in one run only. Exit 0 equal, 1 different, 2 error.\n" +
-		"Runs of several files (one per rank): merge each run first\n" +
-		"(trace_reader merge -o A.ctrace run1/rank*.ctrace), then diff the merged files.",
-		[]*option{optCycles, optUnit, optContext, optOutput, optMemory, optHelp}, false},
-	{"stats", "[options] <file.ctrace>...", "Per unit and format: counts and rates; spans: durations and occupancy;\n" +
-		"flows: cycles from each unit to the next.",
-		[]*option{optCycles, optUnit, optJSON, optFollow, optOutput, optMemory, optHelp}, false},
-	{"follow", "[options] <file.ctrace>", "Print the events of a file while its writer appends them, as dump prints them\n" +
-		"(cycle order per unit), until the writer closes the file (or Ctrl-C). A file\n" +
-		"not yet created is waited for (its directory must exist).",
-		[]*option{optCycles, optUnit, optHelp}, false},
-}
+// formatParquet writes a directory of Parquet files (parquet_cgo.go).
+const formatParquet = "parquet"
 
-// fileArity is how many files a command reads: 1 exactly one, 2 exactly
-// two, 0 one or more (the reading commands merge several into one timeline).
-func fileArity(name string) int {
-	switch name {
-	case "recover":
-		return 1
-	case "diff":
-		return 2
+// orList is "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
 	}
-	return 0
-}
-
-func lookupCommand(name string) *command {
-	for _, c := range commandTable {
-		if c.name == name {
-			return c
-		}
-	}
-	return nil
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // parseArgs parses `<command> [options] <file.ctrace>`. As in the original
 // tool, options and the file may come in any order after the command
 // (`dump FILE --limit 10`); an option takes its value as the next argument
-// or after '=' (--limit=10); after "--" every argument is a file name.
-// `help [COMMAND]` is the same as `[COMMAND] --help`.
+// or after '=' (--limit=10); after "--" every argument is a file name
+// (internal/cli, the syntax of every tool of the module). `help [COMMAND]`
+// is the same as `[COMMAND] --help`, `--version` as `version`.
 func parseArgs(args []string) (*config, error) {
-	c := &config{format: export.FormatPerfetto, nsPerCycle: 1, maxFileBytes: export.DefaultMaxFileBytes, context: 3}
+	c := &config{format: export.FormatPerfetto, maxFileBytes: export.DefaultMaxFileBytes, context: 3} // nsPerCycle 0: not given
 	if len(args) == 0 {
 		return nil, usagef("missing command")
 	}
-	if args[0] == "-h" || args[0] == "--help" {
+	switch args[0] {
+	case "-h", "--help":
 		c.help = true
 		return c, nil
+	case "--version":
+		args = append([]string{"version"}, args[1:]...)
 	}
 	if args[0] == "help" {
 		c.help = true
@@ -235,7 +192,7 @@ func parseArgs(args []string) (*config, error) {
 			c.command = args[1]
 			return c, nil
 		}
-		return nil, usagef("help takes one command, not %q", args[1:])
+		return nil, &usageError{command: "help", msg: fmt.Sprintf("help takes one command, not %q", args[1:])}
 	}
 	cmd := lookupCommand(args[0])
 	if cmd == nil {
@@ -253,55 +210,48 @@ func parseArgs(args []string) (*config, error) {
 }
 
 func parseOptions(c *config, cmd *command, rest []string) error {
-	files := false // after "--"
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		if !files && a == "--" {
-			files = true
-			continue
+	files, err := cli.Parse(rest, cli.Options(cmd.options), func(row int, _, value string) error {
+		o := cmd.options[row]
+		c.given = append(c.given, o)
+		return o.Set(c, value)
+	}, nil)
+	var ce *cli.UsageError
+	if errors.As(err, &ce) {
+		if ce.Unknown != "" && findOption(allOptions(), ce.Unknown) != nil {
+			return usagef("option %s is not one of %s's", ce.Unknown, cmd.name)
 		}
-		if files || !strings.HasPrefix(a, "-") || a == "-" {
-			if c.file != "" && fileArity(cmd.name) == 1 {
-				return usagef("more than one file: %q and %q", c.file, a)
-			}
-			if c.file == "" {
-				c.file = a
-			}
-			c.files = append(c.files, a)
-			continue
-		}
-		name, value, hasValue := a, "", false
-		if strings.HasPrefix(a, "--") {
-			name, value, hasValue = strings.Cut(a, "=")
-		}
-		o := findOption(cmd.options, name)
-		if o == nil {
-			if findOption(allOptions(), name) != nil {
-				return usagef("option %s is not one of %s's", name, cmd.name)
-			}
-			return usagef("unknown option %q", a)
-		}
-		switch {
-		case o.arg == "" && hasValue:
-			return usagef("option %s takes no value", name)
-		case o.arg != "" && !hasValue:
-			if i+1 >= len(rest) {
-				return usagef("option %s needs a value (%s)", name, o.arg)
-			}
-			i++
-			value = rest[i]
-		}
-		if err := o.set(c, value); err != nil {
-			return err
-		}
+		return usagef("%s", ce.Msg)
+	}
+	if err != nil {
+		return err
 	}
 	if c.help {
 		return nil
 	}
+	c.files = files
+	if len(files) > 0 {
+		c.file = files[0]
+	}
+	switch cmd.arity {
+	case noOperand:
+		if len(files) > 0 {
+			return usagef("takes no operand, not %q", files[0])
+		}
+		return nil
+	case oneWord:
+		if len(files) != 1 {
+			return usagef("needs one of %s", orList(cmd.operands.Words))
+		}
+		return nil
+	case oneFile:
+		if len(files) > 1 {
+			return usagef("more than one file: %q and %q", files[0], files[1])
+		}
+	}
 	if c.file == "" {
 		return usagef("missing trace file")
 	}
-	if fileArity(cmd.name) == 2 && len(c.files) != 2 {
+	if cmd.arity == twoFiles && len(c.files) != 2 {
 		if len(c.files) > 2 { // rank*.ctrace of two runs: diff compares two timelines
 			return usagef("needs two files, not %d; to compare runs of several files, merge each run first "+
 				"(trace_reader merge -o A.ctrace run1/rank*.ctrace, the same for B), then diff A.ctrace B.ctrace", len(c.files))
@@ -320,15 +270,38 @@ func parseOptions(c *config, cmd *command, rest []string) error {
 	if cmd.needsOut && c.output == "" {
 		return usagef("needs -o OUT")
 	}
+	if cmd.name == "sql" || cmd.name == "export" && c.format == formatParquet {
+		return checkSQL(c, cmd)
+	}
 	return nil
 }
 
+// checkSQL checks what sql and the Parquet export (tracesql) take: one
+// --unit, and of export's options those that apply to a table export.
+func checkSQL(c *config, cmd *command) error {
+	if len(c.units) > 1 {
+		return usagef("--unit %q: %s takes one --unit", c.units[1], cmd.name)
+	}
+	if cmd.name == "export" {
+		for _, o := range c.given {
+			if !slices.Contains(parquetOptions, o) {
+				return usagef("option %s does not apply to --format parquet", o.Long())
+			}
+		}
+	}
+	if c.csv && c.json {
+		return usagef("--csv and --json exclude each other")
+	}
+	return nil
+}
+
+// parquetOptions are the export options that apply to --format parquet.
+var parquetOptions = []*option{optFormat, optCycles, optUnit, optOutput, optVerbose, optHelp}
+
 func findOption(opts []*option, name string) *option {
 	for _, o := range opts {
-		for _, n := range o.names {
-			if n == name {
-				return o
-			}
+		if slices.Contains(o.Names, name) {
+			return o
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -413,7 +414,7 @@ func (d *differ) decodeAhead(s int, stop <-chan struct{}) <-chan chan decodedBlo
 				return // stopped
 			}
 			go func(i int) {
-				data, err := sd.r.AppendBlock(getBlockBuf(need), i)
+				data, err := rawread.File(sd.r).AppendBlock(getBlockBuf(need), i)
 				fut <- decodedBlock{data: data, err: err, charge: need}
 			}(i)
 		}

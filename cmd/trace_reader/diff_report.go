@@ -9,6 +9,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // unitView is what the report shows of a differing unit in one run: the
@@ -73,7 +74,7 @@ func (d *differ) views(s int, us []*dunit) ([]*unitView, error) {
 			case !vw.found && vw.off+size > u.at:
 				vw.found, v.k, v.has, v.cycle = true, vw.i, true, ev.Cycle
 				v.first = vw.i - uint64(len(vw.ring))
-				v.lines = append(vw.ring, string(r.AppendLine(nil, &ev)))
+				v.lines = append(vw.ring, string(tracetext.AppendLine(nil, r, &ev)))
 				vw.ring = nil
 				vw.after = ctx
 			case !vw.found:
@@ -82,10 +83,10 @@ func (d *differ) views(s int, us []*dunit) ([]*unitView, error) {
 						copy(vw.ring, vw.ring[1:])
 						vw.ring = vw.ring[:ctx-1]
 					}
-					vw.ring = append(vw.ring, string(r.AppendLine(nil, &ev)))
+					vw.ring = append(vw.ring, string(tracetext.AppendLine(nil, r, &ev)))
 				}
 			case vw.after > 0:
-				v.lines = append(v.lines, string(r.AppendLine(nil, &ev)))
+				v.lines = append(v.lines, string(tracetext.AppendLine(nil, r, &ev)))
 				vw.after--
 			}
 			vw.off += size
@@ -109,7 +110,7 @@ func (d *differ) views(s int, us []*dunit) ([]*unitView, error) {
 // a format the schema does not have.
 func fmtName(ev *mmapio.Event) string {
 	if f := ev.Format(); f != nil {
-		return mmapio.EscapeText(f.Format.Format)
+		return tracetext.EscapeText(f.Format.Format)
 	}
 	return fmt.Sprintf("[unknown format %d]", ev.FormatID)
 }
@@ -122,7 +123,11 @@ const reportBatch = 4096
 // report prints the units that differ and returns whether any does.
 func (d *differ) report(out io.Writer) (bool, error) {
 	w := bufio.NewWriter(out)
-	a, b := d.c.files[0], d.c.files[1]
+	var sink diffSink = &diffText{w: w, files: d.c.files}
+	if d.c.json {
+		sink = &diffJSON{w: w, files: d.c.files}
+	}
+	sink.begin()
 	units := slices.Clone(d.units)
 	slices.SortFunc(units, func(x, y *dunit) int { return strings.Compare(x.name, y.name) })
 	var diverged []*dunit
@@ -135,27 +140,27 @@ func (d *differ) report(out io.Writer) (bool, error) {
 	// pass over each run per batch, the context lines of a batch held.
 	var views [2][]*unitView
 	batch := 0 // index in diverged of views[s][0]
-	var differ, onlyA, onlyB, compared int
+	var sum diffSummary
 	for _, u := range units {
 		if !u.selected {
 			continue
 		}
 		switch {
 		case u.known[0] && !u.known[1]:
-			onlyA++
-			fmt.Fprintf(w, "only in %s: %s (%d events)\n", a, esc(u.name), u.events[0])
+			sum.onlyA++
+			sink.only(0, u)
 			continue
 		case u.known[1] && !u.known[0]:
-			onlyB++
-			fmt.Fprintf(w, "only in %s: %s (%d events)\n", b, esc(u.name), u.events[1])
+			sum.onlyB++
+			sink.only(1, u)
 			continue
 		}
-		compared++
+		sum.compared++
 		if !u.diverged {
 			continue
 		}
-		if differ == batch+len(views[0]) {
-			batch = differ
+		if sum.differ == batch+len(views[0]) {
+			batch = sum.differ
 			for s := range 2 {
 				v, err := d.views(s, diverged[batch:min(len(diverged), batch+reportBatch)])
 				if err != nil {
@@ -165,55 +170,92 @@ func (d *differ) report(out io.Writer) (bool, error) {
 				views[s] = v
 			}
 		}
-		vs := [2]*unitView{views[0][differ-batch], views[1][differ-batch]}
-		differ++
-		k := min(vs[0].k, vs[1].k)
-		// Events are numbered from 1 within the unit (k counts from 0):
-		// "event 3745" is the unit's 3745th, as a person counts.
-		fmt.Fprintf(w, "unit %s: first difference at event %d", esc(u.name), k+1)
-		for s, v := range vs {
-			if v.has {
-				fmt.Fprintf(w, ", cycle %d in %s", v.cycle, d.c.files[s])
-			} else {
-				fmt.Fprintf(w, ", none in %s (it has %d events)", d.c.files[s], v.k)
-			}
+		vs := [2]*unitView{views[0][sum.differ-batch], views[1][sum.differ-batch]}
+		sum.differ++
+		sink.differs(u, vs)
+	}
+	sink.end(sum)
+	return sum.differ+sum.onlyA+sum.onlyB > 0, w.Flush()
+}
+
+// diffSummary counts the units of a report.
+type diffSummary struct{ differ, onlyA, onlyB, compared int }
+
+// diffSink writes a report: the text for people, or JSON (diff --json).
+type diffSink interface {
+	begin()
+	only(side int, u *dunit)           // a unit of one run only
+	differs(u *dunit, vs [2]*unitView) // a unit that differs: its view in each run
+	end(diffSummary)
+}
+
+// diffText is the report for people.
+type diffText struct {
+	w     *bufio.Writer
+	files []string
+}
+
+func (t *diffText) begin() {}
+
+func (t *diffText) only(s int, u *dunit) {
+	fmt.Fprintf(t.w, "only in %s: %s (%d events)\n", t.files[s], esc(u.name), u.events[s])
+}
+
+func (t *diffText) differs(u *dunit, vs [2]*unitView) {
+	w, a, b := t.w, t.files[0], t.files[1]
+	k := min(vs[0].k, vs[1].k)
+	// Events are numbered from 1 within the unit (k counts from 0):
+	// "event 3745" is the unit's 3745th, as a person counts.
+	fmt.Fprintf(w, "unit %s: first difference at event %d", esc(u.name), k+1)
+	for s, v := range vs {
+		if v.has {
+			fmt.Fprintf(w, ", cycle %d in %s", v.cycle, t.files[s])
+		} else {
+			fmt.Fprintf(w, ", none in %s (it has %d events)", t.files[s], v.k)
 		}
-		fmt.Fprintf(w, "\n")
-		for s, v := range vs {
-			fmt.Fprintf(w, "  %s:\n", d.c.files[s])
-			for j, l := range v.lines {
-				mark := "   "
-				if v.first+uint64(j) == v.k {
-					mark = " > "
-				}
-				fmt.Fprintf(w, "  %s%s", mark, l)
+	}
+	fmt.Fprintf(w, "\n")
+	for s, v := range vs {
+		fmt.Fprintf(w, "  %s:\n", t.files[s])
+		for j, l := range v.lines {
+			mark := "   "
+			if v.first+uint64(j) == v.k {
+				mark = " > "
 			}
-			if !v.has {
-				fmt.Fprintf(w, "   > (no event %d)\n", v.k+1)
-			}
+			fmt.Fprintf(w, "  %s%s", mark, l)
 		}
-		fmt.Fprintf(w, "  events per format: %s | %s\n", a, b)
-		var names []string
-		for n := range vs[0].counts {
+		if !v.has {
+			fmt.Fprintf(w, "   > (no event %d)\n", v.k+1)
+		}
+	}
+	fmt.Fprintf(w, "  events per format: %s | %s\n", a, b)
+	for _, n := range formatNames(vs) {
+		ca, cb := vs[0].counts[n], vs[1].counts[n]
+		mark := ""
+		if ca != cb {
+			mark = "  *"
+		}
+		fmt.Fprintf(w, "    %12d %12d  %s%s\n", ca, cb, n, mark)
+	}
+}
+
+func (t *diffText) end(s diffSummary) {
+	if s.differ+s.onlyA+s.onlyB > 0 {
+		fmt.Fprintf(t.w, "%d of %d units differ; %d only in %s, %d only in %s\n", s.differ, s.compared, s.onlyA, t.files[0], s.onlyB, t.files[1])
+	}
+}
+
+// formatNames are the formats of either view, sorted.
+func formatNames(vs [2]*unitView) []string {
+	var names []string
+	for n := range vs[0].counts {
+		names = append(names, n)
+	}
+	for n := range vs[1].counts {
+		if _, ok := vs[0].counts[n]; !ok {
 			names = append(names, n)
 		}
-		for n := range vs[1].counts {
-			if _, ok := vs[0].counts[n]; !ok {
-				names = append(names, n)
-			}
-		}
-		slices.Sort(names)
-		for _, n := range names {
-			ca, cb := vs[0].counts[n], vs[1].counts[n]
-			mark := ""
-			if ca != cb {
-				mark = "  *"
-			}
-			fmt.Fprintf(w, "    %12d %12d  %s%s\n", ca, cb, n, mark)
-		}
 	}
-	if differ+onlyA+onlyB > 0 {
-		fmt.Fprintf(w, "%d of %d units differ; %d only in %s, %d only in %s\n", differ, compared, onlyA, a, onlyB, b)
-	}
-	return differ+onlyA+onlyB > 0, w.Flush()
+	slices.Sort(names)
+	return names
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // readEvents returns a file's events in its iteration order, with its schema.
@@ -147,7 +148,7 @@ func TestDiffFindsTheDifference(t *testing.T) {
 		i := 0
 		for ev := range r.Events(mmapio.Query{}.WithUnits(evs[at].SourceID)) {
 			if i == k {
-				wantA = string(r.AppendLine(nil, &ev))
+				wantA = string(tracetext.AppendLine(nil, r, &ev))
 			}
 			i++
 		}

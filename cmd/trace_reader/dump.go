@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // dump runs dump, filter and convert: the events the filters select, in
@@ -24,7 +25,7 @@ func dump(c *config, w io.Writer, stderr io.Writer) error {
 	if c.command == "convert" {
 		limit = 0
 	}
-	n, err := r.WriteDump(w, q, limit)
+	n, err := tracetext.WriteDump(w, r, q, limit)
 	if err != nil {
 		return err
 	}

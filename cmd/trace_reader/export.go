@@ -9,6 +9,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/analysis"
 	"github.com/chronon-sim/chronon-go/export"
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
@@ -32,7 +33,7 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 	defer r.Close()
 	// The exporter reads arguments of uncompressed blocks straight from the
 	// mapping: a file that shrinks meanwhile is an error, not SIGBUS.
-	defer r.CatchFault(&err, mmapio.PanicOnFault())
+	defer rawread.CatchFault(r, &err, rawread.PanicOnFault())
 	q, err := query(c, r, labels)
 	if err != nil {
 		return err
@@ -53,9 +54,12 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 		defer func() { os.RemoveAll(tmpDir); forgetTemp(tmpDir) }() // empty after a success
 		path = filepath.Join(tmpDir, filepath.Base(target))
 	}
-	res, err := export.Export(r, q, path, export.WithFormat(c.format),
-		export.WithNsPerCycle(c.nsPerCycle), export.WithMaxFileBytes(maxFile), export.WithProgress(p.cycles()),
-		export.WithProcesses(labels)) // several runs: one process each
+	opts := []export.Option{export.WithFormat(c.format), export.WithMaxFileBytes(maxFile), export.WithProgress(p.cycles()),
+		export.WithProcesses(labels)} // several runs: one process each
+	if c.nsPerCycle != 0 { // given: it wins over the trace's time base
+		opts = append(opts, export.WithNsPerCycle(c.nsPerCycle))
+	}
+	res, err := export.Export(r, q, path, opts...)
 	p.done()
 	if err == nil {
 		err = r.Err()
@@ -136,7 +140,7 @@ func statsTrace(c *config, w, stderr io.Writer) (err error) {
 	defer r.Close()
 	// analysis reads arguments of uncompressed blocks straight from the
 	// mapping: a file that shrinks meanwhile is an error, not SIGBUS.
-	defer r.CatchFault(&err, mmapio.PanicOnFault())
+	defer rawread.CatchFault(r, &err, rawread.PanicOnFault())
 	first, last := cycleRange(r)
 	p := progressFor(c, stderr, first, last)
 	q, err := query(c, r, labels)
@@ -149,9 +153,32 @@ func statsTrace(c *config, w, stderr io.Writer) (err error) {
 		return err
 	}
 	if c.json {
-		return analysis.WriteJSON(w, rep)
+		return analysis.WriteJSON(w, withEmptyArrays(rep))
 	}
 	return analysis.WriteText(w, rep)
+}
+
+// withEmptyArrays gives rep's nil lists their JSON form as the reference
+// says, [] (encoding/json writes a nil slice as null).
+func withEmptyArrays(rep *analysis.Report) *analysis.Report {
+	orEmpty(&rep.Units)
+	orEmpty(&rep.Formats)
+	orEmpty(&rep.Spans)
+	orEmpty(&rep.Occupancy)
+	orEmpty(&rep.Stages)
+	for i := range rep.Spans {
+		orEmpty(&rep.Spans[i].Histogram)
+	}
+	for i := range rep.Stages {
+		orEmpty(&rep.Stages[i].Histogram)
+	}
+	return rep
+}
+
+func orEmpty[T any](s *[]T) {
+	if *s == nil {
+		*s = []T{}
+	}
 }
 
 // cycleRange is the file's cycle span, from the footer or the recovered blocks.

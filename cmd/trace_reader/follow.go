@@ -8,8 +8,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // Following a file while its writer appends to it.
@@ -136,7 +138,7 @@ func (fl *follower) firstBlock() (int64, error) {
 		return 0, nil // still too short to recover: look again at the next poll
 	}
 	defer r.Close()
-	if off, size := r.SchemaSection(); fl.hdr.SchemaSize == 0 && off > 0 && size > 0 && size <= 64<<20 {
+	if off, size := rawread.File(r).SchemaSection(); fl.hdr.SchemaSize == 0 && off > 0 && size > 0 && size <= 64<<20 {
 		b := make([]byte, size)
 		if _, err := fl.f.ReadAt(b, off); err != nil {
 			return 0, fmt.Errorf("%s: schema at offset %d: %w", fl.path, off, err)
@@ -311,7 +313,7 @@ func followTrace(ctx context.Context, c *config, w io.Writer, every time.Duratio
 			return nil
 		}
 		matched = true
-		_, err := r.WriteDump(w, q, 0)
+		_, err := tracetext.WriteDump(w, r, q, 0)
 		return err
 	})
 	if err == nil && !matched {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // followPoll is how often follow looks for new blocks.
@@ -165,7 +166,7 @@ func writeRates(b *strings.Builder, rates map[uint16]*unitRate, elapsed time.Dur
 		if name == "" {
 			name = fmt.Sprintf("#%d", id)
 		}
-		fmt.Fprintf(b, "%-24s %14d %14s %16d %14s\n", mmapio.EscapeText(name), u.events, rate(u.events-u.prevEv, dt),
+		fmt.Fprintf(b, "%-24s %14d %14s %16d %14s\n", tracetext.EscapeText(name), u.events, rate(u.events-u.prevEv, dt),
 			u.lastCycle, rate(u.lastCycle-u.prevCy, dt))
 		u.prevEv, u.prevCy = u.events, u.lastCycle
 	}

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/chronon-sim/chronon-go/internal/cli"
 )
 
 const usage = `Usage: trace_reader <command> [options] <file.ctrace>
 
 Commands:
-  info       Show trace file information (with -v: formats, units, per-unit counts)
+  info       Show trace file information (with -v: formats, units, per-unit
+             counts; --json)
   dump       Dump events as text
   filter     Dump events matching --cycles and --unit
   convert    Convert the whole trace to text (--limit is ignored)
@@ -17,21 +20,26 @@ Commands:
              dump prints them, until the writer closes it (or Ctrl-C); waits
              for a file not yet created
   recover    Write a complete file (schema, blocks, footer) from a footer-less
-             or torn one: recover FILE -o OUT
+             or torn one: recover FILE -o OUT (--json: the summary as JSON)
   export     Write a file trace viewers open: export --format F FILE -o OUT;
              F: perfetto (default; ui.perfetto.dev, trace_processor),
              chrome-json (chrome://tracing): units become nested tracks, spans
              slices, counters counter tracks, flow ids arrows; kanata (Konata's
-             pipeline log, one row per flow); parquet: -o DIR (help sql)
+             pipeline log, one row per flow); parquet: -o DIR, the tables of
+             sql as Parquet files
   stats      Per unit and format: counts and rates; spans: durations and
              occupancy; flows: cycles from each unit to the next (--json);
              stats --follow FILE: per-unit rates while the file is written
   merge      Write one trace holding every event of several: merge -o OUT FILE...
+             (--json: the summary as JSON)
   diff       Compare two runs event by event per unit: diff A B (exit 0 equal,
-             1 different, 2 error); runs of several files: merge each first
+             1 different, 2 error; --json); runs of several files: merge each
+             first
   sql        SQL (DuckDB) on one or more traces, no import step:
-             sql FILE... -c QUERY (--csv, --json; a prompt without -c);
-             export --format parquet -o DIR FILE... writes Parquet (help sql)
+             sql FILE... -c QUERY (or --command QUERY; --csv, --json; a prompt
+             without -c); export --format parquet -o DIR FILE... writes Parquet
+  completion Print a shell completion script: completion bash|zsh|fish
+  version    Print the version and the commit built from (also --version)
   help CMD   Show the options of one command
 
 info, dump, filter, convert, stats and export accept several files: one
@@ -43,8 +51,10 @@ help CMD says which):
   --cycles START-END  Only events with START <= cycle <= END; START- or a bare
                       START means from START on (decimal or 0x hex)
   --unit NAME         Only events of units whose name contains NAME; with * ? [
-                      a pattern on the whole name (path.Match, as CHRONON_TRACE's
-                      units=); repeated: units any of them selects
+                      also those it matches as a pattern on the whole name
+                      (path.Match, as CHRONON_TRACE's units=); =NAME: exactly
+                      NAME; \ escapes the next character; repeated: units any
+                      of them selects
   --limit N           Stop after N events (0 = no limit)
   --memory SIZE       Memory for decoded data beyond the file's mapping
                       (default 256MiB; bytes, or KiB/MiB/GiB)
@@ -52,9 +62,10 @@ help CMD says which):
   -v, --verbose       More detail (dump: event count on stderr)
   -h, --help          Show this help
 
-Options may come before or after the file. An output file is written under
-a temporary name and renamed into place when complete; it may not be the
-input file.
+Options may come before or after the file; a value follows the option or
+'=' (--limit=10); after -- every argument is a file. An output file is
+written under a temporary name and renamed into place when complete; it may
+not be the input file.
 
 Export options (and --cycles, --unit, -o, -v, --memory):
   --format F          perfetto (default), chrome-json, kanata or parquet
@@ -63,19 +74,19 @@ Export options (and --cycles, --unit, -o, -v, --memory):
                       (default 536870912; 0 = one file)
 
 Stats options (and --cycles, --unit, -o, --memory):
-  --json              JSON instead of tables
+  --json              JSON instead of tables (also info, diff, merge, recover)
   --follow            Follow one file being written: per-unit rates every
                       second; when it is closed, a last table whose rates are
                       the whole run's (events read since follow started / wall
                       time since then; '-' if it was complete at the start)
                       (not with --json or -o)
 
-Merge options (and -o, -v):
+Merge options (and -o, -v, --json):
   --no-verify         Copy the blocks that keep their ids without decoding them
                       to check them first: about the time of a copy, but a
                       corrupt block of an input goes into OUT as it is
 
-Diff options (and --cycles, --unit, -o, --memory):
+Diff options (and --cycles, --unit, -o, --memory, --json):
   --context N         Events of context around a divergence (default 3)
 
 Exit status: 0 ok; 1 the file is bad or unreadable, an I/O error, or no unit
@@ -90,24 +101,21 @@ func writeHelp(w io.Writer, name string) {
 		fmt.Fprint(w, usage)
 		return
 	}
-	fmt.Fprintf(w, "Usage: trace_reader %s %s\n\n%s\n\nOptions:\n", cmd.name, cmd.synopsis, cmd.summary)
-	for _, o := range cmd.options {
-		left := strings.Join(o.names, ", ")
-		if o.arg != "" {
-			left += " " + o.arg
-		}
-		fmt.Fprintf(w, "  %-22s %s\n", left, optionHelp(cmd, o))
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", strings.TrimSpace("trace_reader "+cmd.name+" "+cmd.synopsis), cmd.summary)
+	if len(cmd.options) > 0 {
+		fmt.Fprintf(w, "\nOptions:\n")
+		cli.WriteOptions(w, cli.Options(cmd.options), func(o *cli.Option) string { return optionHelp(cmd, findOption(cmd.options, o.Names[0])) })
 	}
-	fmt.Fprintf(w, "\nOptions may come before or after the file.\n")
+	if cmd.more != nil {
+		cmd.more(w)
+	}
+	if len(cmd.options) > 1 && cmd.arity != noOperand && cmd.arity != oneWord {
+		fmt.Fprintf(w, "\nOptions may come before or after the file.\n")
+	}
 }
 
 // usageHint is the line after a usage error: where the full story is.
-func usageHint(command string) string {
-	if command == "" {
-		return "Run 'trace_reader help' for usage."
-	}
-	return "Run 'trace_reader help " + command + "' for usage."
-}
+func usageHint(command string) string { return cli.Hint(tool(), command) }
 
 // optionHelp is o's help line as cmd uses it: the original tool's commands
 // all accept its options, and some of them ignore a few; commands that
@@ -120,9 +128,13 @@ func optionHelp(cmd *command, o *option) string {
 		return "Accepted for the original tool's scripts, and ignored"
 	case cmd.name == "diff" && o == optUnit:
 		// diff's status 1 means "different": its errors are 2.
-		return strings.Replace(o.help, "(none: status 1)", "(none: status 2, an error; 1 means different)", 1)
+		return strings.Replace(o.Help, "(none: status 1)", "(none: status 2, an error; 1 means different)", 1)
+	case cmd.name == "sql" && o == optUnit:
+		return "Every table keeps the events of the units NAME selects, as filter --unit (one --unit)"
+	case cmd.name == "sql" && o == optCycles:
+		return "Every table keeps the events with START <= cycle <= END (START- or START: from START on)"
 	case cmd.name == "convert" && o == optLimit:
 		return "Accepted for the original tool's scripts, and ignored (convert writes every event)"
 	}
-	return o.help
+	return o.Help
 }

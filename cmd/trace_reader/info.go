@@ -9,6 +9,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // info prints what the original printed, line for line (a recovered file
@@ -240,8 +241,8 @@ func summarize(r *mmapio.Reader) summary {
 }
 
 // esc escapes control characters in text from the file (a forged line, a
-// terminal escape sequence): mmapio.EscapeText.
-func esc(s string) string { return mmapio.EscapeText(s) }
+// terminal escape sequence): tracetext.EscapeText.
+func esc(s string) string { return tracetext.EscapeText(s) }
 
 // ratio prints 100*compressed/uncompressed with two decimals, as the
 // original's printf("%.2f") of a double (0/0 is NaN there; x86 prints it

@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/chronon-sim/chronon-go/internal/cli"
 )
 
 func main() {
@@ -75,8 +77,8 @@ var dying atomic.Bool
 // or unreadable file or an I/O error (one line on stderr naming the file),
 // 2 usage (one line, then where to find help).
 func run(args []string, stdout, stderr io.Writer) int {
-	if code, ok := selfParsed(args, stdout, stderr); ok { // sql, export --format parquet (sql.go)
-		return code
+	if generated(args, stdout) { // --help-man, --help-markdown (docs.go)
+		return 0
 	}
 	c, err := parseArgs(args)
 	if err != nil {
@@ -134,7 +136,22 @@ func execute(c *config, stdout, stderr io.Writer) error {
 	case "recover":
 		return recoverFile(c, stdout)
 	case "export":
+		if c.format == formatParquet {
+			return exportParquet(c, stdout, stderr)
+		}
 		return exportTrace(c, stdout, stderr)
+	case "sql":
+		return sqlCommand(c, stdout)
+	case "version":
+		_, err := io.WriteString(stdout, cli.BuildVersion("trace_reader"))
+		return err
+	case "completion":
+		err := cli.WriteCompletion(stdout, tool(), c.file)
+		var u *cli.UsageError
+		if errors.As(err, &u) {
+			return usagef("%s", u.Msg)
+		}
+		return err
 	case "follow":
 		if err := waitForFile(context.Background(), c.file, stderr, followPoll); err != nil {
 			return err

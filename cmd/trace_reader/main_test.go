@@ -208,7 +208,7 @@ func TestUsage(t *testing.T) {
 		}
 		require.True(t, strings.HasPrefix(out, "Usage: trace_reader "+cmd+" "), out)
 		for _, o := range lookupCommand(cmd).options {
-			require.Contains(t, out, "\n  "+strings.Join(o.names, ", "))
+			require.Contains(t, out, "\n  "+strings.Join(o.Names, ", "))
 		}
 	}
 	_, out, _ := runTool("help", "stats")

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/rewrite"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // Several files given to a reading command are one timeline (mmapio.Multi):
@@ -61,7 +63,7 @@ func dumpMulti(c *config, w io.Writer, stderr io.Writer) error {
 	if c.command == "convert" {
 		limit = 0
 	}
-	n, err := m.WriteDump(w, limit, qs...)
+	n, err := tracetext.WriteMultiDump(w, m, limit, qs...)
 	if err != nil {
 		return err
 	}
@@ -75,6 +77,9 @@ func dumpMulti(c *config, w io.Writer, stderr io.Writer) error {
 // section says its label (what its units are called in the timeline).
 func infoFiles(c *config, w io.Writer) error {
 	if len(c.files) == 1 {
+		if c.json {
+			return writeInfoJSON(c, w, nil)
+		}
 		return info(c, w)
 	}
 	m, err := openMulti(c)
@@ -83,6 +88,9 @@ func infoFiles(c *config, w io.Writer) error {
 	}
 	labels := mmapio.Labels(m.Readers())
 	m.Close()
+	if c.json {
+		return writeInfoJSON(c, w, labels)
+	}
 	for i, f := range c.files {
 		if i > 0 {
 			fmt.Fprintf(w, "\n")
@@ -118,7 +126,7 @@ func openInput(c *config, dir string) (r *mmapio.Reader, labels []string, err er
 	}
 	name := f.Name()
 	defer os.Remove(name)
-	if _, err := m.WriteMerged(f, mmapio.MergeOptions{RawRewrites: true, Created: time.Now()}); err != nil {
+	if _, err := rewrite.Merge(f, m, rewrite.MergeOptions{RawRewrites: true, Created: time.Now()}); err != nil {
 		f.Close()
 		return nil, nil, err
 	}

@@ -12,25 +12,13 @@ import (
 	"github.com/chronon-sim/chronon-go/tracesql"
 )
 
-// parquetMain runs `export --format parquet -o DIR FILE...`: the event
-// tables as Parquet, one directory per table (tracesql.ExportParquet).
-func parquetMain(args []string, stdout, stderr io.Writer) int {
-	c, err := parseSQLArgs("export", args)
-	if err == nil && !c.help && c.output == "" {
-		err = fmt.Errorf("needs -o DIR")
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "trace_reader: export: %s\n%s\n", oneLine(err.Error()), usageHint("export"))
-		return 2
-	}
-	if c.help {
-		fmt.Fprint(stdout, parquetUsage)
-		return 0
-	}
+// exportParquet runs `export --format parquet -o DIR FILE...`: the event
+// tables as Parquet, one directory per table (tracesql.ExportParquet). It
+// prints DIR, as the other formats print the files they write.
+func exportParquet(c *config, stdout, stderr io.Writer) error {
 	for _, f := range c.files {
 		if err := notInput(f, c.output); err != nil {
-			fmt.Fprintf(stderr, "trace_reader: export: %s\n", err)
-			return 2
+			return err
 		}
 	}
 	// The tables go to a temporary directory beside DIR, renamed into place
@@ -39,25 +27,21 @@ func parquetMain(args []string, stdout, stderr io.Writer) int {
 	existed := false
 	if st, err := os.Stat(c.output); err == nil {
 		if !st.IsDir() {
-			fmt.Fprintf(stderr, "trace_reader: export: %s exists and is not a directory\n", c.output)
-			return 1
+			return fmt.Errorf("export: %s exists and is not a directory", c.output)
 		}
 		if ents, err := os.ReadDir(c.output); err != nil || len(ents) > 0 {
-			fmt.Fprintf(stderr, "trace_reader: export: %s exists and is not empty (its tables would mix with this export's): remove it or name another\n", c.output)
-			return 1
+			return fmt.Errorf("export: %s exists and is not empty (its tables would mix with this export's): remove it or name another", c.output)
 		}
 		existed = true
 	}
-	db, err := tracesql.Open(c.files, c.opts...)
+	db, err := tracesql.Open(c.files, sqlOptions(c)...)
 	if err != nil {
-		fmt.Fprintf(stderr, "trace_reader: %s\n", oneLine(err.Error()))
-		return 1
+		return err
 	}
 	defer db.Close()
 	_, tmp, err := createTemp(filepath.Clean(c.output), true)
 	if err != nil {
-		fmt.Fprintf(stderr, "trace_reader: export: %s: cannot create: %v\n", c.output, pathErr(err))
-		return 1
+		return fmt.Errorf("export: %s: cannot create: %w", c.output, pathErr(err))
 	}
 	defer func() { os.RemoveAll(tmp); forgetTemp(tmp) }()
 	files, err := db.ExportParquet(tmp)
@@ -70,11 +54,13 @@ func parquetMain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "trace_reader: export: %s\n", strings.ReplaceAll(sqlErrLine(err), tmp, c.output))
-		return 1
+		return fmt.Errorf("export: %s", strings.ReplaceAll(sqlErrLine(err), tmp, c.output))
 	}
 	for i, f := range files {
 		files[i] = filepath.Join(c.output, strings.TrimPrefix(f, tmp))
+	}
+	if _, err := fmt.Fprintln(stdout, c.output); err != nil {
+		return err
 	}
 	if c.verbose {
 		var total int64
@@ -85,20 +71,5 @@ func parquetMain(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "export: %d Parquet files, %d bytes, under %s\n", len(files), total, c.output)
 	}
-	return 0
+	return nil
 }
-
-const parquetUsage = `Usage: trace_reader export --format parquet [--cycles A-B] [--unit NAME] -o DIR FILE...
-
-Writes the event tables of trace_reader sql as Parquet: DIR/<table>/part-*.parquet
-for events (without message), every per-format table, spans, counters and
-flows (zstd, row groups of 1M rows, rows in unit, cycle order). Spark, Trino,
-DuckDB, pandas and polars read them. Several files: a trace column.
-
-Options:
-  --cycles START-END     Only events with START <= cycle <= END
-  --unit NAME            Only events of units whose name contains NAME (one, no patterns)
-  -o, --output DIR       The output directory (created; a table's directory is replaced)
-  -v, --verbose          Print the files and bytes written
-  -h, --help             Show this help
-`

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/rewrite"
 )
 
 // recoverFile writes a complete copy of c.file to c.output: the schema and
@@ -31,7 +32,7 @@ func recoverTo(c *config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rw, err := r.Rewrite(out, time.Now())
+	rw, err := rewrite.Complete(out, r, time.Now())
 	if err == nil && out.tmp != "" {
 		if fi, serr := os.Stat(c.file); serr == nil {
 			err = out.f.Chmod(fi.Mode().Perm()) // the copy is as readable as the original
@@ -49,6 +50,14 @@ func recoverTo(c *config, stdout io.Writer) error {
 		return err
 	}
 	st := r.Status()
+	if c.json {
+		rep := recoverReport{Input: c.file, Status: st.String(), Recovered: st.State != mmapio.StateComplete,
+			Output: c.output, Blocks: rw.Blocks, Events: rw.Events, Bytes: rw.Bytes, LeftOut: []string{}}
+		for _, e := range rw.Dropped {
+			rep.LeftOut = append(rep.LeftOut, e.Error())
+		}
+		return writeJSON(stdout, rep)
+	}
 	fmt.Fprintf(stdout, "%s: %s\n", c.file, st)
 	for _, e := range rw.Dropped {
 		fmt.Fprintf(stdout, "left out: %v\n", e)
@@ -59,4 +68,16 @@ func recoverTo(c *config, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 	return nil
+}
+
+// recoverReport is what recover --json prints once the output is in place.
+type recoverReport struct {
+	Input     string   `json:"input" doc:"The file recovered"`
+	Status    string   `json:"status" doc:"What reading it found: complete, or recovered: N blocks, ... (what recovery found and ignored)"`
+	Recovered bool     `json:"recovered" doc:"It had no usable footer: its blocks were found by walking them"`
+	Output    string   `json:"output" doc:"The complete file written (-o)"`
+	Blocks    int      `json:"blocks" doc:"Blocks written"`
+	Events    uint64   `json:"events" doc:"Events written"`
+	Bytes     int64    `json:"bytes" doc:"Bytes written"`
+	LeftOut   []string `json:"left_out" doc:"The damaged blocks left out, one message each (where and why)"`
 }

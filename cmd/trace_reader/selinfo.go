@@ -34,15 +34,7 @@ func selectionKept(w io.Writer, sel, label string, names []string) {
 	if !ok {
 		return
 	}
-	if label != "" {
-		var own []string
-		for _, n := range names {
-			if rest, ok := strings.CutPrefix(n, label+"/"); ok {
-				own = append(own, rest)
-			}
-		}
-		names = own
-	}
+	names = runNames(names, label)
 	kept := unitsel.Count(patterns, names)
 	fmt.Fprintf(w, "    units= kept %d of %d unit%s (patterns are path.Match on the whole name)\n", kept, len(names), plural(len(names)))
 	if kept > 0 || len(names) == 0 {
@@ -57,4 +49,19 @@ func selectionKept(w io.Writer, sel, label string, names []string) {
 		fmt.Fprintf(w, "; units=%s would match %d", esc(wide), n)
 	}
 	fmt.Fprintf(w, "\n")
+}
+
+// runNames is names as the selection recorded under label saw them: in a
+// merged file, the names of that run's units without their label/.
+func runNames(names []string, label string) []string {
+	if label == "" {
+		return names
+	}
+	var own []string
+	for _, n := range names {
+		if rest, ok := strings.CutPrefix(n, label+"/"); ok {
+			own = append(own, rest)
+		}
+	}
+	return own
 }

@@ -8,67 +8,21 @@ import (
 	"github.com/chronon-sim/chronon-go/tracesql"
 )
 
-// Commands that parse their own command line (several files, -c QUERY):
-// sql, and export --format parquet. run hands them their arguments before
-// the single-file parser sees them.
-func selfParsed(args []string, stdout, stderr io.Writer) (int, bool) {
-	switch {
-	case len(args) >= 1 && args[0] == "sql":
-		return sqlMain(args[1:], stdout, stderr), true
-	case len(args) == 2 && args[0] == "help" && args[1] == "sql":
-		writeSQLHelp(stdout)
-		return 0, true
-	case len(args) >= 1 && args[0] == "export" && isParquet(args[1:]):
-		return parquetMain(args[1:], stdout, stderr), true
-	}
-	return 0, false
-}
-
-// isParquet reports whether an export command line asks for --format parquet.
-func isParquet(args []string) bool {
-	for i, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--format=parquet" || a == "--format" && i+1 < len(args) && args[i+1] == "parquet" {
-			return true
-		}
-	}
-	return false
-}
-
-const sqlUsage = `Usage: trace_reader sql [--csv|--json] [--cycles A-B] [--unit NAME] FILE... [-c QUERY]
-
-Runs SQL (DuckDB) on the traces, read in place: no import step. With -c,
+const sqlSummary = `Runs SQL (DuckDB) on the traces, read in place: no import step. With -c,
 runs QUERY (statements separated by ';') and prints the last result; without
 -c, reads the statements from standard input, or opens a prompt on a
 terminal (.tables, .schema T, .quit; history with the arrow keys).
 
-Options:
-  -c, --command QUERY    The SQL to run
-  --csv                  CSV with a header row instead of an aligned table
-  --json                 JSON: an array of objects, one per row
-  --cycles START-END     Every table keeps only events with START <= cycle <= END
-  --unit NAME            Every table keeps only events of units whose name contains NAME
-                         (one --unit, no patterns)
-  -h, --help             Show this help
+--cycles and --unit (one) narrow every table, as filter's do. Several files:
+every table gains a first column, trace (the rank the file's metadata
+records, else its file name). The same tables as Parquet files:
+trace_reader export --format parquet -o DIR FILE...`
 
-Several files: every table gains a first column, trace (the rank the file's
-metadata records, else its file name).
-
-The same tables as Parquet files, for Spark, Trino, DuckDB, pandas, polars:
-trace_reader export --format parquet [--cycles A-B] [--unit NAME] -o DIR FILE...
-writes DIR/<table>/part-*.parquet for events (without message), every
-per-format table, spans, counters and flows.
-
-Tables (each event table also takes the selection as parameters, e.g.
-events(cycles := '9000000-9001000', unit := 'core1.l2'): only the blocks that
-overlap are decoded):
-`
-
-// writeSQLHelp prints the sql usage and the tables with their columns.
-func writeSQLHelp(w io.Writer) {
-	fmt.Fprint(w, sqlUsage)
+// writeSQLTables prints the tables with their columns (help sql).
+func writeSQLTables(w io.Writer) {
+	fmt.Fprint(w, "\nTables (each event table also takes the selection as parameters, e.g.\n"+
+		"events(cycles := '9000000-9001000', unit := 'core1.l2'): only the blocks that\n"+
+		"overlap are decoded):\n")
 	for i, t := range tracesql.FixedTables() {
 		writeTable(w, t)
 		if i == 0 {

@@ -174,17 +174,46 @@ func TestParquetExportIsAllOrNothing(t *testing.T) {
 	require.ElementsMatch(t, []string{"bad.ctrace", "pq"}, names, "no partial output, no temporary left")
 }
 
-// sql and export --format parquet take one plain --unit (tracesql's
-// substring filter): a second one or a pattern is a usage error, not the
-// last kept or the pattern taken literally.
+// sql and export --format parquet take one --unit: a second one is a
+// usage error, not the last kept. A malformed pattern is one too.
 func TestSQLUnitOnce(t *testing.T) {
 	for _, args := range [][]string{
 		{"sql", ref("raw.ctrace"), "--unit", "a", "--unit", "b", "-c", "SELECT 1"},
-		{"sql", ref("raw.ctrace"), "--unit", "core*", "-c", "SELECT 1"},
+		{"sql", ref("raw.ctrace"), "--unit", "core[", "-c", "SELECT 1"},
 		{"export", "--format", "parquet", "-o", t.TempDir(), ref("raw.ctrace"), "--unit", "a", "--unit", "b"},
 	} {
 		code, _, stderr := runTool(args...)
 		require.Equal(t, 2, code, "%q", args)
 		require.Contains(t, stderr, "--unit", "%q", args)
 	}
+}
+
+// sql's --unit takes what the other commands' --unit takes (it refused
+// patterns, and with them a name with brackets): it selects the units
+// filter selects.
+func TestSQLUnitAsFilter(t *testing.T) {
+	path := namedTrace(t, "b.ctrace", bracketNames)
+	for _, unit := range []string{"ROB[0]", "=ROB[0].Top.incoming", `ROB\[0]`, "ROB*", `core\1`, "Top"} {
+		code, out, stderr := runTool("sql", "--csv", path, "--unit", unit, "-c", "SELECT DISTINCT unit FROM events ORDER BY unit")
+		require.Equal(t, 0, code, stderr)
+		_, dump, _ := runTool("filter", path, "--unit", unit)
+		require.Equal(t, "unit\n"+strings.Join(unitsIn(dump), "\n")+"\n", out, "--unit %s", unit)
+	}
+}
+
+// The Parquet export prints what it wrote, as the other formats print
+// their files (it printed nothing): the directory.
+func TestParquetExportPrintsItsOutput(t *testing.T) {
+	path := w1Trace(t, ctracetest.Options{Compress: true})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "pq")
+	code, stdout, stderr := runTool("export", "--format", "parquet", "-o", out, path)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, out+"\n", stdout)
+	ents, err := os.ReadDir(out)
+	require.NoError(t, err)
+	require.NotEmpty(t, ents)
+	code, stdout, stderr = runTool("export", "--format", "perfetto", "-o", out+".pftrace", path)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, out+".pftrace\n", stdout)
 }

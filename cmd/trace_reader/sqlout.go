@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // resultWriter prints query results: an aligned table (numbers to the
@@ -172,7 +172,7 @@ func (t *alignedTable) add(cells []string, numeric []bool) error {
 	}
 	row := make([]string, len(cells))
 	for i, c := range cells {
-		row[i] = mmapio.EscapeText(c) // one row, one line, nothing raw to the terminal
+		row[i] = tracetext.EscapeText(c) // one row, one line, nothing raw to the terminal
 	}
 	if t.flushed {
 		t.line(row)

@@ -10,21 +10,18 @@ import (
 )
 
 // The --unit filter. Given several times it selects the units any value
-// matches. A value with *, ? or [ is a path.Match pattern on the whole
-// unit name (with several files, the labelled name), as CHRONON_TRACE's
-// units= patterns are (internal/unitsel, one matcher for both), so that filtering a full trace reproduces a
-// recorded selection; any other value matches names that contain it, as
-// the original tool's --unit did.
+// selects. The syntax is CHRONON_TRACE's units= (internal/unitsel, one
+// matcher for both, so that filtering a full trace reproduces a recorded
+// selection), on the whole unit name (with several files, the labelled
+// name) for =NAME and patterns (*, ?, [); any other value matches names
+// that contain it, as the original tool's --unit did, and so does a
+// pattern's own text (--unit 'ROB[0]' finds ROB[0].Top.incoming). A
+// backslash escapes the next character, as in units=.
 
-// isUnitPattern reports whether a --unit value is a pattern.
-func isUnitPattern(v string) bool { return strings.ContainsAny(v, "*?[") }
-
-// addUnit records a --unit value; a malformed pattern is a usage error.
+// addUnit records a --unit value; a malformed one is a usage error.
 func addUnit(c *config, v string) error {
-	if isUnitPattern(v) {
-		if err := unitsel.Check(v); err != nil {
-			return usagef("--unit %q: %v", v, err)
-		}
+	if err := unitsel.Check(v); err != nil {
+		return usagef("--unit %q: %v", v, err)
 	}
 	c.units, c.hasUnit = append(c.units, v), true
 	return nil
@@ -40,11 +37,7 @@ func (c *config) unitMatches(name string) bool {
 		return false
 	}
 	for _, v := range c.units {
-		if isUnitPattern(v) {
-			if unitsel.Match(v, name) {
-				return true
-			}
-		} else if strings.Contains(name, v) {
+		if unitsel.Filter(v, name) {
 			return true
 		}
 	}
@@ -137,11 +130,7 @@ func noUnitError(c *config, sc unitScope) error {
 		if i > 0 {
 			b.WriteString(" or")
 		}
-		if isUnitPattern(v) {
-			fmt.Fprintf(&b, " matches %q", v)
-		} else {
-			fmt.Fprintf(&b, " contains %q", v)
-		}
+		b.WriteString(" " + unitsel.Describe(v))
 	}
 	if len(sc.labels) > 0 {
 		ls := make([]string, len(sc.labels))
@@ -190,7 +179,7 @@ func plural(n int) string {
 func unitSuggestion(c *config, sc unitScope) (string, int) {
 	for _, v := range c.units {
 		var cand []string
-		if isUnitPattern(v) {
+		if unitsel.IsPattern(v) {
 			for _, name := range sc.names {
 				for i := range len(name) {
 					if name[i] != '/' {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,4 +78,84 @@ func TestUnitPatternsReproduceSelection(t *testing.T) {
 	code, out, _ = runTool("follow", full, "--unit", "core1.*", "--unit", "core0.l2", "--cycles", "100-200")
 	require.Equal(t, 0, code)
 	require.Equal(t, byUnit(want), byUnit(out))
+}
+
+// namedTrace writes units of the given names for cycles 0-99, unit i's
+// events with argument i.
+func namedTrace(t *testing.T, file string, names []string, opts ...chronon.Option) string {
+	path := filepath.Join(t.TempDir(), file)
+	tr, err := chronon.Create(path, append([]chronon.Option{chronon.WithAutoMetadata(false)}, opts...)...)
+	require.NoError(t, err)
+	var units []*chronon.Unit
+	for _, n := range names {
+		u, err := tr.NewUnit(n)
+		require.NoError(t, err)
+		units = append(units, u)
+	}
+	for cy := uint64(0); cy < 100; cy++ {
+		for i, u := range units {
+			followFmt.Emit(u, cy, uint64(i), "x")
+		}
+	}
+	require.NoError(t, tr.Close())
+	return path
+}
+
+var bracketNames = []string{"core1.fetch", "ROB[0].Top.incoming", "ROB[0].Top.outgoing", "ROB0", "ROB[1].Top.incoming"}
+
+// unitsIn is the set of unit names of a dump.
+func unitsIn(dump string) []string {
+	var names []string
+	for u := range byUnit(dump) {
+		names = append(names, u)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// --unit reads escapes as CHRONON_TRACE's units= does (core\1.fetch is
+// core1.fetch: the writer recorded it, --unit used to find nothing), so a
+// filter of the full trace reproduces the recording, names with brackets
+// included; =NAME is the exact name.
+func TestUnitNamesAsWritten(t *testing.T) {
+	t.Setenv(chronon.SelectEnv, "")
+	full := namedTrace(t, "full.ctrace", bracketNames)
+	for _, c := range []struct{ units, unit string }{
+		{`core\1.fetch`, `core\1.fetch`},
+		{"ROB[0].Top.incoming", "=ROB[0].Top.incoming"},
+		{"=ROB[0].Top.incoming", "=ROB[0].Top.incoming"},
+		{`ROB\[?].Top.*`, `ROB\[?].Top.*`},
+	} {
+		t.Setenv(chronon.SelectEnv, "units="+c.units)
+		sel := namedTrace(t, "sel.ctrace", bracketNames)
+		t.Setenv(chronon.SelectEnv, "")
+		code, want, stderr := runTool("dump", sel)
+		require.Equal(t, 0, code, stderr)
+		require.NotEmpty(t, want, "units=%s records something", c.units)
+		code, got, stderr := runTool("filter", full, "--unit", c.unit)
+		require.Equal(t, 0, code, stderr)
+		require.Equal(t, want, got, "units=%s against --unit %s", c.units, c.unit)
+	}
+	// As users write them: a name with brackets finds the units containing
+	// it (and, as a pattern, ROB0); escaped, only those; =NAME one unit.
+	for _, c := range []struct {
+		unit string
+		want []string
+	}{
+		{"ROB[0]", []string{"ROB0", "ROB[0].Top.incoming", "ROB[0].Top.outgoing"}},
+		{`ROB\[0]`, []string{"ROB[0].Top.incoming", "ROB[0].Top.outgoing"}},
+		{"ROB[0].Top.incoming", []string{"ROB[0].Top.incoming"}},
+		{"=ROB[0].Top.incoming", []string{"ROB[0].Top.incoming"}},
+		{`core\1`, []string{"core1.fetch"}},
+	} {
+		code, got, stderr := runTool("dump", full, "--unit", c.unit)
+		require.Equal(t, 0, code, stderr)
+		require.Equal(t, c.want, unitsIn(got), "--unit %s", c.unit)
+	}
+	code, _, stderr := runTool("dump", full, "--unit", "=ROB[0]")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `no unit name is "ROB[0]"`)
+	code, _, stderr = runTool("dump", full, "--unit", "ROB[0")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `--unit "ROB[0": syntax error in pattern (for a name with [ in it: =NAME, or \[)`)
 }

@@ -54,3 +54,35 @@ func TestReadmeSnippetsCompile(t *testing.T) {
 		}
 	}
 }
+
+var cppBlock = regexp.MustCompile("(?s)```cpp\n(.*?)```")
+
+// TestReadmeCppCompiles: the C++ program the README shows compiles against
+// the header in this checkout (syntax and types; linking is cgo's tests').
+func TestReadmeCppCompiles(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := cppBlock.FindAllSubmatch(readme, -1)
+	if len(blocks) == 0 {
+		t.Fatal("README.md has no ```cpp block")
+	}
+	cxx, err := exec.LookPath("g++")
+	if err != nil {
+		t.Skip("SKIPPED LOUDLY: g++ is not installed (make deps installs it); the README's C++ is not checked")
+	}
+	inc, err := filepath.Abs("../../cgo/include")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range blocks {
+		src := filepath.Join(t.TempDir(), "sim.cpp")
+		if err := os.WriteFile(src, b[1], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(cxx, "-std=c++17", "-Wall", "-Werror", "-fsyntax-only", "-I", inc, src).CombinedOutput(); err != nil {
+			t.Errorf("README C++ block %d does not compile: %v\n%s\n--- the block:\n%s", i+1, err, out, b[1])
+		}
+	}
+}

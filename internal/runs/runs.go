@@ -1,12 +1,12 @@
 // Package runs tells which run each unit of a trace merged from several
-// (mmapio.Multi.WriteMerged, trace_reader merge, or the temporary merge of
+// (rewrite.Merge, trace_reader merge, or the temporary merge of
 // a multi-file stats/export) belongs to, so that flows are joined only
 // within a run: the same flow id in two simulations is two instructions.
 //
 // A run is what the exporter draws as a process: the units named
 // "<label>/<unit>" for one label. The labels are the caller's (the files'
 // labels, mmapio.Labels) or, for a merged file read on its own, those of
-// its metadata: WriteMerged writes "<label>/file" for every input, so the
+// its metadata: rewrite.Merge writes "<label>/file" for every input, so the
 // same file read later has the same runs as the multi-file read that made
 // it.
 package runs

@@ -14,6 +14,9 @@ const (
 	ArgRoleDuration ArgRole = 3
 	ArgRoleValue    ArgRole = 4
 	ArgRoleDepends  ArgRole = 5
+	ArgRoleId       ArgRole = 6
+	ArgRoleParent   ArgRole = 7
+	ArgRoleSymbol   ArgRole = 8
 )
 
 var EnumNamesArgRole = map[ArgRole]string{
@@ -23,6 +26,9 @@ var EnumNamesArgRole = map[ArgRole]string{
 	ArgRoleDuration: "Duration",
 	ArgRoleValue:    "Value",
 	ArgRoleDepends:  "Depends",
+	ArgRoleId:       "Id",
+	ArgRoleParent:   "Parent",
+	ArgRoleSymbol:   "Symbol",
 }
 
 var EnumValuesArgRole = map[string]ArgRole{
@@ -32,6 +38,9 @@ var EnumValuesArgRole = map[string]ArgRole{
 	"Duration": ArgRoleDuration,
 	"Value":    ArgRoleValue,
 	"Depends":  ArgRoleDepends,
+	"Id":       ArgRoleId,
+	"Parent":   ArgRoleParent,
+	"Symbol":   ArgRoleSymbol,
 }
 
 func (v ArgRole) String() string {

@@ -15,6 +15,9 @@ const (
 	EventKindSpanComplete EventKind = 3
 	EventKindCounter      EventKind = 4
 	EventKindFlush        EventKind = 5
+	EventKindAsyncBegin   EventKind = 6
+	EventKindAsyncEnd     EventKind = 7
+	EventKindRetire       EventKind = 8
 )
 
 var EnumNamesEventKind = map[EventKind]string{
@@ -24,6 +27,9 @@ var EnumNamesEventKind = map[EventKind]string{
 	EventKindSpanComplete: "SpanComplete",
 	EventKindCounter:      "Counter",
 	EventKindFlush:        "Flush",
+	EventKindAsyncBegin:   "AsyncBegin",
+	EventKindAsyncEnd:     "AsyncEnd",
+	EventKindRetire:       "Retire",
 }
 
 var EnumValuesEventKind = map[string]EventKind{
@@ -33,6 +39,9 @@ var EnumValuesEventKind = map[string]EventKind{
 	"SpanComplete": EventKindSpanComplete,
 	"Counter":      EventKindCounter,
 	"Flush":        EventKindFlush,
+	"AsyncBegin":   EventKindAsyncBegin,
+	"AsyncEnd":     EventKindAsyncEnd,
+	"Retire":       EventKindRetire,
 }
 
 func (v EventKind) String() string {

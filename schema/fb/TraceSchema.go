@@ -153,8 +153,38 @@ func (rcv *TraceSchema) Writer() []byte {
 	return nil
 }
 
+func (rcv *TraceSchema) TimeBase(obj *TimeBase) *TimeBase {
+	o := flatbuffers.UOffsetT(rcv._tab.Offset(20))
+	if o != 0 {
+		x := rcv._tab.Indirect(o + rcv._tab.Pos)
+		if obj == nil {
+			obj = new(TimeBase)
+		}
+		obj.Init(rcv._tab.Bytes, x)
+		return obj
+	}
+	return nil
+}
+
+func (rcv *TraceSchema) Symbols(j int) []byte {
+	o := flatbuffers.UOffsetT(rcv._tab.Offset(22))
+	if o != 0 {
+		a := rcv._tab.Vector(o)
+		return rcv._tab.ByteVector(a + flatbuffers.UOffsetT(j*4))
+	}
+	return nil
+}
+
+func (rcv *TraceSchema) SymbolsLength() int {
+	o := flatbuffers.UOffsetT(rcv._tab.Offset(22))
+	if o != 0 {
+		return rcv._tab.VectorLen(o)
+	}
+	return 0
+}
+
 func TraceSchemaStart(builder *flatbuffers.Builder) {
-	builder.StartObject(8)
+	builder.StartObject(10)
 }
 func TraceSchemaAddVersion(builder *flatbuffers.Builder, version uint32) {
 	builder.PrependUint32Slot(0, version, 1)
@@ -191,6 +221,15 @@ func TraceSchemaStartMetadataVector(builder *flatbuffers.Builder, numElems int) 
 }
 func TraceSchemaAddWriter(builder *flatbuffers.Builder, writer flatbuffers.UOffsetT) {
 	builder.PrependUOffsetTSlot(7, flatbuffers.UOffsetT(writer), 0)
+}
+func TraceSchemaAddTimeBase(builder *flatbuffers.Builder, timeBase flatbuffers.UOffsetT) {
+	builder.PrependUOffsetTSlot(8, flatbuffers.UOffsetT(timeBase), 0)
+}
+func TraceSchemaAddSymbols(builder *flatbuffers.Builder, symbols flatbuffers.UOffsetT) {
+	builder.PrependUOffsetTSlot(9, flatbuffers.UOffsetT(symbols), 0)
+}
+func TraceSchemaStartSymbolsVector(builder *flatbuffers.Builder, numElems int) flatbuffers.UOffsetT {
+	return builder.StartVector(4, numElems, 4)
 }
 func TraceSchemaEnd(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
 	return builder.EndObject()

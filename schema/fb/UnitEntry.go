@@ -61,8 +61,21 @@ func (rcv *UnitEntry) TypeName() []byte {
 	return nil
 }
 
+func (rcv *UnitEntry) TimeBase(obj *TimeBase) *TimeBase {
+	o := flatbuffers.UOffsetT(rcv._tab.Offset(10))
+	if o != 0 {
+		x := rcv._tab.Indirect(o + rcv._tab.Pos)
+		if obj == nil {
+			obj = new(TimeBase)
+		}
+		obj.Init(rcv._tab.Bytes, x)
+		return obj
+	}
+	return nil
+}
+
 func UnitEntryStart(builder *flatbuffers.Builder) {
-	builder.StartObject(3)
+	builder.StartObject(4)
 }
 func UnitEntryAddId(builder *flatbuffers.Builder, id uint16) {
 	builder.PrependUint16Slot(0, id, 0)
@@ -72,6 +85,9 @@ func UnitEntryAddName(builder *flatbuffers.Builder, name flatbuffers.UOffsetT) {
 }
 func UnitEntryAddTypeName(builder *flatbuffers.Builder, typeName flatbuffers.UOffsetT) {
 	builder.PrependUOffsetTSlot(2, flatbuffers.UOffsetT(typeName), 0)
+}
+func UnitEntryAddTimeBase(builder *flatbuffers.Builder, timeBase flatbuffers.UOffsetT) {
+	builder.PrependUOffsetTSlot(3, flatbuffers.UOffsetT(timeBase), 0)
 }
 func UnitEntryEnd(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
 	return builder.EndObject()

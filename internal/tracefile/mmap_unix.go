@@ -1,0 +1,49 @@
+//go:build unix
+
+package tracefile
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// openNoBlock opens path for reading without waiting: O_NONBLOCK makes
+// the open of a FIFO return at once (openMapping then refuses it); it
+// changes nothing for a regular file, which is only mapped.
+func openNoBlock(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+}
+
+// mapFile maps size bytes of f read-only and shared, as Prometheus' fileutil
+// and bbolt do: pages come from the page cache, nothing is copied, and the
+// kernel may drop clean pages under memory pressure.
+func mapFile(f *os.File, size int) (*mapping, error) {
+	b, err := unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, &os.PathError{Op: "mmap", Path: f.Name(), Err: err}
+	}
+	return &mapping{data: b, mapped: true}, nil
+}
+
+func unmap(b []byte) error { return unix.Munmap(b) }
+
+var pageSize = os.Getpagesize()
+
+func madvise(b []byte, off, n int, kind adviceKind) {
+	// madvise wants a page-aligned start.
+	start := off &^ (pageSize - 1)
+	n += off - start
+	var advice int
+	switch kind {
+	case adviseSequential:
+		advice = unix.MADV_SEQUENTIAL
+	case adviseRandom:
+		advice = unix.MADV_RANDOM
+	case adviseWillNeed:
+		advice = unix.MADV_WILLNEED
+	default:
+		advice = unix.MADV_NORMAL
+	}
+	_ = unix.Madvise(b[start:start+n], advice)
+}

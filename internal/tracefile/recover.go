@@ -1,0 +1,258 @@
+package tracefile
+
+import (
+	"encoding/binary"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// Recovery of a file without a usable footer.
+//
+// Blocks are written back to back, each behind its 28-byte inline header, so
+// they can be found by walking from the first one. Where the first block is:
+//   - at first_block_offset when the header has it (files of our writer,
+//     whose header is complete before the first block; noindex files);
+//   - otherwise right after the schema, give or take alignment padding: the
+//     original writer, killed before close, leaves every header offset zero,
+//     so the schema is located after the header (locateSchema) and its
+//     FlatBuffer extent says where it ends;
+//   - at the end of the header when the file has no schema.
+//
+// A candidate counts as a block only if its header is plausible, its data
+// lies in the file, and it decodes completely: zstd to exactly the declared
+// size, exactly the declared number of events, every cycle in its range. The
+// walk stops at the first candidate that fails; what follows is the torn
+// tail, reported (Status) and ignored. Blocks of no events whose data is a
+// zstd skippable frame (chronon-go's schema frames) are stepped over.
+
+// maxFirstBlockSearch bounds how far past the schema the first block is
+// looked for when the header does not say where it is.
+const maxFirstBlockSearch = 1 << 20
+
+func (f *File) recoverBlocks(why string, firstCut bool) error {
+	size := int64(len(f.data))
+	st := Status{Recovered: true, Why: why}
+	var start int64
+	search := false
+	switch {
+	case firstCut:
+		st.TornOffset, st.TornReason = size, "the header's first block offset lies past the end of the file"
+		f.status = st
+		return nil
+	case f.hdr.FirstBlockOffset != 0:
+		start = int64(f.hdr.FirstBlockOffset)
+	case f.schemaOff >= 0:
+		start, search = f.schemaOff+f.schemaSize, true
+	default:
+		start, search = schema.HeaderSize, true
+	}
+	if search {
+		from := start
+		start = f.findFirstBlock(start)
+		if f.schemaLocated && start > from && start-from < 16 {
+			// The gap is the schema's alignment padding: keep it with the
+			// schema, as the header of a closed file would.
+			f.schemaSize += start - from
+		}
+	}
+	blocks, tornAt, reason := f.walk(start)
+	f.blocks = blockTable{list: blocks}
+	st.Blocks = len(blocks)
+	for i := range blocks {
+		st.Events += uint64(blocks[i].EventCount)
+	}
+	st.TornOffset, st.TornBytes, st.TornReason = tornAt, size-tornAt, reason
+	if st.TornBytes == 0 {
+		st.TornReason = ""
+	}
+	f.status = st
+	return nil
+}
+
+// findFirstBlock returns the offset of the first complete block at or a
+// little after from: the next 16 offsets, then past a run of zero bytes.
+// It returns from when none is found (the walk then reports a torn tail).
+func (f *File) findFirstBlock(from int64) int64 {
+	size := int64(len(f.data))
+	isBlock := func(off int64) bool {
+		if off < schema.HeaderSize || off > size {
+			return false
+		}
+		b, why := f.blockHeaderAt(off, 0)
+		if why != "" || empty(&b) { // zero padding reads as empty blocks
+			return false
+		}
+		_, err := f.Verify(&b)
+		return err == nil
+	}
+	for d := int64(0); d < 16; d++ {
+		if isBlock(from + d) {
+			return from + d
+		}
+	}
+	// Zero padding (a writer that reserved room for the schema): a block
+	// header starts with a non-zero event count, so it begins at most three
+	// bytes before the first non-zero byte.
+	nz := from
+	for nz < size && nz-from < maxFirstBlockSearch && f.data[nz] == 0 {
+		nz++
+	}
+	if nz > from+16 {
+		for d := int64(3); d >= 0; d-- {
+			if isBlock(nz - d) {
+				return nz - d
+			}
+		}
+	}
+	return from
+}
+
+// blockHeaderAt reads the inline header at off as block index and says
+// why it cannot start a block there ("" when it can): the header must be
+// whole and plausible and the data must lie in the file.
+func (f *File) blockHeaderAt(off int64, index int) (Block, string) {
+	size := int64(len(f.data))
+	if size-off < schema.BlockHeaderSize {
+		return Block{}, "the file ends inside a block header"
+	}
+	bh, _ := schema.DecodeBlockHeader(f.data[off:])
+	if why := plausible(bh); why != "" {
+		return Block{}, "no block header: " + why
+	}
+	if int64(bh.CompressedSize) > size-off-schema.BlockHeaderSize {
+		return Block{}, "the block's data runs past the end of the file"
+	}
+	return newBlock(bh, index, off), ""
+}
+
+// Verify decodes block b completely and returns the units its events belong to.
+func (f *File) Verify(b *Block) (_ []uint16, err error) {
+	defer f.Guard(&err, PanicOnFault()) // runs on the walk's goroutines
+	data, buf, err := f.BlockBytes(b)
+	if err != nil {
+		return nil, err
+	}
+	defer bufpool.Put(buf)
+	var bd Decoded
+	if err := f.ScanEvents(b, data, nil, &bd); err != nil {
+		return nil, err
+	}
+	return unitsOf(data), nil
+}
+
+// emptyBlockAt recognizes a block of no events whose data is one zstd
+// skippable frame (magic 0x184D2A50..5F, u32 length, payload): chronon-go
+// appends the schema in such blocks when it outgrows its slots
+// (docs/format.md, "Schema frame"); any zstd decoder decodes the frame to 0
+// bytes. It returns where the block ends (0 when off holds none), or why a
+// block that starts like one is not whole.
+func (f *File) emptyBlockAt(off int64) (end int64, why string) {
+	size := int64(len(f.data))
+	if size-off < schema.BlockHeaderSize+8 {
+		return 0, ""
+	}
+	bh, _ := schema.DecodeBlockHeader(f.data[off:])
+	d := f.data[off+schema.BlockHeaderSize:]
+	if bh.EventCount != 0 || bh.MinCycle != 0 || bh.MaxCycle != 0 || bh.UncompressedSize != 0 || bh.CompressedSize < 8 ||
+		binary.LittleEndian.Uint32(d)&^0xF != 0x184D2A50 || binary.LittleEndian.Uint32(d[4:]) != bh.CompressedSize-8 {
+		return 0, ""
+	}
+	if int64(bh.CompressedSize) > size-off-schema.BlockHeaderSize {
+		return 0, "a schema frame (block of no events) runs past the end of the file"
+	}
+	return off + schema.BlockHeaderSize + int64(bh.CompressedSize), ""
+}
+
+// walk follows inline headers from start and verifies the blocks found, in
+// parallel. It returns the complete blocks, where the torn tail begins and
+// why the bytes there are not a block.
+func (f *File) walk(start int64) ([]Block, int64, string) {
+	size := int64(len(f.data))
+	var cands []Block
+	off := start
+	stop := ""
+	for off < size {
+		b, why := f.blockHeaderAt(off, len(cands))
+		if why != "" {
+			if end, frame := f.emptyBlockAt(off); end > 0 {
+				off = end // nothing to read in it: the header already points at any schema it holds
+				continue
+			} else if frame != "" {
+				why = frame
+			}
+			stop = why
+			break
+		}
+		cands = append(cands, b)
+		off = BlockEnd(&b)
+	}
+	// Verify every candidate; the first that fails ends the walk.
+	errs := make([]error, len(cands))
+	var wg sync.WaitGroup
+	workers := min(f.opts.Decoders, len(cands), f.Verifiers(cands))
+	var next atomic.Int64
+	var bad atomic.Int64 // lowest failed candidate: the walk ends there, the rest need no decoding
+	bad.Store(int64(len(cands)))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(cands) || int64(i) > bad.Load() {
+					return
+				}
+				if cands[i].Units, errs[i] = f.Verify(&cands[i]); errs[i] != nil {
+					for old := bad.Load(); int64(i) < old && !bad.CompareAndSwap(old, int64(i)); old = bad.Load() {
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			var reason string
+			if fe := (*schema.FormatError)(nil); errors.As(err, &fe) {
+				reason = fe.Reason
+			} else {
+				reason = err.Error()
+			}
+			return cands[:i], HeaderOff(&cands[i]), "block at byte " + itoa(int(cands[i].DataOffset)) + " does not decode: " + reason
+		}
+	}
+	// Zero bytes read as empty blocks: a zero-filled tail (preallocated, or
+	// what some file systems leave after a crash) is torn, not blocks.
+	if n := zeroTail(f.data, cands); n < len(cands) {
+		return cands[:n], HeaderOff(&cands[n]), "zero bytes where a block header would be"
+	}
+	return cands, off, stop
+}
+
+// zeroTail returns how many of cands remain when the trailing empty blocks
+// whose headers are all zero bytes are dropped.
+func zeroTail(data []byte, cands []Block) int {
+	n := len(cands)
+	for n > 0 && cands[n-1].CompressedSize == 0 && allZero(data[HeaderOff(&cands[n-1]):PayloadOff(&cands[n-1])]) {
+		n--
+	}
+	return n
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func newBlock(h schema.BlockHeader, index int, off int64) Block {
+	return Block{Index: uint32(index), EventCount: h.EventCount, MinCycle: h.MinCycle, MaxCycle: h.MaxCycle,
+		UncompressedSize: h.UncompressedSize, CompressedSize: h.CompressedSize, DataOffset: uint64(off)}
+}

@@ -1,0 +1,131 @@
+// Package zdec decodes the zstd data of a block into exactly the size its
+// header declares, refusing what cannot be that size before allocating
+// for it: a few bytes that declare 64 MiB cost nothing.
+//
+// Frames that carry their content size are decoded by one long-lived
+// decoder shared by every reader of the process; frames without it (a
+// streaming encoder's) are first bounded from their block headers, then
+// decoded by a streaming decoder that stops at the declared size.
+package zdec
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// maxDecoded is the largest block decoded: the format's fixed limit, never
+// a size read from a file.
+const maxDecoded = schema.MaxBlockSize
+
+var (
+	once      sync.Once
+	shared    *zstd.Decoder
+	sharedErr error
+)
+
+// Decoder returns the process's one long-lived zstd decoder. DecodeAll is
+// safe for concurrent use: the decoder holds one state per goroutine that
+// may decode at once (GOMAXPROCS, at least 4), refuses frames larger than
+// the largest block, and (cap limit) never grows the buffer it decodes
+// into.
+func Decoder() (*zstd.Decoder, error) {
+	once.Do(func() {
+		shared, sharedErr = zstd.NewReader(nil,
+			zstd.WithDecoderConcurrency(max(runtime.GOMAXPROCS(0), 4)),
+			zstd.WithDecoderMaxMemory(maxDecoded),
+			zstd.WithDecoderMaxWindow(maxDecoded), // no block needs a longer history
+			zstd.WithDecodeAllCapLimit(true),
+			zstd.WithDecoderLowmem(true))
+	})
+	return shared, sharedErr
+}
+
+var emptyDst [0]byte
+
+// Own is a decode buffer a caller keeps across blocks (a windowed
+// iteration decodes every block into one buffer of its own), taken from
+// the pool only once a block's frames passed their checks, at least Size
+// bytes. P is the buffer; the caller gives it back (bufpool.Put) when done.
+type Own struct {
+	P    *[]byte
+	Size int
+}
+
+// orPooled returns own's buffer, grown to n bytes, or without own a pooled
+// buffer.
+func (own *Own) orPooled(n int) *[]byte {
+	if own == nil {
+		return bufpool.Get(n)
+	}
+	if own.P == nil || cap(*own.P) < n {
+		own.P = bufpool.Get(max(n, own.Size))
+		bufpool.DropBig() // the others of the blocks decoded before are idle
+	}
+	return own.P
+}
+
+func (own *Own) putUnlessOwn(buf *[]byte) {
+	if own == nil || buf != own.P {
+		bufpool.Put(buf)
+	}
+}
+
+// Decode decodes src, a block's zstd data, into exactly usize bytes (the
+// size the block header declares): into own's buffer when own is not nil,
+// else into a pooled buffer returned in buf (the caller puts it back with
+// bufpool.Put; buf is nil for an empty block). An error says why the data
+// is not usize bytes of zstd; the caller names the block.
+//
+// An empty block (usize 0) must decode to nothing, skippable frames
+// included: a zero-capacity destination with the cap limit makes the
+// decoder refuse any output instead of allocating for it.
+func Decode(src []byte, usize int, own *Own) (data []byte, buf *[]byte, err error) {
+	dec, err := Decoder()
+	if err != nil {
+		return nil, nil, err
+	}
+	var zh zstd.Header
+	if err := zh.Decode(src); err != nil {
+		return nil, nil, fmt.Errorf("block data is not a zstd frame: %v", err)
+	}
+	if zh.HasFCS && zh.FrameContentSize != uint64(usize) {
+		return nil, nil, fmt.Errorf("zstd frame holds %d bytes, the block header declares %d", zh.FrameContentSize, usize)
+	}
+	if usize == 0 {
+		if _, err := dec.DecodeAll(src, emptyDst[:0:0]); err != nil {
+			return nil, nil, fmt.Errorf("the zstd data of an empty block does not decode to nothing: %v", err)
+		}
+		return src[:0], nil, nil
+	}
+	if !zh.HasFCS {
+		// The size is declared only by the block header: check that the
+		// frames can hold that much before allocating for it.
+		if bound, err := Bound(src); err != nil || bound < uint64(usize) {
+			if err == nil {
+				err = fmt.Errorf("they hold at most %d bytes", bound)
+			}
+			return nil, nil, fmt.Errorf("the zstd frames cannot hold the declared %d bytes: %v", usize, err)
+		}
+		if buf, err = decodeStreamed(src, usize, own); err != nil {
+			return nil, nil, err
+		}
+		return (*buf)[:usize], buf, nil
+	}
+	buf = own.orPooled(usize)
+	out, err := dec.DecodeAll(src, (*buf)[:0])
+	if err != nil {
+		own.putUnlessOwn(buf)
+		return nil, nil, fmt.Errorf("zstd frame does not decode to the declared %d bytes: %v", usize, err)
+	}
+	if len(out) != usize {
+		own.putUnlessOwn(buf)
+		return nil, nil, fmt.Errorf("zstd frame decodes to %d bytes, the block header declares %d", len(out), usize)
+	}
+	return out, buf, nil
+}

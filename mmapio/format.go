@@ -1,0 +1,44 @@
+package mmapio
+
+import (
+	"github.com/chronon-sim/chronon-go/internal/ctext"
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// Format is one registered format string. The embedded schema.Format is
+// the decoded entry: its text, argument types, names, kind and source.
+type Format struct {
+	schema.Format
+	argNames []string
+	prog     *ctext.Format // compiled for printing messages
+}
+
+// newFormat makes format f of a schema whose symbol table is symbols.
+func newFormat(f schema.Format, symbols []string) *Format {
+	names := f.ArgNames
+	if len(names) == 0 {
+		names = schema.ArgNames(f.Format)
+	}
+	return &Format{Format: f, argNames: names, prog: ctext.CompileFormat(&f, symbols)}
+}
+
+// Text returns the format string as registered (fetch pc=0x{:x} taken={}),
+// raw: control characters are not escaped (Event.Message escapes them).
+func (f *Format) Text() string { return f.Format.Format }
+
+// ArgName returns the name of argument i: the one the writer recorded, or
+// else the one derived from the text before its placeholder.
+func (f *Format) ArgName(i int) string {
+	if i >= 0 && i < len(f.argNames) {
+		return f.argNames[i]
+	}
+	return ""
+}
+
+// program returns f's compiled form, nil for a nil f.
+func (f *Format) program() *ctext.Format {
+	if f == nil {
+		return nil
+	}
+	return f.prog
+}
