@@ -36,12 +36,14 @@ func xxh64(b []byte) uint64 {
 	var h uint64
 	if n >= 32 {
 		v1, v2, v3, v4 := xxInit1, xxPrime2, uint64(0), xxInit4
-		// The stripes through a pointer (inside b: the loop stops 32 bytes
-		// short of its end), two at a time: the bounds checks and slice
-		// updates cost a third of the loop otherwise.
-		p := unsafe.Pointer(unsafe.SliceData(b))
+		// The stripes through a pointer, two at a time (every pointer
+		// formed points into b): the bounds checks and slice updates cost a
+		// third of the loop otherwise.
+		base := unsafe.Pointer(unsafe.SliceData(b))
 		stripes := n / 32
-		for i := 0; i+2 <= stripes; i += 2 {
+		i := 0
+		for ; i+2 <= stripes; i += 2 {
+			p := unsafe.Add(base, i*32)
 			v1 = xxRound(v1, le8(p))
 			v2 = xxRound(v2, le8(unsafe.Add(p, 8)))
 			v3 = xxRound(v3, le8(unsafe.Add(p, 16)))
@@ -50,9 +52,9 @@ func xxh64(b []byte) uint64 {
 			v2 = xxRound(v2, le8(unsafe.Add(p, 40)))
 			v3 = xxRound(v3, le8(unsafe.Add(p, 48)))
 			v4 = xxRound(v4, le8(unsafe.Add(p, 56)))
-			p = unsafe.Add(p, 64)
 		}
-		if stripes&1 == 1 {
+		if i < stripes {
+			p := unsafe.Add(base, i*32)
 			v1 = xxRound(v1, le8(p))
 			v2 = xxRound(v2, le8(unsafe.Add(p, 8)))
 			v3 = xxRound(v3, le8(unsafe.Add(p, 16)))
