@@ -3,7 +3,6 @@ package zrec
 import (
 	"encoding/binary"
 	"math/bits"
-	"unsafe"
 )
 
 // XXH64 with seed 0: zstd's content checksum is its low 32 bits
@@ -35,32 +34,9 @@ func xxh64(b []byte) uint64 {
 	n := len(b)
 	var h uint64
 	if n >= 32 {
-		v1, v2, v3, v4 := xxInit1, xxPrime2, uint64(0), xxInit4
-		// The stripes through a pointer, two at a time (every pointer
-		// formed points into b): the bounds checks and slice updates cost a
-		// third of the loop otherwise.
-		base := unsafe.Pointer(unsafe.SliceData(b))
-		stripes := n / 32
-		i := 0
-		for ; i+2 <= stripes; i += 2 {
-			p := unsafe.Add(base, i*32)
-			v1 = xxRound(v1, le8(p))
-			v2 = xxRound(v2, le8(unsafe.Add(p, 8)))
-			v3 = xxRound(v3, le8(unsafe.Add(p, 16)))
-			v4 = xxRound(v4, le8(unsafe.Add(p, 24)))
-			v1 = xxRound(v1, le8(unsafe.Add(p, 32)))
-			v2 = xxRound(v2, le8(unsafe.Add(p, 40)))
-			v3 = xxRound(v3, le8(unsafe.Add(p, 48)))
-			v4 = xxRound(v4, le8(unsafe.Add(p, 56)))
-		}
-		if i < stripes {
-			p := unsafe.Add(base, i*32)
-			v1 = xxRound(v1, le8(p))
-			v2 = xxRound(v2, le8(unsafe.Add(p, 8)))
-			v3 = xxRound(v3, le8(unsafe.Add(p, 16)))
-			v4 = xxRound(v4, le8(unsafe.Add(p, 24)))
-		}
-		b = b[stripes*32:]
+		v := [4]uint64{xxInit1, xxPrime2, 0, xxInit4}
+		b = b[xxh64Lanes(b, &v):]
+		v1, v2, v3, v4 := v[0], v[1], v[2], v[3]
 		h = bits.RotateLeft64(v1, 1) + bits.RotateLeft64(v2, 7) + bits.RotateLeft64(v3, 12) + bits.RotateLeft64(v4, 18)
 		h = xxMerge(h, v1)
 		h = xxMerge(h, v2)
