@@ -2,6 +2,7 @@ package zrec
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 
 	"github.com/klauspost/compress/fse"
@@ -57,6 +58,16 @@ func (e *Encoder) appendLiterals(out, lits []byte) []byte {
 	if n < minHuffLits {
 		return appendRawLits(out, lits)
 	}
+	if e.litGainShift != 0 && n >= 4*litSample && !e.huff.samplePays(lits, n>>e.litGainShift) {
+		return appendRawLits(out, lits)
+	}
+	return e.appendCounted(out, lits)
+}
+
+// appendCounted is appendLiterals after the sample: the literals counted,
+// coded if that saves what the gain shift asks, else raw or RLE.
+func (e *Encoder) appendCounted(out, lits []byte) []byte {
+	n := len(lits)
 	h := &e.huff
 	sum, maxSym, distinct := h.histogram(lits)
 	if distinct == 1 {
@@ -129,6 +140,42 @@ func (e *Encoder) appendLiterals(out, lits []byte) []byte {
 		out[start+4] = byte(h >> 32)
 	}
 	return out
+}
+
+// litSample is how many literals samplePays looks at.
+const litSample = 2048
+
+// log2Fix16[c] is log2(c) in 16.16 fixed point, for c up to litSample.
+var log2Fix16 = func() (t [litSample + 1]uint32) {
+	for c := 1; c <= litSample; c++ {
+		t[c] = uint32(math.Round(math.Log2(float64(c)) * 65536))
+	}
+	return t
+}()
+
+// samplePays reports whether Huffman coding could save need bytes of lits,
+// judged from litSample of them taken evenly across: their order-0 entropy
+// is what no Huffman code beats (it has a table to pay for, and whole-bit
+// lengths), and a sample's entropy comes out low, so the saving it
+// promises errs high; when even that is under need, the full count would
+// have stored the literals raw too, and is skipped. W1's decode units
+// (random argument bytes, a few percent saved where 1/8 is asked for)
+// then cost a sample instead of a count of every literal and a table.
+func (h *huffScratch) samplePays(lits []byte, need int) bool {
+	c := &h.count[0]
+	*c = [256]uint32{}
+	step := len(lits) / litSample
+	for i := range litSample {
+		c[lits[i*step]]++
+	}
+	// bits = sum over symbols of count * (log2(litSample) - log2(count))
+	var sum uint64
+	for _, v := range c {
+		sum += uint64(v) * uint64(log2Fix16[min(v, litSample)])
+	}
+	bits := uint64(litSample)*uint64(log2Fix16[litSample]) - sum // 16.16 fixed point
+	coded := float64(bits) / 65536 / 8 * float64(len(lits)) / litSample
+	return float64(len(lits))-coded >= float64(need)
 }
 
 // histogram counts lits (count[0] ends up holding the histogram, keys[:n]

@@ -93,3 +93,37 @@ func TestSortByCount(t *testing.T) {
 		require.Equal(t, want, keys[:n], "counts up to %d", maxCount)
 	}
 }
+
+// The sample only ever sends to raw literals that the full count would
+// have stored raw too: over literal sets from uniform to skewed, at every
+// gain shift, whenever samplePays says no, appendCounted (no sample)
+// writes raw literals. And it does say no for random bytes.
+func TestSampleNeverStoresRawWhatWouldCode(t *testing.T) {
+	r := splitmix64(11)
+	skipped := 0
+	for trial := range 300 {
+		n := 4*litSample + int(r.next()%40000)
+		lits := make([]byte, n)
+		alphabet := 2 + r.next()%255
+		peak := r.next() % 100 // percent of the literals that are one value
+		for i := range lits {
+			if r.next()%100 < peak {
+				lits[i] = 7
+			} else {
+				lits[i] = byte(r.next() % alphabet)
+			}
+		}
+		for shift := 1; shift <= 6; shift++ {
+			e := newTestEncoder(WithLiteralMinGain(shift))
+			if e.huff.samplePays(lits, n>>shift) {
+				continue
+			}
+			skipped++
+			out := e.appendCounted(make([]byte, 0, n+blockSlack), lits)
+			require.EqualValues(t, litRaw, out[0]&3, "trial %d, shift %d: %d literals, alphabet %d, peak %d%%: the sample said raw, the count codes them", trial, shift, n, alphabet, peak)
+		}
+	}
+	require.Positive(t, skipped)
+	e := newTestEncoder(WithLiteralMinGain(3))
+	require.False(t, e.huff.samplePays(randomBytes(20_000, 4), 20_000>>3), "random bytes")
+}
