@@ -80,9 +80,9 @@ type dside struct {
 	sel    []bool   // unit id -> --unit selects it (set with unitIx)
 	canon  []uint16 // unit id -> the id its events carry once normalized (A's)
 	fmtTo  map[uint32]uint32
-	fmtsID bool     // B only: every format keeps its id
+	fmtsID bool       // B only: every format keeps its id
 	cats   catmap.Map // B only: its category bits in A's numbering, matched by name
-	mem    *sideMem // what it holds against its budget (diff_mem.go)
+	mem    *sideMem   // what it holds against its budget (diff_mem.go)
 }
 
 type differ struct {
