@@ -12,7 +12,7 @@ import (
 )
 
 // A dataset is a directory of Parquet files with a directory per table:
-// DIR/<table>/trace=<label>/part-*.parquet (ExportDataset: Hive partitions,
+// DIR/<table>/trace=<label>/part-*.parquet (PublishPartition: Hive partitions,
 // one per trace), or DIR/<table>/part-*.parquet (ExportParquet). Open
 // given such a directory makes a view per table over its files; in a
 // partitioned dataset the trace column comes first, from the partitions'
@@ -26,9 +26,6 @@ func datasetDir(paths []string) (string, bool) {
 	st, err := os.Stat(paths[0])
 	return paths[0], err == nil && st.IsDir()
 }
-
-// partitionPrefix starts the name of a table's partition directory.
-const partitionPrefix = "trace="
 
 // openDataset registers a view per table directory of dir.
 func (d *DB) openDataset(dir string) error {
