@@ -28,8 +28,11 @@ func exportParquet(c *config, stdout, stderr io.Writer) error {
 	// The tables go to a temporary directory beside DIR, renamed into place
 	// when complete: a failed or interrupted export leaves no partial
 	// files, and an existing DIR is never mixed with another run's tables.
+	// DIR a symlink: the export goes where it points, as -o FILE writes
+	// through a link (the link stays).
+	out := linkTarget(filepath.Clean(c.output))
 	existed := false
-	if st, err := os.Stat(c.output); err == nil {
+	if st, err := os.Stat(out); err == nil {
 		if !st.IsDir() {
 			return fmt.Errorf("export: %s exists and is not a directory", c.output)
 		}
@@ -43,7 +46,7 @@ func exportParquet(c *config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	_, tmp, err := createTemp(filepath.Clean(c.output), true)
+	_, tmp, err := createTemp(out, true)
 	if err != nil {
 		return fmt.Errorf("export: %s: cannot create: %w", c.output, pathErr(err))
 	}
@@ -51,10 +54,10 @@ func exportParquet(c *config, stdout, stderr io.Writer) error {
 	files, err := db.ExportParquet(tmp)
 	if err == nil {
 		if existed {
-			err = os.Remove(c.output) // empty (checked above): the export takes its place
+			err = os.Remove(out) // empty (checked above): the export takes its place
 		}
 		if err == nil {
-			err = os.Rename(tmp, c.output)
+			err = os.Rename(tmp, out)
 		}
 	}
 	if err != nil {
@@ -70,6 +73,26 @@ func exportParquet(c *config, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "export: %d Parquet files, %d bytes, under %s\n", len(files), totalSize(files), c.output)
 	}
 	return nil
+}
+
+// linkTarget is where path leads when it is a symlink (followed to the
+// end; a dangling link: the name it holds), else path.
+func linkTarget(path string) string {
+	li, err := os.Lstat(path)
+	if err != nil || li.Mode()&os.ModeSymlink == 0 {
+		return path
+	}
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		return t
+	}
+	t, err := os.Readlink(path)
+	if err != nil {
+		return path
+	}
+	if !filepath.IsAbs(t) {
+		t = filepath.Join(filepath.Dir(path), t)
+	}
+	return t
 }
 
 // exportDataset runs `export --format parquet --dataset DIR FILE...`: each

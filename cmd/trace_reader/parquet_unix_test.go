@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -46,4 +47,39 @@ func TestParquetExportFileTooLarge(t *testing.T) {
 			}
 		})
 	}
+}
+
+// -o LINK, a symlink to an empty directory: the export goes where the link
+// points, as -o FILE writes through a link, and the link stays (it was
+// replaced by the export's directory). The directory's mode is 0777 less
+// the umask, as mkdir makes one (it was 0700 whatever the umask).
+func TestParquetExportThroughSymlinkAndUmask(t *testing.T) {
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	require.NoError(t, os.Mkdir(real, 0o700))
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink("real", link))
+	code, stdout, stderr := runTool("export", "--format", "parquet", "-o", link, ref("mixed-small.ctrace"))
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, link+"\n", stdout)
+	li, err := os.Lstat(link)
+	require.NoError(t, err)
+	require.NotZero(t, li.Mode()&os.ModeSymlink, "the link stays a link")
+	_, err = os.Stat(filepath.Join(real, "events", "part-0.parquet"))
+	require.NoError(t, err, "the tables are in the link's target")
+	st, err := os.Stat(real)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o750), st.Mode().Perm())
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, ents, 2, "nothing else beside them")
+
+	// A new directory: the same mode.
+	code, _, stderr = runTool("export", "--format", "parquet", "-o", filepath.Join(dir, "new"), ref("mixed-small.ctrace"))
+	require.Equal(t, 0, code, stderr)
+	st, err = os.Stat(filepath.Join(dir, "new"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o750), st.Mode().Perm())
 }
