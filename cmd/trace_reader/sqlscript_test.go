@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,4 +36,30 @@ func TestSplitScript(t *testing.T) {
 	} {
 		require.Equal(t, c.want, splitScript(c.script), "%q", c.script)
 	}
+}
+
+// FuzzSplitScript: any script splits without a panic into dot commands
+// (one line each, starting with '.') and runs of SQL that hold a
+// statement, each found in the script after the one before.
+func FuzzSplitScript(f *testing.F) {
+	for _, s := range []string{".tables", "SELECT 1;\n.tables\nSELECT 2", "SELECT 'a;\n.x\n';", "/* .x\n*/", "$q$\n.x\n$q$", "SELECT \"a\n.b\";"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		rest := script
+		for _, it := range splitScript(script) {
+			if it.dot != "" {
+				require.True(t, strings.HasPrefix(it.dot, "."), "%q", it.dot)
+				require.NotContains(t, it.dot, "\n")
+				i := strings.Index(rest, it.dot)
+				require.GreaterOrEqual(t, i, 0, "%q not in %q", it.dot, rest)
+				rest = rest[i+len(it.dot):]
+				continue
+			}
+			require.True(t, hasStatement(it.sql), "%q", it.sql)
+			i := strings.Index(rest, it.sql)
+			require.GreaterOrEqual(t, i, 0, "%q not in %q", it.sql, rest)
+			rest = rest[i+len(it.sql):]
+		}
+	})
 }
