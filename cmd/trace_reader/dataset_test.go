@@ -161,3 +161,41 @@ func TestExportDatasetUsage(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "exclude each other")
 }
+
+// sql DIR reads an -o export too (no trace column: one trace), says what
+// it cannot do with a dataset, and refuses a directory of no tables.
+func TestSQLOnExportDirectory(t *testing.T) {
+	dir := t.TempDir()
+	paths := rankTraces(t, dir, 1)
+	pq := filepath.Join(dir, "pq")
+	code, _, errOut := runTool("export", "--format", "parquet", "-o", pq, paths[0])
+	require.Equal(t, 0, code, errOut)
+	q := "SELECT count(*) AS n, sum(cycle) AS s FROM events"
+	code, want, errOut := runTool("sql", "--csv", paths[0], "-c", q)
+	require.Equal(t, 0, code, errOut)
+	code, got, errOut := runTool("sql", "--csv", pq, "-c", q)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, want, got)
+	// The event tables of the trace, as views on their files.
+	code, out, errOut := runTool("sql", pq, "-c", ".tables")
+	require.Equal(t, 0, code, errOut)
+	code, traceTables, errOut := runTool("sql", paths[0], "-c", ".tables")
+	require.Equal(t, 0, code, errOut)
+	wantTables := slices.DeleteFunc(strings.Fields(traceTables), func(s string) bool {
+		return slices.Contains([]string{"units", "formats", "categories", "metadata", "blocks"}, s)
+	})
+	slices.Sort(wantTables)
+	gotTables := strings.Fields(out)
+	slices.Sort(gotTables)
+	require.Equal(t, wantTables, gotTables)
+
+	code, _, errOut = runTool("sql", "--cycles", "0-100", pq, "-c", q)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "a dataset is read whole")
+	code, _, errOut = runTool("sql", pq, paths[0], "-c", q)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "is a directory")
+	code, _, errOut = runTool("sql", t.TempDir(), "-c", q)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "no table of Parquet files")
+}
