@@ -198,4 +198,11 @@ func TestSQLOnExportDirectory(t *testing.T) {
 	code, _, errOut = runTool("sql", t.TempDir(), "-c", q)
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "no table of Parquet files")
+
+	// A dataset export into it would mix the two layouts: refused.
+	code, _, errOut = runTool("export", "--format", "parquet", "--dataset", pq, paths[0])
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "holds an export's tables")
+	_, err := os.Stat(filepath.Join(pq, "events", "trace=rank0"))
+	require.True(t, os.IsNotExist(err))
 }

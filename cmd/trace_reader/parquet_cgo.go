@@ -107,6 +107,9 @@ func exportDataset(c *config, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if err := notPlainExport(dir); err != nil {
+		return err
+	}
 	labels, err := fileLabels(c.files)
 	if err != nil {
 		return err
@@ -127,6 +130,25 @@ func exportDataset(c *config, stdout, stderr io.Writer) error {
 	}
 	if c.verbose {
 		fmt.Fprintf(stderr, "export: %d Parquet files, %d bytes, in %d partitions of %s\n", len(files), totalSize(files), len(c.files), dir)
+	}
+	return nil
+}
+
+// notPlainExport refuses a DIR that holds an -o export (Parquet files
+// directly in a table's directory): partitions beside them would make a
+// table no reader takes whole.
+func notPlainExport(dir string) error {
+	tables, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // a new dataset, or one the create will complain about
+	}
+	for _, t := range tables {
+		if !t.IsDir() || strings.HasPrefix(t.Name(), ".") {
+			continue
+		}
+		if parts, _ := filepath.Glob(filepath.Join(dir, t.Name(), "*.parquet")); len(parts) > 0 {
+			return fmt.Errorf("export: %s holds an export's tables (%s), not a dataset's partitions: name another directory", dir, parts[0])
+		}
 	}
 	return nil
 }
