@@ -28,7 +28,11 @@ func interactive(db *tracesql.DB, stdout io.Writer) error {
 		io.Reader
 		io.Writer
 	}{os.Stdin, stdout}, "sql> ")
-	fmt.Fprintf(t, "%d trace(s); .tables lists the tables, .schema T a table's columns, .quit ends.\n", len(db.Readers()))
+	what := fmt.Sprintf("%d trace(s)", len(db.Readers()))
+	if len(db.Readers()) == 0 {
+		what = "a dataset of Parquet files" // sql DIR
+	}
+	fmt.Fprintf(t, "%s; .tables lists the tables, .schema T a table's columns, .quit ends.\n", what)
 	var pending strings.Builder
 	for {
 		line, err := t.ReadLine()
