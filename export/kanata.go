@@ -2,6 +2,7 @@ package export
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
 	"github.com/chronon-sim/chronon-go/internal/decimal"
@@ -189,6 +190,29 @@ type kanataExport struct {
 	pidText []byte
 	le      *lastEvents
 	res     *Result
+
+	liveState func(int64) // WithLiveState
+	liveBase  int64       // bytes of the per-flow counts (lastEvents)
+	liveLo    int         // x.live at or below which liveState is called again
+	liveHi    int         // ... at or above which
+}
+
+// kInstBytes is what an instruction in flight takes: the kInst (200
+// bytes, a 208-byte allocation), its share of the table's slots (2 to 16
+// per instruction up to kMaxSlots), past those an entry of the overflow
+// map (about 100 bytes with its growth), its place in the free list.
+// Counting the kInst and two slots only (256 bytes) left the collector
+// running half the time with 3M instructions in flight.
+const kInstBytes = int64(unsafe.Sizeof(kInst{})) + 8 + 2*int64(unsafe.Sizeof(kSlot{})) + 8 + 128
+
+// noteLive reports what the export keeps live (WithLiveState) when the
+// instructions in flight left [liveLo, liveHi].
+func (x *kanataExport) noteLive() {
+	if x.liveState == nil || (x.live > x.liveLo && x.live < x.liveHi) {
+		return
+	}
+	x.liveState(x.liveBase + int64(x.live)*kInstBytes)
+	x.liveLo, x.liveHi = x.live-x.live/8-1, x.live+x.live/8+1024
 }
 
 // exportKanata writes the Kanata log of the events q selects to path.
@@ -210,7 +234,13 @@ func exportKanata(r *mmapio.Reader, q mmapio.Query, path string, o options, labe
 		return err
 	}
 	res.Files = []string{path}
-	x := &kanataExport{r: r, fmts: fmts, kw: kw, le: le, res: res, units: units.names}
+	x := &kanataExport{r: r, fmts: fmts, kw: kw, le: le, res: res, units: units.names, liveState: o.liveState}
+	if x.liveState != nil {
+		x.liveBase = le.countBytes()
+		x.liveLo, x.liveHi = -1, 0 // report at once
+		x.noteLive()
+		defer x.liveState(0)
+	}
 	x.runs = make([]*kRun, runs.Count(labels))
 	x.runs[0] = &kRun{}
 	// The schema lists every format registered, used or not: the events
@@ -645,6 +675,7 @@ func (x *kanataExport) newInst(run uint16, flow uint64) *kInst {
 	}
 	rn.insts.put(in)
 	x.live++
+	x.noteLive()
 	x.res.Instructions++
 	return in
 }
@@ -662,6 +693,7 @@ func (x *kanataExport) inst(run uint16, flow uint64) *kInst {
 func (x *kanataExport) recycle(in *kInst) {
 	x.runs[in.run].insts.del(in)
 	x.live--
+	x.noteLive()
 	x.free = append(x.free, in)
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/rawread"
@@ -312,4 +313,15 @@ func (c *flowCounter) flush() {
 			*s = kCount{}
 		}
 	}
+}
+
+// countBytes is what the per-flow counts take (kept for the whole export).
+func (le *lastEvents) countBytes() int64 {
+	var n int64
+	for _, c := range le.counts {
+		if c != nil {
+			n += int64(cap(c.tail))*int64(unsafe.Sizeof(idCount{})) + int64(len(c.extra))*48
+		}
+	}
+	return n
 }

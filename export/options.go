@@ -27,6 +27,7 @@ type options struct {
 	maxBytes   int64
 	progress   func(done, total uint64)
 	processes  []string
+	liveState  func(bytes int64)
 }
 
 func defaults() options {
@@ -101,6 +102,24 @@ func WithProgress(f func(done, total uint64)) Option {
 			return errors.New("export: nil progress function")
 		}
 		o.progress = f
+		return nil
+	}
+}
+
+// WithLiveState calls f from the exporting goroutine with the bytes of
+// what the export keeps live beyond its reader's memory budget (the Kanata
+// export's instructions in flight and its per-flow event counts),
+// whenever that has grown or shrunk by an eighth since the last call, and
+// with 0 at the end. A process that bounds its memory with a soft limit
+// (debug.SetMemoryLimit, as trace_reader does from --memory) adds it to
+// the limit: a limit below what is live makes the garbage collector run
+// without end (3M instructions in flight took twice the time).
+func WithLiveState(f func(bytes int64)) Option {
+	return func(o *options) error {
+		if f == nil {
+			return errors.New("export: nil live state function")
+		}
+		o.liveState = f
 		return nil
 	}
 }

@@ -39,7 +39,8 @@ func eventText(t *testing.T, r *Reader, q Query) []byte {
 }
 
 // Issue 11: with a budget smaller than the blocks overlapping the merge
-// point, the iteration goes on in windows and returns exactly the same
+// point and no temporary file (WithSpillDir("")), the iteration goes on
+// in windows and returns exactly the same
 // events in the same order, and the decoded data it reserves stay within
 // the budget.
 func TestMemoryBudgetWindows(t *testing.T) {
@@ -48,7 +49,7 @@ func TestMemoryBudgetWindows(t *testing.T) {
 	full := openBytesT(t, b, WithMemoryBudget(MaxMemoryBudget))
 	queries := []Query{{}, Query{}.WithUnits(3, 9), Query{}.WithCycles(50_000, 90_000)}
 	for _, budget := range []int64{4 << 20, MinMemoryBudget} {
-		small := openBytesT(t, b, WithMemoryBudget(budget))
+		small := openBytesT(t, b, WithMemoryBudget(budget), WithSpillDir("")) // no temporary file: windows
 		if budget < 4<<20 {
 			queries = queries[:1] // many small windows: slow
 		}
@@ -214,7 +215,7 @@ func TestMemoryBudgetWindowsInsideCycles(t *testing.T) {
 	b, err := ctracetest.Build(ctracetest.W1Schema(8), evs, ctracetest.Options{BlockSize: 128 << 10, PerUnit: true, Compress: true})
 	require.NoError(t, err)
 	full := openBytesT(t, b, WithMemoryBudget(MaxMemoryBudget))
-	small := openBytesT(t, b, WithMemoryBudget(MinMemoryBudget))
+	small := openBytesT(t, b, WithMemoryBudget(MinMemoryBudget), WithSpillDir("")) // windows
 	for _, q := range []Query{{}, Query{}.WithUnits(2, 5), Query{}.WithCycles(1, 1)} {
 		want := eventText(t, full, q)
 		require.NotEmpty(t, want)
@@ -229,7 +230,7 @@ func TestMemoryBudgetWindowsInsideCycles(t *testing.T) {
 func TestCloseDuringWindows(t *testing.T) {
 	b, err := overlapTrace()
 	require.NoError(t, err)
-	r := openBytesT(t, b, WithMemoryBudget(4<<20))
+	r := openBytesT(t, b, WithMemoryBudget(4<<20), WithSpillDir("")) // windows
 	it := r.Iter(Query{})
 	require.True(t, it.Next())
 	require.NotNil(t, it.sp.win, "the iteration is windowed")
@@ -238,7 +239,7 @@ func TestCloseDuringWindows(t *testing.T) {
 	require.ErrorIs(t, it.Err(), ErrClosed)
 
 	for range 3 {
-		r := openBytesT(t, b, WithMemoryBudget(MinMemoryBudget))
+		r := openBytesT(t, b, WithMemoryBudget(MinMemoryBudget), WithSpillDir(""))
 		it := r.Iter(Query{})
 		done := make(chan struct{})
 		go func() {

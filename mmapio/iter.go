@@ -94,10 +94,10 @@ func (it *Iterator) Event() Event { return it.ev }
 // index returns the position of the current event among the events of its
 // block (Event().Block) that the query selects: its record's index in the
 // block decoded for the same query. It is -1 when the iteration took the
-// event from a windowed merge (a memory budget too small to hold the
-// blocks that overlap the merge point), whose blocks are cut.
+// event from a windowed or spilled merge (a memory budget too small to
+// hold the blocks that overlap the merge point), whose blocks are cut.
 func (it *Iterator) index() int {
-	if it.seg == nil || it.i == 0 || it.seg.window {
+	if it.seg == nil || it.i == 0 || it.seg.window || it.seg.spilled {
 		return -1
 	}
 	return int(uint32(it.seg.refs[it.i-1]))

@@ -27,16 +27,22 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// memrssChild dumps the trace of spec ("path budget") to io.Discard and
-// prints "lines decodes blocks accounted-peak peak-RSS": the status is 1 on error.
+// memrssChild dumps the trace of spec ("path budget [windows]") to
+// io.Discard and prints "lines decodes blocks accounted-peak peak-RSS": the
+// status is 1 on error. "windows" makes no temporary file.
 func memrssChild(spec string) int {
 	path, b, _ := strings.Cut(spec, " ")
+	b, mode, _ := strings.Cut(b, " ")
 	budget, err := strconv.ParseInt(b, 10, 64)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	r, err := Open(path, WithMemoryBudget(budget))
+	opts := []Option{WithMemoryBudget(budget)}
+	if mode == "windows" {
+		opts = append(opts, WithSpillDir(""))
+	}
+	r, err := Open(path, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -92,13 +98,13 @@ func rssBombs(t *testing.T) map[string]string {
 // runRSSChild dumps path with budget in a child process under the memory
 // limit trace_reader sets for that budget (GOMEMLIMIT, which the Go
 // runtime reads itself) and returns its peak RSS minus the file's size,
-// and what it printed.
-func runRSSChild(t *testing.T, path string, budget int64) (int64, []int64) {
+// and what it printed. mode "windows" makes no temporary file.
+func runRSSChild(t *testing.T, path string, budget int64, mode string) (int64, []int64) {
 	t.Helper()
 	st, err := os.Stat(path)
 	require.NoError(t, err)
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), rssChildEnv+"="+path+" "+strconv.FormatInt(budget, 10),
+	cmd.Env = append(os.Environ(), rssChildEnv+"="+path+" "+strconv.FormatInt(budget, 10)+" "+mode,
 		"GOMEMLIMIT="+strconv.FormatInt(ProcessMemoryLimit(budget), 10), "GOGC=25")
 	out, err := cmd.Output()
 	var stderr string
@@ -117,7 +123,8 @@ func runRSSChild(t *testing.T, path string, budget int64) (int64, []int64) {
 }
 
 // Issue 11: a small valid file whose overlapping blocks each really decode
-// to 64 MiB is dumped in windows, and the process's peak RSS beyond the
+// to 64 MiB is dumped in windows (or through a temporary file), and the
+// process's peak RSS beyond the
 // mapping stays within the budget plus a fixed slack, not only the
 // reader's own accounting. It peaked at 392 MiB with the default budget of
 // 256 MiB (40 such blocks; 338 MiB with 2), while the accounting said
@@ -138,7 +145,7 @@ func TestWindowedDumpPeakRSS(t *testing.T) {
 	if raceEnabled {
 		// The race detector's shadow memory multiplies RSS and its speed
 		// makes the windows slow: the accounting is checked in process.
-		r, err := Open(files["16"], WithMemoryBudget(64<<20))
+		r, err := Open(files["16"], WithMemoryBudget(64<<20), WithSpillDir(""))
 		require.NoError(t, err)
 		defer r.Close()
 		n, err := writeDump(r, io.Discard, Query{}, 0)
@@ -149,16 +156,24 @@ func TestWindowedDumpPeakRSS(t *testing.T) {
 		return
 	}
 	const rssSlack = 32 << 20
-	for _, c := range cases {
-		base, _ := runRSSChild(t, files["tiny"], c.budget)
-		peak, got := runRSSChild(t, files[c.file], c.budget)
-		lines, decodes, blocks, acct := got[0], got[1], got[2], got[3]
-		t.Logf("%s MiB blocks, budget %d MiB: peak RSS %d MiB beyond the file (baseline %d MiB), accounted %d MiB, %d decodes of %d blocks, %d lines",
-			c.file, c.budget>>20, peak>>20, base>>20, acct>>20, decodes, blocks, lines)
-		require.Greater(t, decodes, blocks, "the dump went through windows")
-		require.Positive(t, lines)
-		require.LessOrEqual(t, acct, c.budget)
-		require.LessOrEqual(t, peak-base, c.budget+rssSlack, "peak RSS %d MiB, baseline %d MiB, budget %d MiB", peak>>20, base>>20, c.budget>>20)
+	for _, mode := range []string{"windows", "spill"} {
+		for _, c := range cases {
+			base, _ := runRSSChild(t, files["tiny"], c.budget, mode)
+			peak, got := runRSSChild(t, files[c.file], c.budget, mode)
+			lines, decodes, blocks, acct := got[0], got[1], got[2], got[3]
+			t.Logf("%s: %s MiB blocks, budget %d MiB: peak RSS %d MiB beyond the file (baseline %d MiB), accounted %d MiB, %d decodes of %d blocks, %d lines",
+				mode, c.file, c.budget>>20, peak>>20, base>>20, acct>>20, decodes, blocks, lines)
+			if mode == "windows" {
+				require.Greater(t, decodes, blocks, "the dump went through windows")
+			} else {
+				// Issue 21 item 5: through a temporary file, each block
+				// decoded once.
+				require.Equal(t, decodes, blocks, "the dump went through a temporary file")
+			}
+			require.Positive(t, lines)
+			require.LessOrEqual(t, acct, c.budget)
+			require.LessOrEqual(t, peak-base, c.budget+rssSlack, "peak RSS %d MiB, baseline %d MiB, budget %d MiB", peak>>20, base>>20, c.budget>>20)
+		}
 	}
 }
 
@@ -168,8 +183,8 @@ func TestWindowedDumpPeakRSS(t *testing.T) {
 func TestWindowsDropIdleBigBuffers(t *testing.T) {
 	b, err := ctracetest.OverlapBomb(2, 20<<20, 4096)
 	require.NoError(t, err)
-	r := openBytesT(t, b, WithMemoryBudget(128<<20))
-	bufpool.Begin() // as an iteration running beside this one
+	r := openBytesT(t, b, WithMemoryBudget(128<<20), WithSpillDir("")) // windows
+	bufpool.Begin()                                                    // as an iteration running beside this one
 	defer bufpool.End()
 	bigHeld := bufpool.BigHeld
 	held := []*[]byte{bufpool.Get(32 << 20), bufpool.Get(32 << 20), bufpool.Get(32 << 20)}

@@ -1,7 +1,9 @@
 package mmapio
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"runtime"
 
 	"github.com/chronon-sim/chronon-go/internal/tracefile"
@@ -17,6 +19,8 @@ type options struct {
 	segmentBytes int   // tests: size of a merge segment (0: from readAhead)
 	memBudget    int64 // bytes of decoded data one iteration may hold (see WithMemoryBudget)
 	repair       bool  // a rejected footer is replaced by the block walk (WithRepair)
+	spillDir     string
+	spillDirSet  bool // WithSpillDir was given (else the system's temporary directory)
 }
 
 // DefaultMemoryBudget is the memory an iteration's decoded data may take
@@ -62,6 +66,29 @@ func WithMemoryBudget(n int64) Option {
 			return fmt.Errorf("mmapio: WithMemoryBudget(%d): want %d..%d bytes", n, int64(MinMemoryBudget), int64(MaxMemoryBudget))
 		}
 		o.memBudget = n
+		return nil
+	}
+}
+
+// WithSpillDir names the directory of the temporary file an iteration
+// writes when the blocks that overlap its merge point do not fit in the
+// memory budget (see WithMemoryBudget); default the system's temporary
+// directory (os.TempDir, $TMPDIR). The file is removed as soon as it is
+// created and takes about what those blocks decode to. "" writes none:
+// such an iteration then decodes blocks again for every window of events
+// it takes, which is much slower. A dir that is not a directory is an
+// error.
+func WithSpillDir(dir string) Option {
+	return func(o *options) error {
+		if dir != "" {
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				if err == nil {
+					err = errors.New("not a directory")
+				}
+				return fmt.Errorf("mmapio: WithSpillDir(%q): %v", dir, err)
+			}
+		}
+		o.spillDir, o.spillDirSet = dir, true
 		return nil
 	}
 }

@@ -83,6 +83,16 @@ type segment struct {
 	dispatched bool  // handed to the workers (its cost and blocks reserved)
 	window     bool  // a window's segment (window.go): its bds are its own
 
+	// A spilled merge's segment (spill.go): its bounds in merge order, the
+	// runs' parts it reads back, and what they are read into.
+	spilled  bool
+	from, to wkey
+	seq      uint64
+	reads    []spillRead
+	rbuf     *[]byte
+	parts    []tracefile.Decoded // bds point here
+	recs     []tracefile.Rec
+
 	keys, tk, tr []uint64 // scratch
 	counts       []uint32
 }
@@ -90,7 +100,8 @@ type segment struct {
 // segments recycles segments with their buffers (text, refs, sort
 // scratch), up to 64 MiB. A dump has a handful in flight.
 var segments = bufpool.FreeList[segment]{Limit: 16, Budget: 64 << 20, Cost: func(s *segment) int {
-	return cap(s.text) + 8*(cap(s.refs)+cap(s.keys)+cap(s.tk)+cap(s.tr)) + 4*cap(s.counts)
+	return cap(s.text) + 8*(cap(s.refs)+cap(s.keys)+cap(s.tk)+cap(s.tr)) + 4*cap(s.counts) +
+		int(tracefile.RecSize)*cap(s.recs) + int(unsafe.Sizeof(tracefile.Decoded{}))*cap(s.parts)
 }}
 
 func getSegment() *segment {
@@ -100,8 +111,17 @@ func getSegment() *segment {
 }
 
 func putSegment(s *segment) {
+	if s.rbuf != nil {
+		bufpool.Put(s.rbuf)
+		if bufpool.IsBig(cap(*s.rbuf)) {
+			bufpool.DropBig() // not kept idle beyond the budget (spill.go)
+		}
+	}
+	clear(s.parts[:cap(s.parts)]) // their Data pointed into rbuf
+	clear(s.reads[:cap(s.reads)]) // and these at runs
 	*s = segment{blocks: s.blocks[:0], bds: s.bds[:0], wins: s.wins[:0], refs: s.refs[:0], text: s.text[:0],
-		keys: s.keys[:0], tk: s.tk[:0], tr: s.tr[:0], counts: s.counts[:0]}
+		keys: s.keys[:0], tk: s.tk[:0], tr: s.tr[:0], counts: s.counts[:0],
+		reads: s.reads[:0], parts: s.parts[:0], recs: s.recs[:0]}
 	segments.Put(s)
 }
 
@@ -118,6 +138,8 @@ type segPipe struct {
 	textCap  int   // bytes of dump text a segment renders at a time
 	inUse    int64 // bytes reserved for data in flight (under mu)
 	win      *windower
+	spill    *spiller                     // a spilled merge (spill.go)
+	spills   chan *run                    // runs for the workers to spill
 	given    map[int32]*tracefile.Decoded // blocks decoded by the caller, by block index (under mu; IterDecoded)
 
 	// Builder state, owned by the consumer's goroutine.
@@ -162,7 +184,8 @@ func (r *Reader) startSegments(plan []int32, sel *tracefile.Selector, lines *cte
 	sp := &segPipe{r: r, plan: plan, sel: sel, lines: lines, states: make(map[int32]*blockState),
 		segBytes: max(readAhead/ahead, 64<<10), ahead: ahead, budget: budget,
 		textCap: int(min(segmentTextCap, max(64<<10, budget/16))),
-		jobs:    make(chan *segment, ahead+1), decodes: make(chan int32, 256), stopc: make(chan struct{})}
+		jobs:    make(chan *segment, ahead+1), decodes: make(chan int32, 256), spills: make(chan *run, spillJobs),
+		stopc: make(chan struct{})}
 	// A small budget takes smaller segments, so that several fit in it.
 	sp.segBytes = max(64<<10, min(sp.segBytes, int(budget/16)))
 	if r.opts.segmentBytes > 0 {
@@ -340,6 +363,9 @@ func (sp *segPipe) admit(seg *segment) bool {
 // segment (when not nil) holds the events before the failure: use them,
 // then stop.
 func (sp *segPipe) nextSegment() (*segment, error) {
+	if sp.spill != nil {
+		return sp.nextSpilled()
+	}
 	if sp.win != nil {
 		return sp.nextWindow()
 	}
@@ -391,6 +417,9 @@ func (sp *segPipe) nextSegment() (*segment, error) {
 	if !seg.dispatched {
 		// Nothing is in flight and the segment still does not fit: its
 		// overlapping blocks are too many or too big to hold at once.
+		if sp.startSpill() {
+			return sp.nextSpilled()
+		}
 		sp.startWindows()
 		return sp.nextWindow()
 	}
@@ -459,6 +488,11 @@ func (sp *segPipe) work() {
 				sp.process(seg)
 			}
 			close(seg.done)
+		case r := <-sp.spills:
+			if !sp.stopped.Load() {
+				sp.spillRun(r)
+			}
+			sp.spill.done <- r // buffered for every run handed out
 		case pi := <-sp.decodes:
 			if !sp.stopped.Load() {
 				sp.decode(pi)
@@ -530,6 +564,10 @@ func (sp *segPipe) decoded(pi int32) *tracefile.Decoded {
 // before it in cycle order: the segment is cut at the bad block's first
 // cycle and carries the error.
 func (sp *segPipe) process(seg *segment) {
+	if seg.spilled {
+		sp.processSpilled(seg)
+		return
+	}
 	defer sp.guardSegment(seg)
 	cut := uint64(math.MaxUint64)
 	for _, pi := range seg.blocks {
@@ -657,6 +695,9 @@ func (sp *segPipe) stop() {
 		}
 		sp.given = nil
 		sp.mu.Unlock()
+		if sp.spill != nil {
+			sp.spill.file.close()
+		}
 		bufpool.End()
 		sp.r.mu.Lock()
 		delete(sp.r.running, sp)

@@ -51,13 +51,13 @@ func TestFooterUnitsCheckedInWindows(t *testing.T) {
 	lie := f.Blocks[1].Units
 	require.NotEqual(t, f.Blocks[0].Units, lie)
 	bad := rewriteFooter(t, good, func(f *schema.Footer) { f.Blocks[0].Units = lie })
-	r, err := OpenBytes("bad.ctrace", bad, WithMemoryBudget(4<<20))
+	r, err := OpenBytes("bad.ctrace", bad, WithMemoryBudget(4<<20), WithSpillDir(""))
 	require.NoError(t, err)
 	defer r.Close()
 	_, err = writeDump(r, &bytes.Buffer{}, Query{}, 0)
 	requireFormatError(t, err, "block 0", int64(f.Blocks[0].DataOffset)+schema.BlockHeaderSize, "but the footer lists the block's units as")
 	// The budget does take the dump through windows (blocks decoded again).
-	r0, err := OpenBytes("good.ctrace", good, WithMemoryBudget(4<<20))
+	r0, err := OpenBytes("good.ctrace", good, WithMemoryBudget(4<<20), WithSpillDir(""))
 	require.NoError(t, err)
 	defer r0.Close()
 	_, err = writeDump(r0, &bytes.Buffer{}, Query{}, 0)

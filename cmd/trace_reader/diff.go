@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/chronon-sim/chronon-go/internal/catmap"
 	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
@@ -20,7 +21,8 @@ import (
 // is compared is each unit's sequence of events in the order the file holds
 // them (its emission order), each event as [args_size][cycle][format]
 // [category][unit][arg_count][args]. Units are matched by name, formats by
-// text, argument types and kind, so files of other writers, block sizes
+// text, argument types and kind, category bits by the names of the
+// categories that hold them (catmap), so files of other writers, block sizes
 // and levels compare equal when their events are.
 //
 // The comparison is on bytes, wholesale: each side's blocks are decoded in
@@ -78,8 +80,9 @@ type dside struct {
 	sel    []bool   // unit id -> --unit selects it (set with unitIx)
 	canon  []uint16 // unit id -> the id its events carry once normalized (A's)
 	fmtTo  map[uint32]uint32
-	fmtsID bool     // B only: every format keeps its id
-	mem    *sideMem // what it holds against its budget (diff_mem.go)
+	fmtsID bool       // B only: every format keeps its id
+	cats   catmap.Map // B only: its category bits in A's numbering, matched by name
+	mem    *sideMem   // what it holds against its budget (diff_mem.go)
 }
 
 type differ struct {
@@ -202,6 +205,26 @@ func (d *differ) mapFormats() {
 	}
 }
 
+// mapCategories maps B's category bits to A's by name (catmap): two runs
+// that registered their categories in another order compare equal.
+func (d *differ) mapCategories() error {
+	t := catmap.NewTable()
+	for s, sd := range d.side {
+		var masks []uint64
+		for _, f := range sd.r.Formats() {
+			masks = append(masks, f.Category)
+		}
+		m, err := t.Add(sd.r.Categories(), masks)
+		if err != nil {
+			return fmt.Errorf("diff: %s and %s: %w", d.c.files[0], d.c.files[1], err)
+		}
+		if s == 1 {
+			sd.cats = m
+		}
+	}
+	return nil
+}
+
 // chunk is a run of one unit's events from one block, normalized. Its
 // data is its own (a pooled buffer), handed from the producer to the
 // comparer, which puts it back once compared.
@@ -310,7 +333,7 @@ func (d *differ) produce(s int, out chan<- blockChunks, stop <-chan struct{}) {
 				}
 				continue
 			}
-			if s == 0 || sd.canon[id] == id && sd.fmtsID {
+			if s == 0 || sd.canon[id] == id && sd.fmtsID && sd.cats.Identity() {
 				mem.adjust(int64(cap(data)) - charge)
 				bc.chunks = append(bc.chunks, chunk{unit: ix, data: data, events: b.EventCount})
 				if !send(bc) {
@@ -321,7 +344,7 @@ func (d *differ) produce(s int, out chan<- blockChunks, stop <-chan struct{}) {
 		}
 		// Event by event: cut by unit, filter, rewrite B's ids. slot finds
 		// a unit's chunk of this block (W1 changes unit every event).
-		rewrite := s == 1 && !sd.fmtsID
+		rewrite := s == 1 && (!sd.fmtsID || !sd.cats.Identity())
 		for p := 0; p < len(data); {
 			n := schema.EventHeaderSize + int(le.Uint16(data[p:]))
 			ev := data[p : p+n]
@@ -355,6 +378,7 @@ func (d *differ) produce(s int, out chan<- blockChunks, stop <-chan struct{}) {
 				if to, ok := sd.fmtTo[le.Uint32(e[10:])]; ok {
 					le.PutUint32(e[10:], to)
 				}
+				le.PutUint32(e[14:], sd.cats.Field(le.Uint32(e[14:])))
 			}
 		}
 		held := int64(0)
@@ -547,6 +571,9 @@ func diffRuns(c *config, w io.Writer) (bool, error) {
 		}
 	}
 	d.mapFormats()
+	if err := d.mapCategories(); err != nil {
+		return false, err
+	}
 
 	stop := make(chan struct{})
 	defer close(stop)

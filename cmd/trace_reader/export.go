@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/chronon-sim/chronon-go/analysis"
@@ -58,6 +59,12 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 		export.WithProcesses(labels)} // several runs: one process each
 	if c.nsPerCycle != 0 { // given: it wins over the trace's time base
 		opts = append(opts, export.WithNsPerCycle(c.nsPerCycle))
+	}
+	if base := processLimit.Load(); base > 0 {
+		// What the export keeps live beyond the budget (Kanata's
+		// instructions in flight) raises the limit: under it, the
+		// collector would run without end.
+		opts = append(opts, export.WithLiveState(func(n int64) { debug.SetMemoryLimit(base + n) }))
 	}
 	res, err := export.Export(r, q, path, opts...)
 	p.done()

@@ -43,9 +43,10 @@ type follower struct {
 	hdr     schema.Header
 	schOff  uint64
 	schema  []byte
-	closed  bool // the header has a footer
-	done    bool // closed, and every block before the footer was read
-	stalled int  // polls in a row without progress on a closed file
+	closed  bool  // the header has a footer
+	done    bool  // closed, and every block before the footer was read
+	stalled int   // polls in a row without progress on a closed file
+	size    int64 // the file's size at the last poll: it never shrinks
 	lastErr error
 	// recSchema is the schema mmapio's recovery located when the header
 	// names none (the original writer writes the header's offsets at Close).
@@ -190,6 +191,9 @@ func (fl *follower) step() (*mmapio.Reader, error) {
 		return nil, fmt.Errorf("%s: %w", fl.path, err)
 	}
 	size := st.Size()
+	if err := fl.checkSame(st); err != nil {
+		return nil, err
+	}
 	if fl.next == 0 {
 		ok, err := fl.readHeader(size)
 		if !ok || err != nil {
@@ -391,4 +395,19 @@ func followQuery(c *config, r *mmapio.Reader) (mmapio.Query, bool) {
 		q = q.WithUnits(ids...)
 	}
 	return q, true
+}
+
+// checkSame ends the follow when the file shrank since the last poll
+// (truncated: the blocks read may no longer be there) or when its path
+// now names another file (a new run replaced it, and the file followed,
+// unlinked, will never grow again): follow the new one anew.
+func (fl *follower) checkSame(st os.FileInfo) error {
+	if st.Size() < fl.size {
+		return fmt.Errorf("%s: the file shrank from %d to %d bytes while followed (truncated)", fl.path, fl.size, st.Size())
+	}
+	fl.size = st.Size()
+	if now, err := os.Stat(fl.path); err == nil && !os.SameFile(st, now) {
+		return fmt.Errorf("%s: replaced by another file while followed (a new run?): follow it again", fl.path)
+	}
+	return nil
 }

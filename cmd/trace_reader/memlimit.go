@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/chronon-sim/chronon-go/export"
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -41,5 +42,11 @@ func setMemoryLimit(args []string) {
 	}
 	if l := memoryLimit(c, os.Getenv("GOMEMLIMIT")); l > 0 {
 		debug.SetMemoryLimit(l)
+		processLimit.Store(l)
 	}
 }
+
+// processLimit is the soft memory limit setMemoryLimit set (0: none, as
+// with GOMEMLIMIT set): what an export keeps live beyond the budget is
+// added to it while it lives (export.WithLiveState).
+var processLimit atomic.Int64

@@ -36,7 +36,8 @@ func mergeTo(c *config, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if _, direct := placement(c.output); direct {
+	_, direct := placement(c.output)
+	if direct && !seekable(c.output) {
 		// The header, written last, points at the footer: the output is
 		// written, then its first bytes again.
 		return usagef("-o %s: merge writes a regular file (it seeks back to write the header)", c.output)
@@ -62,6 +63,12 @@ func mergeTo(c *config, stdout, stderr io.Writer) error {
 	}
 	if err := out.commit(true); err != nil {
 		return err
+	}
+	if direct {
+		// Written through a descriptor (-o /dev/stdout > m.ctrace), which
+		// may be stdout: the output is the trace alone, the report goes
+		// to stderr.
+		stdout = stderr
 	}
 	if c.verbose {
 		for i := range m.Len() {

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -42,12 +42,14 @@ func notInput(input, out string) error {
 	return nil
 }
 
-// placement says where an output named path goes: written directly (not
-// a regular file, or a device path such as /dev/stdout, which stands for
-// whatever the descriptor is), or renamed onto target (through a symlink,
-// onto the file it points to, as writing through it would).
+// placement says where an output named path goes: written directly (a
+// descriptor the shell set up, /dev/stdout or /proc/self/fd/N, whatever it
+// is; an existing file that is not a regular file: a pipe, a FIFO, a
+// device), or renamed onto target (through a symlink, onto the file it
+// points to, as writing through it would). It is decided by what the path
+// is, not where: a new file under /dev/shm (a tmpfs) is a regular file.
 func placement(path string) (target string, direct bool) {
-	if abs, err := filepath.Abs(path); err == nil && (strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/")) {
+	if descriptor(path) {
 		return path, true
 	}
 	fi, err := os.Stat(path)
@@ -62,6 +64,49 @@ func placement(path string) (target string, direct bool) {
 		return t, false
 	}
 	return path, false
+}
+
+// fdDir matches the directories whose entries are a process's open
+// descriptors.
+var fdDir = regexp.MustCompile(`^(/proc/(self|thread-self|[0-9]+)(/task/[0-9]+)?/fd|/dev/fd)$`)
+
+// descriptor reports whether path names an open descriptor: it is, or
+// leads through symlinks to, an entry of a descriptor directory
+// (/dev/stdout -> /proc/self/fd/1). Such a name stands for whatever the
+// descriptor is (a terminal, a pipe, a file the shell opened for
+// appending): it is written directly, never replaced by a rename.
+func descriptor(path string) bool {
+	p := path
+	for range 40 { // the kernel's limit on symlinks followed
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return false
+		}
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil && fdDir.MatchString(dir) {
+			return true
+		}
+		li, err := os.Lstat(abs)
+		if err != nil || li.Mode()&os.ModeSymlink == 0 {
+			return false
+		}
+		t, err := os.Readlink(abs)
+		if err != nil {
+			return false
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(abs), t)
+		}
+		p = t
+	}
+	return false
+}
+
+// seekable reports whether an output written directly can be written
+// with seeks (merge and recover write the header last): a descriptor
+// that is a regular file can.
+func seekable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // createOutput opens the output for a command reading input.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/internal/workload"
+	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
 // A FIFO output is written directly (it cannot be renamed into place): a
@@ -68,22 +69,136 @@ func TestInterruptedExportLeavesNothing(t *testing.T) {
 	in := filepath.Join(dir, "w1.ctrace")
 	_, err := workload.Run("w1", in, 3_000_000, 16, 1, chronon.WithAutoMetadata(false))
 	require.NoError(t, err)
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		cmd := exec.Command(bin, "export", in, "-o", filepath.Join(dir, "out.pftrace"))
-		require.NoError(t, cmd.Start())
-		deadline := time.Now().Add(20 * time.Second)
-		for !slices.ContainsFunc(names(t, dir), func(n string) bool { return strings.HasPrefix(n, ".out.pftrace.tmp-") }) {
-			require.True(t, time.Now().Before(deadline), "no temporary directory appeared")
-			time.Sleep(time.Millisecond)
-		}
-		require.NoError(t, cmd.Process.Signal(sig))
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		require.ErrorAs(t, err, &ee, "the export must not have finished")
-		ws := ee.Sys().(syscall.WaitStatus)
-		require.True(t, ws.Signaled() && ws.Signal() == sig, "%v: %v", sig, ws)
-		require.Equal(t, []string{"w1.ctrace"}, names(t, dir), "%v", sig)
+	// Issue 21 item 12: on tmpfs under /dev/shm too (it was taken for a
+	// device by its path, written directly, and left 610-748 MB behind).
+	outDirs := []string{dir}
+	if shm := shmDir(t); shm != "" {
+		outDirs = append(outDirs, shm)
 	}
+	for _, od := range outDirs {
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+			cmd := exec.Command(bin, "export", in, "-o", filepath.Join(od, "out.pftrace"))
+			require.NoError(t, cmd.Start())
+			deadline := time.Now().Add(20 * time.Second)
+			for !slices.ContainsFunc(names(t, od), func(n string) bool { return strings.HasPrefix(n, ".out.pftrace.tmp-") }) {
+				require.True(t, time.Now().Before(deadline), "no temporary directory appeared in %s", od)
+				time.Sleep(time.Millisecond)
+			}
+			require.NoError(t, cmd.Process.Signal(sig))
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee, "the export must not have finished")
+			ws := ee.Sys().(syscall.WaitStatus)
+			require.True(t, ws.Signaled() && ws.Signal() == sig, "%v: %v", sig, ws)
+			want := []string(nil)
+			if od == dir {
+				want = []string{"w1.ctrace"}
+			}
+			require.Equal(t, want, names(t, od), "%s, %v", od, sig)
+		}
+	}
+}
+
+// shmDir is a fresh directory under /dev/shm, removed after the test, or
+// "" (said loudly) where there is no /dev/shm.
+func shmDir(t *testing.T) string {
+	t.Helper()
+	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+		t.Log("SKIPPED the /dev/shm cases: no /dev/shm on this machine")
+		return ""
+	}
+	d, err := os.MkdirTemp("/dev/shm", "trace_reader-test-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+// Issue 21 item 12: an output is a regular file or not by what it is, not
+// by its path: under /dev/shm (tmpfs) every command writes a temporary
+// and renames it, merge is not refused, and an export is split by
+// --max-file-size.
+func TestOutputOnTmpfsIsRegular(t *testing.T) {
+	dir := shmDir(t)
+	if dir == "" {
+		return
+	}
+	for _, w := range writers {
+		out := filepath.Join(dir, "out")
+		args := subst(w, ref("multiblock.ctrace"), out)
+		if w[0] == "export" {
+			args = append(args, "--max-file-size", "1000")
+		}
+		code, stdout, errOut := runTool(args...)
+		require.Equal(t, 0, code, "%q: %s", args, errOut)
+		got := names(t, dir)
+		require.Contains(t, got, "out", "%q", args)
+		if w[0] == "export" {
+			require.Contains(t, got, "out.part2", "%q: split", args)
+			require.Contains(t, stdout, out+"\n", "the files written are listed")
+		} else {
+			require.Equal(t, []string{"out"}, got, "%q", args)
+		}
+		for _, n := range got {
+			require.NoError(t, os.Remove(filepath.Join(dir, n)))
+		}
+	}
+	out := filepath.Join(dir, "m.ctrace")
+	code, _, errOut := runTool("merge", "-o", out, ref("multiblock.ctrace"), ref("raw.ctrace"))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, []string{"m.ctrace"}, names(t, dir))
+	r, err := mmapio.Open(out)
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
+}
+
+// /dev/stdout stands for the descriptor whatever it is: a regular file the
+// shell opened is written through it (not replaced by a rename: the same
+// inode holds the dump), and merge, which seeks, writes a valid trace
+// through it.
+func TestOutputDescriptorIsWrittenDirectly(t *testing.T) {
+	bin := toolBinary(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "log.txt")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	before, err := f.Stat()
+	require.NoError(t, err)
+	cmd := exec.Command(bin, "dump", ref("raw.ctrace"), "-o", "/dev/stdout")
+	cmd.Stdout = f
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	err = cmd.Run()
+	f.Close()
+	require.NoError(t, err, errOut.String())
+	after, err := os.Stat(path)
+	require.NoError(t, err)
+	require.True(t, os.SameFile(before, after), "written in place")
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.True(t, refDump(t, "raw.dump.txt.gz") == string(got), "the dump, %d bytes", len(got))
+	require.Equal(t, []string{"log.txt"}, names(t, dir))
+
+	merged := filepath.Join(dir, "m.ctrace")
+	f, err = os.Create(merged)
+	require.NoError(t, err)
+	cmd = exec.Command(bin, "merge", "-o", "/dev/stdout", ref("multiblock.ctrace"), ref("raw.ctrace"))
+	cmd.Stdout = f
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	f.Close()
+	require.NoError(t, err, stderr.String())
+	r, err := mmapio.Open(merged)
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
+
+	// A pipe cannot take a merge: refused, status 2.
+	cmd = exec.Command(bin, "merge", "-o", "/dev/stdout", ref("multiblock.ctrace"), ref("raw.ctrace"))
+	cmd.Stdout = io.Discard // a pipe to the test
+	err = cmd.Run()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	require.Equal(t, 2, ee.ExitCode())
 }
 
 // An export to /dev/stdout is the export alone: the list of files written,

@@ -53,6 +53,10 @@ func End() { bufs.end() }
 // reuses and counts only that one against its budget.
 func DropBig() { bufs.dropBig() }
 
+// IsBig reports whether a buffer for n bytes is big: kept only while an
+// iteration runs, and dropped by DropBig.
+func IsBig(n int) bool { return isBig(Class(n)) }
+
 // BigHeld is how many bytes of big buffers the pool keeps idle.
 func BigHeld() int {
 	bufs.mu.Lock()
