@@ -30,10 +30,16 @@ type Table struct {
 // Fixed tables, in the order --help and .tables list them. The per-format
 // tables come after events.
 var (
+	cycleColumn = Column{"cycle", "UBIGINT", "the event's cycle"}
+	// timeColumn is there only when a trace has a time base.
+	timeColumn = Column{"time", "DOUBLE", "the cycle's time in seconds, by its unit's time base, else the file's (NULL: none; the column exists when a trace has a time base)"}
+	seqColumn  = Column{"seq", "UBIGINT", "the event's place in its file: block << 32 | position in the block; dump prints events by (cycle, seq)"}
+
 	eventsColumns = []Column{
-		{"cycle", "UBIGINT", "the event's cycle"},
+		cycleColumn, timeColumn,
 		{"unit", "VARCHAR", "name of its unit ('' for none)"},
 		{"unit_id", "USMALLINT", "its unit id (0: none)"},
+		seqColumn,
 		{"format", "VARCHAR", "name of its format's table ('' for an unknown format)"},
 		{"format_id", "UINTEGER", "its format id"},
 		{"category", "UINTEGER", "its category mask (low 32 bits)"},
@@ -53,13 +59,17 @@ var (
 		{"unit", "VARCHAR", "unit of the sample"},
 		{"name", "VARCHAR", "counter name (the format's)"},
 		{"cycle", "UBIGINT", "cycle of the sample"},
+		timeColumn,
 		{"value", "DOUBLE", "sampled value"},
+		seqColumn,
 	}
 	flowsColumns = []Column{
 		{"flow", "UBIGINT", "flow id"},
 		{"cycle", "UBIGINT", "cycle of the event carrying it"},
+		timeColumn,
 		{"unit", "VARCHAR", "unit of that event"},
 		{"format", "VARCHAR", "name of that event's format table"},
+		seqColumn,
 	}
 	unitsColumns = []Column{
 		{"unit_id", "USMALLINT", "unit id"},
@@ -71,7 +81,7 @@ var (
 		{"format_id", "UINTEGER", "format id"},
 		{"name", "VARCHAR", "its table's name"},
 		{"format", "VARCHAR", "the format text"},
-		{"kind", "VARCHAR", "instant, span_begin, span_end, span_complete or counter"},
+		{"kind", "VARCHAR", "instant, span_begin, span_end, span_complete, counter, flush, async_begin, async_end or retire"},
 		{"arg_types", "VARCHAR", "argument types, comma-separated"},
 		{"arg_names", "VARCHAR", "argument (column) names, comma-separated"},
 		{"file", "VARCHAR", "source file that registered it"},
@@ -120,8 +130,9 @@ func FixedTables() []Table { return slices.Clone(fixedTables) }
 // it reads in each trace (-1: the trace has no such format).
 type fmtTable struct {
 	Table
-	types []schema.ArgType
-	ids   []int64 // by trace
+	types  []schema.ArgType
+	symbol []bool  // by argument: an interned string (role Symbol), read as its text
+	ids    []int64 // by trace
 }
 
 // sqlType is the DuckDB type of an argument type.
@@ -203,6 +214,10 @@ func argColumns(f *mmapio.Format, lead []string) []Column {
 	}
 	cols := make([]Column, len(f.ArgTypes))
 	for i, t := range f.ArgTypes {
+		typ := sqlType(t)
+		if f.Role(i) == schema.RoleSymbol {
+			typ = "VARCHAR"
+		}
 		name := ident(f.ArgName(i))
 		if f.ArgName(i) == "" {
 			name = fmt.Sprintf("arg%d", i)
@@ -211,7 +226,7 @@ func argColumns(f *mmapio.Format, lead []string) []Column {
 			name = fmt.Sprintf("%s_%d", strings.TrimRight(name, "0123456789_"), k)
 		}
 		taken[name] = true
-		cols[i] = Column{Name: name, Type: sqlType(t), Doc: fmt.Sprintf("argument %d (%s)", i, t)}
+		cols[i] = Column{Name: name, Type: typ, Doc: fmt.Sprintf("argument %d (%s)", i, t)}
 	}
 	return cols
 }
@@ -220,14 +235,17 @@ func argColumns(f *mmapio.Format, lead []string) []Column {
 // is the format's first word; a clash (another format with the same word, a
 // fixed table's name) gets _<format_id>. Traces share a table when their
 // formats have the same name and argument types.
-func buildFormatTables(readers []*mmapio.Reader, multi bool) ([]*fmtTable, map[*mmapio.Format]string) {
+func buildFormatTables(readers []*mmapio.Reader, multi, timed bool) ([]*fmtTable, map[*mmapio.Format]string) {
 	var tables []*fmtTable
 	byName := map[string]*fmtTable{}
 	names := map[*mmapio.Format]string{}
 	for _, t := range fixedTables {
 		byName[t.Name] = nil
 	}
-	lead := []string{"cycle", "unit", "unit_id"}
+	lead := []string{"cycle", "time", "unit", "unit_id", "seq"}
+	if !timed {
+		lead = slices.DeleteFunc(lead, func(s string) bool { return s == "time" })
+	}
 	if multi {
 		lead = append([]string{"trace"}, lead...)
 	}
@@ -248,7 +266,7 @@ func buildFormatTables(readers []*mmapio.Reader, multi bool) ([]*fmtTable, map[*
 				if !used {
 					break
 				}
-				if t != nil && t.ids[ti] < 0 && slices.Equal(t.types, f.ArgTypes) {
+				if t != nil && t.ids[ti] < 0 && slices.Equal(t.types, f.ArgTypes) && slices.Equal(t.symbol, symbolArgs(f)) {
 					break // the same format in another trace
 				}
 				name = fmt.Sprintf("%s_%d", base, f.ID)
@@ -258,7 +276,7 @@ func buildFormatTables(readers []*mmapio.Reader, multi bool) ([]*fmtTable, map[*
 			}
 			t := byName[name]
 			if t == nil {
-				t = &fmtTable{types: f.ArgTypes, ids: make([]int64, len(readers))}
+				t = &fmtTable{types: f.ArgTypes, symbol: symbolArgs(f), ids: make([]int64, len(readers))}
 				for i := range t.ids {
 					t.ids[i] = -1
 				}
@@ -279,15 +297,24 @@ func buildFormatTables(readers []*mmapio.Reader, multi bool) ([]*fmtTable, map[*
 }
 
 func leadColumn(name string) Column {
-	switch name {
-	case "trace":
+	if name == "trace" {
 		return Column{"trace", "VARCHAR", "the trace (its rank, else its file name)"}
-	case "cycle":
-		return eventsColumns[0]
-	case "unit":
-		return eventsColumns[1]
 	}
-	return eventsColumns[2]
+	for _, c := range eventsColumns {
+		if c.Name == name {
+			return c
+		}
+	}
+	panic("tracesql: no lead column " + name)
+}
+
+// symbolArgs says which arguments of f are interned strings.
+func symbolArgs(f *mmapio.Format) []bool {
+	out := make([]bool, len(f.ArgTypes))
+	for i := range out {
+		out[i] = f.Role(i) == schema.RoleSymbol
+	}
+	return out
 }
 
 // strconvQuote quotes a format text for a doc line, escaped.

@@ -7,28 +7,30 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/chronon-sim/chronon-go/internal/ctext"
 	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/unitsel"
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // DB is a DuckDB database whose tables read one or more traces.
 type DB struct {
-	sqldb  *sql.DB
-	traces []*trace
-	multi  bool
-	fmts   []*fmtTable
-	cfg    config
+	sqldb     *sql.DB
+	traces    []*trace
+	multi     bool
+	timed     bool // some trace has a time base: the tables have a time column
+	fmts      []*fmtTable
+	fmtByName map[string]*fmtTable // and by lower-case name
+	cfg       config
+	budget    *budget
 
-	unitEnum, fmtEnum duckdb.TypeInfo
 	// reserved are the table names the SQL parser takes for keywords (a
 	// table named fetch): Query quotes them.
 	reserved map[string]bool
@@ -39,15 +41,17 @@ type DB struct {
 // trace is one open file and what the scans need of it, computed once.
 type trace struct {
 	r         *mmapio.Reader
-	name      string   // the trace column
+	name      string // the trace column
+	nameBytes []byte
 	unitNames [][]byte // by unit id ("" none)
-	unitStrs  []string // the same as strings (ENUM values are set as strings)
+	unitStrs  []string // the same as strings
 	fmtNames  map[uint32][]byte
-	fmtStrs   map[uint32]string
-	fmtByID   []*mmapio.Format // dense by id when ids are small, else nil
-	// The database's selection (Open's options) in this trace.
-	hasUnits bool
-	units    []uint16
+	progs     map[uint32]*ctext.Format // compiled for message
+	timeBases []schema.TimeBase        // by unit id; the file's for an id without one
+	fileTime  schema.TimeBase
+	symbols   *schema.Schema
+	// sel is the database's selection (Open's options) in this trace.
+	sel selection
 }
 
 // Open maps the traces and returns a database with their tables
@@ -58,9 +62,16 @@ func Open(paths []string, opts ...Option) (*DB, error) {
 	}
 	var cfg config
 	for _, o := range opts {
-		o(&cfg)
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
 	}
 	d := &DB{multi: len(paths) > 1, cfg: cfg}
+	limit := cfg.budget
+	if limit == 0 {
+		limit = mmapio.DefaultMemoryBudget
+	}
+	d.budget = newBudget(limit)
 	if err := d.openTraces(paths); err != nil {
 		d.closeTraces()
 		return nil, err
@@ -80,15 +91,19 @@ func (d *DB) openTraces(paths []string) error {
 	}
 	matched := false
 	for _, p := range paths {
-		r, err := mmapio.Open(p)
+		var ropts []mmapio.Option
+		if d.cfg.budget > 0 {
+			ropts = append(ropts, mmapio.WithMemoryBudget(d.cfg.budget))
+		}
+		r, err := mmapio.Open(p, ropts...)
 		if err != nil {
 			return err
 		}
 		t := &trace{r: r, name: traceName(r)}
 		d.traces = append(d.traces, t)
+		t.sel = d.optionSelection(t)
 		if d.cfg.hasUnit {
-			t.hasUnits, t.units = true, unitsSelected(r, d.cfg.unit)
-			matched = matched || len(t.units) > 0
+			matched = matched || len(t.sel.unitIDs()) > 0
 		}
 	}
 	if d.cfg.hasUnit && !matched {
@@ -107,13 +122,38 @@ func (d *DB) openTraces(paths []string) error {
 	readers := make([]*mmapio.Reader, len(d.traces))
 	for i, t := range d.traces {
 		readers[i] = t.r
+		d.timed = d.timed || hasTimeBase(t.r)
 	}
-	tables, names := buildFormatTables(readers, d.multi)
+	tables, names := buildFormatTables(readers, d.multi, d.timed)
 	d.fmts = tables
+	d.fmtByName = make(map[string]*fmtTable, 2*len(tables))
+	for _, ft := range tables {
+		d.fmtByName[ft.Name] = ft
+	}
+	for _, ft := range tables { // a lower-case spelling never hides a table's own name
+		if _, ok := d.fmtByName[strings.ToLower(ft.Name)]; !ok {
+			d.fmtByName[strings.ToLower(ft.Name)] = ft
+		}
+	}
 	for _, t := range d.traces {
 		t.prepare(names)
 	}
-	return d.buildEnums()
+	return nil
+}
+
+// hasTimeBase reports whether r's cycles have a time: the file's time base
+// or a unit's.
+func hasTimeBase(r *mmapio.Reader) bool {
+	s := r.Schema()
+	if !s.TimeBase.IsZero() {
+		return true
+	}
+	for _, u := range s.Units {
+		if !u.TimeBase.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 func hasRank(r *mmapio.Reader) bool {
@@ -136,6 +176,7 @@ func traceName(r *mmapio.Reader) string {
 }
 
 func (t *trace) prepare(names map[*mmapio.Format]string) {
+	t.nameBytes = []byte(t.name)
 	maxID := 0
 	for _, u := range t.r.Units() {
 		maxID = max(maxID, int(u.ID))
@@ -146,23 +187,35 @@ func (t *trace) prepare(names map[*mmapio.Format]string) {
 		t.unitStrs[id] = utf8String(t.r.UnitName(uint16(id)))
 		t.unitNames[id] = []byte(t.unitStrs[id])
 	}
+	s := t.r.Schema()
+	t.symbols, t.fileTime = s, s.TimeBase
+	t.timeBases = make([]schema.TimeBase, maxID+1)
+	for id := range t.timeBases {
+		t.timeBases[id] = s.TimeBaseOf(uint16(id))
+	}
 	t.fmtNames = map[uint32][]byte{}
-	t.fmtStrs = map[uint32]string{}
-	maxF := uint32(0)
+	t.progs = map[uint32]*ctext.Format{}
 	for _, f := range t.r.Formats() {
 		if _, ok := t.fmtNames[f.ID]; !ok {
 			t.fmtNames[f.ID] = []byte(names[f])
-			t.fmtStrs[f.ID] = names[f]
-		}
-		maxF = max(maxF, f.ID)
-	}
-	if maxF < 1<<16 {
-		t.fmtByID = make([]*mmapio.Format, maxF+1)
-		for id := range t.fmtByID {
-			t.fmtByID[id] = t.r.Format(uint32(id))
+			t.progs[f.ID] = rawread.Program(t.r.Format(f.ID))
 		}
 	}
 }
+
+// timeBase is the time base of unit u's cycles (zero: none).
+func (t *trace) timeBase(u uint16) schema.TimeBase {
+	if int(u) < len(t.timeBases) {
+		return t.timeBases[u]
+	}
+	return t.fileTime
+}
+
+// program is format id's compiled text (nil: an unknown format).
+func (t *trace) program(id uint32) *ctext.Format { return t.progs[id] }
+
+// symbol is the text of interned string id.
+func (t *trace) symbol(id uint32) []byte { return []byte(utf8String(t.symbols.SymbolText(id))) }
 
 func (t *trace) unitName(id uint16) []byte {
 	if int(id) < len(t.unitNames) {
@@ -178,32 +231,6 @@ func (t *trace) unitStr(id uint16) string {
 	return ""
 }
 
-// buildEnums makes the ENUM types the scans fill unit and format with:
-// setting an ENUM value is a lookup in Go, a VARCHAR one a call into C per
-// row. The views cast them back to VARCHAR (in C++, a dictionary lookup).
-func (d *DB) buildEnums() error {
-	units, fmts := map[string]bool{"": true}, map[string]bool{"": true}
-	for _, t := range d.traces {
-		for _, u := range t.unitStrs {
-			units[u] = true
-		}
-		for _, f := range t.fmtStrs {
-			fmts[f] = true
-		}
-	}
-	var err error
-	if d.unitEnum, err = enumOf(units); err != nil {
-		return err
-	}
-	d.fmtEnum, err = enumOf(fmts)
-	return err
-}
-
-func enumOf(set map[string]bool) (duckdb.TypeInfo, error) {
-	vals := slices.Sorted(maps.Keys(set))
-	return duckdb.NewEnumInfo(vals[0], vals[1:]...)
-}
-
 // openSQL opens the DuckDB database and registers the table functions and
 // the views that name them.
 func (d *DB) openSQL() error {
@@ -211,6 +238,7 @@ func (d *DB) openSQL() error {
 	if err != nil {
 		return err
 	}
+	duckdb.RegisterReplacementScan(conn, d.replacement)
 	d.sqldb = sql.OpenDB(conn)
 	ctx := context.Background()
 	c, err := d.sqldb.Conn(ctx)
@@ -238,27 +266,32 @@ func (d *DB) openSQL() error {
 	}
 	kw.Close()
 	d.reserved = map[string]bool{}
-	for _, t := range d.Tables() {
-		if keywords[t.Name] {
-			d.reserved[t.Name] = true
+	for _, t := range d.fmts {
+		if keywords[strings.ToLower(t.Name)] {
+			d.reserved[strings.ToLower(t.Name)] = true
 		}
-		if err := d.register(c, t); err != nil {
-			return fmt.Errorf("tracesql: table %s: %w", t.Name, err)
+	}
+	if err := d.register(c); err != nil {
+		return fmt.Errorf("tracesql: %w", err)
+	}
+	// The views answer FROM t; FROM t(cycles := ..., unit := ...) calls the
+	// macro of the same name (a view and a macro may share a name).
+	var views strings.Builder
+	for _, t := range d.fixedTables() {
+		if !hasSelection(t.Name) {
+			fmt.Fprintf(&views, "CREATE VIEW %s AS SELECT * FROM %s();\n", quoteIdent(t.Name), funcName(t.Name))
+			continue
 		}
-		// The view answers FROM t, the macro FROM t(cycles := ..., unit := ...).
-		stmts := []string{fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM %s()", quoteIdent(t.Name), funcName(t.Name))}
-		if hasSelection(t.Name) {
-			sel := selectList(t)
-			stmts = []string{
-				fmt.Sprintf("CREATE VIEW %s AS SELECT %s FROM %s('', '', '') AS ctrace_t", quoteIdent(t.Name), sel, funcName(t.Name)),
-				fmt.Sprintf("CREATE MACRO %s(cycles := '', unit := '') AS TABLE SELECT %s FROM %s(coalesce(cycles, ''), coalesce(unit, ''), '') AS ctrace_t", quoteIdent(t.Name), sel, funcName(t.Name)),
-			}
+		sel := "*"
+		if len(functionColumns(t)) > len(t.Columns) {
+			sel = "* EXCLUDE (" + anyColumn + ")"
 		}
-		for _, st := range stmts {
-			if _, err := c.ExecContext(ctx, st); err != nil {
-				return fmt.Errorf("tracesql: table %s: %w", t.Name, err)
-			}
-		}
+		fmt.Fprintf(&views, "CREATE MACRO %[1]s(cycles := NULL, unit := NULL, %[2]s := NULL) AS TABLE SELECT %[3]s FROM %[4]s(cycles := cycles, unit := unit, %[2]s := %[2]s);\n",
+			quoteIdent(t.Name), pushdownParam, sel, funcName(t.Name))
+		fmt.Fprintf(&views, "CREATE VIEW %[1]s AS SELECT * FROM %[1]s();\n", quoteIdent(t.Name))
+	}
+	if _, err := c.ExecContext(ctx, views.String()); err != nil {
+		return fmt.Errorf("tracesql: %w", err)
 	}
 	return nil
 }
@@ -271,7 +304,7 @@ func (d *DB) SQL() *sql.DB { return d.sqldb }
 // Query runs a query (statements separated by ';': the rows are the last
 // one's) after quoting the table names that are SQL keywords (QuoteTables).
 func (d *DB) Query(query string, args ...any) (*sql.Rows, error) {
-	return d.sqldb.Query(QuoteTables(query, d.reserved), args...)
+	return d.sqldb.Query(d.rewrite(QuoteTables(query, d.reserved)), args...)
 }
 
 // Readers returns the open traces, in the order Open was given them.
@@ -285,21 +318,32 @@ func (d *DB) Readers() []*mmapio.Reader {
 
 // Tables lists the database's tables: events, the per-format tables, then
 // the others, each with its columns (a leading trace column when several
-// traces are open).
+// traces are open, a time column when their cycles have a time).
 func (d *DB) Tables() []Table {
-	var out []Table
-	add := func(t Table) {
-		if d.multi && t.Format == "" {
-			t.Columns = append([]Column{leadColumn("trace")}, t.Columns...)
-		}
-		out = append(out, t)
-	}
-	add(fixedTables[0])
+	fixed := d.fixedTables()
+	out := []Table{fixed[0]}
 	for _, f := range d.fmts {
-		add(f.Table)
+		out = append(out, f.Table)
 	}
-	for _, t := range fixedTables[1:] {
-		add(t)
+	return append(out, fixed[1:]...)
+}
+
+// fixedTables are the tables every database has, with its columns.
+func (d *DB) fixedTables() []Table {
+	out := make([]Table, len(fixedTables))
+	for i, t := range fixedTables {
+		var cols []Column
+		if d.multi {
+			cols = append(cols, leadColumn("trace"))
+		}
+		for _, c := range t.Columns {
+			if c.Name == "time" && !d.timed {
+				continue
+			}
+			cols = append(cols, c)
+		}
+		t.Columns = cols
+		out[i] = t
 	}
 	return out
 }
@@ -334,27 +378,6 @@ func (d *DB) closeTraces() error {
 	}
 	d.traces = nil
 	return err
-}
-
-// enumColumn reports whether column c of table t is filled as an ENUM.
-func enumColumn(t, c string) bool {
-	return (c == "unit" || c == "format") && t != "spans" && t != "counters" || c == "unit" && t == "counters"
-}
-
-// selectList is the view's select list: every column, the ENUM ones cast
-// to VARCHAR.
-func selectList(t Table) string {
-	var casts []string
-	for _, c := range t.Columns {
-		if enumColumn(t.Name, c.Name) {
-			// Qualified: in the macro, a bare unit is its parameter.
-			casts = append(casts, fmt.Sprintf("ctrace_t.%s::VARCHAR AS %s", c.Name, c.Name))
-		}
-	}
-	if len(casts) == 0 {
-		return "*"
-	}
-	return "* REPLACE (" + strings.Join(casts, ", ") + ")"
 }
 
 // quoteIdent quotes a SQL identifier.

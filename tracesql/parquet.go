@@ -67,8 +67,12 @@ const parquetFileBytes = 1 << 30
 func copyStatement(t Table, out string) string {
 	sel := "*"
 	if t.Name == "events" {
-		sel = "* EXCLUDE (message)"
+		sel = "* EXCLUDE (message, " + anyColumn + ")"
 	}
-	return fmt.Sprintf("COPY (SELECT %s FROM %s('', '', '%s')) TO '%s' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 1048576, FILE_SIZE_BYTES %d, FILENAME_PATTERN 'part-{i}')",
-		sel, funcName(t.Name), groupedMode, strings.ReplaceAll(out, "'", "''"), parquetFileBytes)
+	from := fmt.Sprintf("%s(%s := '%s')", funcName(t.Name), modeParam, groupedMode)
+	if t.Format != "" {
+		from = fmt.Sprintf("%s('%s', %s := '%s')", formatFunc, strings.ReplaceAll(t.Name, "'", "''"), modeParam, groupedMode)
+	}
+	return fmt.Sprintf("COPY (SELECT %s FROM %s) TO '%s' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 1048576, FILE_SIZE_BYTES %d, FILENAME_PATTERN 'part-{i}')",
+		sel, from, strings.ReplaceAll(out, "'", "''"), parquetFileBytes)
 }

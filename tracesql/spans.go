@@ -3,8 +3,6 @@
 package tracesql
 
 import (
-	"github.com/duckdb/duckdb-go/v2"
-
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
@@ -18,7 +16,8 @@ import (
 type spanScan struct {
 	d    *DB
 	cols []Column
-	qs   []mmapio.Query
+	sels []selection
+	proj []int
 
 	ti    int // trace being read
 	it    *mmapio.Iterator
@@ -55,13 +54,30 @@ type spanRow struct {
 	hasFlow           bool
 }
 
-func (d *DB) newSpanScan(cols []Column, qs []mmapio.Query) *spanScan {
-	return &spanScan{d: d, cols: cols, qs: qs}
+func (d *DB) newSpanScan(cols []Column, sels []selection) *spanScan {
+	return &spanScan{d: d, cols: cols, sels: sels}
 }
 
-func (s *spanScan) ColumnInfos() []duckdb.ColumnInfo     { return columnInfos(s.cols) }
-func (s *spanScan) Cardinality() *duckdb.CardinalityInfo { return nil }
-func (s *spanScan) Init()                                {}
+func (s *spanScan) columns() []Column           { return s.cols }
+func (s *spanScan) cardinality() (uint64, bool) { return 0, false }
+func (s *spanScan) threads() int                { return 1 }
+func (s *spanScan) local() scanThread           { return s }
+func (s *spanScan) start(cols []int) (execution, error) {
+	r := &spanScan{d: s.d, cols: s.cols, sels: s.sels, proj: cols}
+	return r, nil
+}
+
+func queryOf(s *selection) mmapio.Query {
+	q := mmapio.Query{}
+	if s.cycles != nil {
+		h := s.hull()
+		q = q.WithCycles(h.lo, h.hi)
+	}
+	if ids := s.unitIDs(); ids != nil {
+		q = q.WithUnits(ids...)
+	}
+	return q
+}
 
 // spanName names a span or counter: the format's recorded name, else its
 // text.
@@ -96,8 +112,8 @@ func spanRoles(r *mmapio.Reader) map[uint32]*spanRole {
 	return m
 }
 
-func (s *spanScan) FillChunk(chunk duckdb.DataChunk) error {
-	capacity := duckdb.GetDataChunkCapacity()
+func (s *spanScan) fill(out *chunk) error {
+	capacity := vectorSize
 	for len(s.pend) < capacity {
 		if s.it == nil {
 			if s.ti >= len(s.d.traces) {
@@ -110,7 +126,7 @@ func (s *spanScan) FillChunk(chunk duckdb.DataChunk) error {
 				s.ti++
 				continue
 			}
-			s.it = t.r.Iter(s.qs[s.ti])
+			s.it = t.r.Iter(queryOf(&s.sels[s.ti]))
 		}
 		if !s.it.Next() {
 			err := s.it.Err()
@@ -127,12 +143,11 @@ func (s *spanScan) FillChunk(chunk duckdb.DataChunk) error {
 	}
 	n := min(len(s.pend), capacity)
 	for row := range n {
-		if err := s.write(&chunk, row, &s.pend[row]); err != nil {
-			return err
-		}
+		s.write(out, row, &s.pend[row])
 	}
 	s.pend = append(s.pend[:0], s.pend[n:]...)
-	return chunk.SetSize(n)
+	out.setSize(n)
+	return nil
 }
 
 func (s *spanScan) event(ev *mmapio.Event) {
@@ -171,7 +186,7 @@ func (s *spanScan) event(ev *mmapio.Event) {
 	}
 }
 
-func (s *spanScan) write(chunk *duckdb.DataChunk, row int, r *spanRow) error {
+func (s *spanScan) write(out *chunk, row int, r *spanRow) {
 	vals := []any{r.unit, r.lane, r.name, r.start, r.end, r.end - r.start, nil}
 	if r.hasFlow {
 		vals[6] = r.flow
@@ -179,10 +194,17 @@ func (s *spanScan) write(chunk *duckdb.DataChunk, row int, r *spanRow) error {
 	if s.d.multi {
 		vals = append([]any{r.trace}, vals...)
 	}
-	for c, v := range vals {
-		if err := chunk.SetValue(c, row, v); err != nil {
-			return err
+	for oc, c := range s.proj {
+		if c < 0 {
+			continue
+		}
+		switch v := vals[c].(type) {
+		case nil:
+			out.setNull(oc, row)
+		case string:
+			out.setString(oc, row, []byte(v))
+		case uint64:
+			column[uint64](out, oc)[row] = v
 		}
 	}
-	return nil
 }
