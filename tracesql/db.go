@@ -36,6 +36,7 @@ type DB struct {
 	reserved map[string]bool
 
 	argDecodes atomic.Int64 // events whose arguments a scan walked (tests: projection pushdown)
+	noPushdown bool         // tests: Query rewrites table names only (the answers with no pushdown)
 }
 
 // trace is one open file and what the scans need of it, computed once.

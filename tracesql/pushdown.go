@@ -643,6 +643,9 @@ var deterministicFuncs = func() map[string]bool {
 // rewritten into its function in any case.
 func (pd *pushdown) editRef(r *ref) {
 	spec := &pushSpec{cycles: r.cycles, units: make([][]uint16, len(pd.d.traces))}
+	if pd.d.noPushdown {
+		spec.cycles, r.unitPrd = nil, nil
+	}
 	if len(r.unitPrd) > 0 {
 		units, err := pd.d.unitsWhere(r.unitPrd)
 		if err == nil {
