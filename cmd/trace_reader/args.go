@@ -296,7 +296,7 @@ func checkSQL(c *config, cmd *command) error {
 }
 
 // parquetOptions are the export options that apply to --format parquet.
-var parquetOptions = []*option{optFormat, optCycles, optUnit, optOutput, optVerbose, optHelp}
+var parquetOptions = []*option{optFormat, optCycles, optUnit, optOutput, optVerbose, optMemory, optHelp}
 
 func findOption(opts []*option, name string) *option {
 	for _, o := range opts {
