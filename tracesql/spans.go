@@ -13,6 +13,11 @@ import (
 // (mmapio decodes ahead on its own goroutines), on one DuckDB thread: a span
 // is a row when its end is seen. Begin/end spans nest per unit and lane, as
 // in stats and the exports; a complete span is a row at once.
+//
+// A cycle window A-B keeps the spans open at A, starting there, as the
+// exports do: the span events before A are read too (lookback), moving the
+// open spans without making rows, when A > 0 and the trace has span
+// formats.
 type spanScan struct {
 	d    *DB
 	cols []Column
@@ -25,6 +30,7 @@ type spanScan struct {
 	open  map[laneKey][]openSpan
 	view  argview.View
 	pend  []spanRow // rows found but not yet written (a chunk filled up)
+	from  uint64    // the window's first cycle: spans open at it start there
 }
 
 type spanRole struct {
@@ -126,7 +132,13 @@ func (s *spanScan) fill(out *chunk) error {
 				s.ti++
 				continue
 			}
-			s.it = t.r.Iter(queryOf(&s.sels[s.ti]))
+			q := queryOf(&s.sels[s.ti])
+			s.from = 0
+			if a, b, windowed := q.Cycles(); windowed && a > 0 {
+				s.from = a
+				q = q.WithCycles(0, b) // the lookback
+			}
+			s.it = t.r.Iter(q)
 		}
 		if !s.it.Next() {
 			err := s.it.Err()
@@ -172,7 +184,10 @@ func (s *spanScan) event(ev *mmapio.Event) {
 		if v.Has(sr.dur) {
 			dur = v.Uint(sr.dur)
 		}
-		s.pend = append(s.pend, spanRow{t.name, string(t.unitName(ev.UnitID)), sr.name, lk.lane, ev.Cycle, ev.Cycle + dur, flow, flow != 0})
+		if ev.Cycle+dur < s.from {
+			return // ended before the window
+		}
+		s.pend = append(s.pend, spanRow{t.name, string(t.unitName(ev.UnitID)), sr.name, lk.lane, max(ev.Cycle, s.from), ev.Cycle + dur, flow, flow != 0})
 	case schema.KindSpanBegin:
 		s.open[lk] = append(s.open[lk], openSpan{ev.Cycle, flow, flow != 0, sr.name})
 	case schema.KindSpanEnd:
@@ -182,7 +197,10 @@ func (s *spanScan) event(ev *mmapio.Event) {
 		}
 		b := st[len(st)-1]
 		s.open[lk] = st[:len(st)-1]
-		s.pend = append(s.pend, spanRow{t.name, string(t.unitName(ev.UnitID)), b.name, lk.lane, b.start, ev.Cycle, b.flow, b.has})
+		if ev.Cycle < s.from {
+			return // ended before the window
+		}
+		s.pend = append(s.pend, spanRow{t.name, string(t.unitName(ev.UnitID)), b.name, lk.lane, max(b.start, s.from), ev.Cycle, b.flow, b.has})
 	}
 }
 
