@@ -3,6 +3,8 @@
 package tracesql
 
 import (
+	"unsafe"
+
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
@@ -26,8 +28,8 @@ type spanScan struct {
 
 	ti    int // trace being read
 	it    *mmapio.Iterator
-	roles map[uint32]*spanRole
-	open  map[laneKey][]openSpan
+	roles []*spanRole // by format id (nil: not a span format)
+	open  map[laneKey]*[]openSpan
 	view  argview.View
 	pend  []spanRow // rows found but not yet written (a chunk filled up)
 	from  uint64    // the window's first cycle: spans open at it start there
@@ -49,15 +51,19 @@ type openSpan struct {
 	start uint64
 	flow  uint64
 	has   bool // flow is set
-	name  string
+	role  *spanRole
 }
 
+// spanRow is a span found, its strings by reference: the trace's index,
+// the unit's id, the role (its name).
 type spanRow struct {
-	trace, unit, name string
-	lane              uint64
-	start, end        uint64
-	flow              uint64
-	hasFlow           bool
+	ti         int
+	unit       uint16
+	role       *spanRole
+	lane       uint64
+	start, end uint64
+	flow       uint64
+	hasFlow    bool
 }
 
 func (d *DB) newSpanScan(cols []Column, sels []selection) *spanScan {
@@ -96,11 +102,16 @@ func spanName(f *mmapio.Format) string {
 
 func counterName(f *mmapio.Format) string { return spanName(f) }
 
-func spanRoles(r *mmapio.Reader) map[uint32]*spanRole {
-	m := map[uint32]*spanRole{}
+// spanRoles returns the span formats of r by format id (nil when it has
+// none).
+func spanRoles(r *mmapio.Reader) []*spanRole {
+	var m []*spanRole
 	for _, f := range r.Formats() {
 		if r.Format(f.ID) != f || f.Kind < schema.KindSpanBegin || f.Kind > schema.KindSpanComplete {
 			continue
+		}
+		if int(f.ID) >= len(m) {
+			m = append(m, make([]*spanRole, int(f.ID)+1-len(m))...)
 		}
 		sr := &spanRole{kind: f.Kind, name: spanName(f), types: f.ArgTypes, lane: -1, flow: -1, dur: -1}
 		for i := range f.ArgTypes {
@@ -127,7 +138,7 @@ func (s *spanScan) fill(out *chunk) error {
 			}
 			t := s.d.traces[s.ti]
 			s.roles = spanRoles(t.r)
-			s.open = map[laneKey][]openSpan{}
+			s.open = map[laneKey]*[]openSpan{}
 			if len(s.roles) == 0 {
 				s.ti++
 				continue
@@ -163,11 +174,13 @@ func (s *spanScan) fill(out *chunk) error {
 }
 
 func (s *spanScan) event(ev *mmapio.Event) {
+	if int(ev.FormatID) >= len(s.roles) {
+		return
+	}
 	sr := s.roles[ev.FormatID]
 	if sr == nil {
 		return
 	}
-	t := s.d.traces[s.ti]
 	v := &s.view
 	v.Reset(sr.types, ev.RawArgs(), int(ev.ArgCount))
 	lk := laneKey{unit: ev.UnitID}
@@ -187,42 +200,61 @@ func (s *spanScan) event(ev *mmapio.Event) {
 		if ev.Cycle+dur < s.from {
 			return // ended before the window
 		}
-		s.pend = append(s.pend, spanRow{t.name, string(t.unitName(ev.UnitID)), sr.name, lk.lane, max(ev.Cycle, s.from), ev.Cycle + dur, flow, flow != 0})
+		s.pend = append(s.pend, spanRow{s.ti, ev.UnitID, sr, lk.lane, max(ev.Cycle, s.from), ev.Cycle + dur, flow, flow != 0})
 	case schema.KindSpanBegin:
-		s.open[lk] = append(s.open[lk], openSpan{ev.Cycle, flow, flow != 0, sr.name})
+		st := s.open[lk]
+		if st == nil {
+			st = new([]openSpan)
+			s.open[lk] = st
+		}
+		*st = append(*st, openSpan{ev.Cycle, flow, flow != 0, sr})
 	case schema.KindSpanEnd:
 		st := s.open[lk]
-		if len(st) == 0 {
+		if st == nil || len(*st) == 0 {
 			return // its begin lies before the selection
 		}
-		b := st[len(st)-1]
-		s.open[lk] = st[:len(st)-1]
+		b := (*st)[len(*st)-1]
+		*st = (*st)[:len(*st)-1]
 		if ev.Cycle < s.from {
 			return // ended before the window
 		}
-		s.pend = append(s.pend, spanRow{t.name, string(t.unitName(ev.UnitID)), b.name, lk.lane, max(b.start, s.from), ev.Cycle, b.flow, b.has})
+		s.pend = append(s.pend, spanRow{s.ti, ev.UnitID, b.role, lk.lane, max(b.start, s.from), ev.Cycle, b.flow, b.has})
 	}
 }
 
+// write writes r into row of the chunk: each column the query reads, with
+// no boxing (a span is a row of a few stores).
 func (s *spanScan) write(out *chunk, row int, r *spanRow) {
-	vals := []any{r.unit, r.lane, r.name, r.start, r.end, r.end - r.start, nil}
-	if r.hasFlow {
-		vals[6] = r.flow
-	}
+	t := s.d.traces[r.ti]
+	off := 0
 	if s.d.multi {
-		vals = append([]any{r.trace}, vals...)
+		off = 1
 	}
 	for oc, c := range s.proj {
 		if c < 0 {
 			continue
 		}
-		switch v := vals[c].(type) {
-		case nil:
-			out.setNull(oc, row)
-		case string:
-			out.setString(oc, row, []byte(v))
-		case uint64:
-			column[uint64](out, oc)[row] = v
+		switch c - off {
+		case -1:
+			out.setString(oc, row, unsafe.Slice(unsafe.StringData(t.name), len(t.name))) // read only
+		case 0:
+			out.setString(oc, row, t.unitName(r.unit))
+		case 1:
+			column[uint64](out, oc)[row] = r.lane
+		case 2:
+			out.setString(oc, row, unsafe.Slice(unsafe.StringData(r.role.name), len(r.role.name))) // read only
+		case 3:
+			column[uint64](out, oc)[row] = r.start
+		case 4:
+			column[uint64](out, oc)[row] = r.end
+		case 5:
+			column[uint64](out, oc)[row] = r.end - r.start
+		case 6:
+			if r.hasFlow {
+				column[uint64](out, oc)[row] = r.flow
+			} else {
+				out.setNull(oc, row)
+			}
 		}
 	}
 }
