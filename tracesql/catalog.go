@@ -54,6 +54,9 @@ var (
 		{"end", "UBIGINT", "cycle it ended (begin/end: the end event's; complete: start + dur)"},
 		{"dur", "UBIGINT", "end - start"},
 		{"flow", "UBIGINT", "flow id of the opening event, NULL when none"},
+		{"span", "UBIGINT", "the span's number: its begin's seq (a complete span's own), the same whatever the selection"},
+		{"id", "UBIGINT", "an async span's id (role Id), NULL for the spans of lanes"},
+		{"parent", "UBIGINT", "the span number of its parent (role Parent, resolved as the exporters do), NULL when none or not found"},
 	}
 	countersColumns = []Column{
 		{"unit", "VARCHAR", "unit of the sample"},

@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
+	"github.com/chronon-sim/chronon-go/internal/rawread"
+	"github.com/chronon-sim/chronon-go/internal/spantree"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -33,14 +35,44 @@ type spanScan struct {
 	view  argview.View
 	pend  []spanRow // rows found but not yet written (a chunk filled up)
 	from  uint64    // the window's first cycle: spans open at it start there
+
+	// Async spans and parents (when a format has the id or parent role):
+	// the orderer the exporters and the statistics use pairs begins and ends
+	// and resolves parent ids to nodes.
+	order   *spantree.Orderer[treeEvent]
+	emit    spantree.Emit[treeEvent]
+	async   map[int64]openSpan // open async spans by node
+	nodeSeq []uint64           // every node's begin's seq (8 bytes a span)
 }
 
 type spanRole struct {
-	kind            schema.EventKind
-	name            string
-	types           []schema.ArgType
-	lane, flow, dur int
+	kind                        schema.EventKind
+	name                        string
+	types                       []schema.ArgType
+	lane, flow, dur, id, parent int // argument indexes, -1: none
 }
+
+// info describes an event of the role to the span orderer; v holds its
+// arguments.
+func (r *spanRole) info(ev *mmapio.Event, v *argview.View) spantree.Info {
+	in := spantree.Info{Cycle: ev.Cycle, Unit: ev.UnitID}
+	if v.Has(r.id) {
+		in.ID = v.Uint(r.id)
+		if r.kind == schema.KindAsyncBegin {
+			in.Kind = spantree.Begin
+		} else {
+			in.Kind = spantree.End
+		}
+	}
+	if v.Has(r.parent) {
+		in.Parent = v.Uint(r.parent)
+	}
+	return in
+}
+
+// tree reports whether the role's events go through the span trees: an
+// async begin or end, or a begin with a parent.
+func (r *spanRole) tree() bool { return r.id >= 0 || r.parent >= 0 }
 
 type laneKey struct {
 	unit uint16
@@ -48,10 +80,20 @@ type laneKey struct {
 }
 
 type openSpan struct {
-	start uint64
-	flow  uint64
-	has   bool // flow is set
-	role  *spanRole
+	start  uint64
+	flow   uint64
+	has    bool // flow is set
+	role   *spanRole
+	seq    uint64 // its begin's
+	id     uint64 // async: its id
+	parent int64  // the seq of its parent's begin, -1: none
+	lane   uint64
+}
+
+// treeEvent is an event handed to the span orderer, with its seq.
+type treeEvent struct {
+	ev  mmapio.Event
+	seq uint64
 }
 
 // spanRow is a span found, its strings by reference: the trace's index,
@@ -64,6 +106,10 @@ type spanRow struct {
 	start, end uint64
 	flow       uint64
 	hasFlow    bool
+	seq        uint64 // the begin's (the span's number)
+	id         uint64
+	hasID      bool
+	parent     int64 // the parent's seq, -1: none
 }
 
 func (d *DB) newSpanScan(cols []Column, sels []selection) *spanScan {
@@ -107,15 +153,23 @@ func counterName(f *mmapio.Format) string { return spanName(f) }
 func spanRoles(r *mmapio.Reader) []*spanRole {
 	var m []*spanRole
 	for _, f := range r.Formats() {
-		if r.Format(f.ID) != f || f.Kind < schema.KindSpanBegin || f.Kind > schema.KindSpanComplete {
+		if r.Format(f.ID) != f || (f.Kind < schema.KindSpanBegin || f.Kind > schema.KindSpanComplete) && f.Kind != schema.KindAsyncBegin && f.Kind != schema.KindAsyncEnd {
 			continue
 		}
 		if int(f.ID) >= len(m) {
 			m = append(m, make([]*spanRole, int(f.ID)+1-len(m))...)
 		}
-		sr := &spanRole{kind: f.Kind, name: spanName(f), types: f.ArgTypes, lane: -1, flow: -1, dur: -1}
+		sr := &spanRole{kind: f.Kind, name: spanName(f), types: f.ArgTypes, lane: -1, flow: -1, dur: -1, id: -1, parent: -1}
 		for i := range f.ArgTypes {
 			switch f.Role(i) {
+			case schema.RoleID:
+				if f.Kind == schema.KindAsyncBegin || f.Kind == schema.KindAsyncEnd {
+					sr.id = i
+				}
+			case schema.RoleParent:
+				if f.Kind == schema.KindAsyncBegin || f.Kind == schema.KindSpanBegin || f.Kind == schema.KindSpanComplete {
+					sr.parent = i
+				}
 			case schema.RoleLane:
 				sr.lane = i
 			case schema.RoleFlow:
@@ -149,10 +203,26 @@ func (s *spanScan) fill(out *chunk) error {
 				s.from = a
 				q = q.WithCycles(0, b) // the lookback
 			}
+			s.order, s.async, s.nodeSeq = nil, nil, s.nodeSeq[:0]
+			for _, r := range s.roles {
+				if r != nil && r.tree() {
+					s.order = spantree.NewOrderer[treeEvent]()
+					s.order.Clone = func(e treeEvent) treeEvent { return treeEvent{e.ev.Clone(), e.seq} }
+					s.async = map[int64]openSpan{}
+					s.emit = func(_ spantree.Info, e treeEvent, res spantree.Resolved) error {
+						s.event(&e.ev, e.seq, res)
+						return nil
+					}
+					break
+				}
+			}
 			s.it = t.r.Iter(q)
 		}
 		if !s.it.Next() {
 			err := s.it.Err()
+			if err == nil && s.order != nil {
+				err = s.order.Flush(s.emit)
+			}
 			s.it.Close()
 			s.it = nil
 			s.ti++
@@ -162,7 +232,19 @@ func (s *spanScan) fill(out *chunk) error {
 			continue
 		}
 		ev := s.it.Event()
-		s.event(&ev)
+		seq := uint64(ev.Block)<<32 | uint64(rawread.Index(s.it))
+		if s.order == nil {
+			s.event(&ev, seq, noTree)
+			continue
+		}
+		if int(ev.FormatID) >= len(s.roles) || s.roles[ev.FormatID] == nil {
+			continue
+		}
+		sr := s.roles[ev.FormatID]
+		s.view.Reset(sr.types, ev.RawArgs(), int(ev.ArgCount))
+		if err := s.order.Push(sr.info(&ev, &s.view), treeEvent{ev, seq}, s.emit); err != nil {
+			return err
+		}
 	}
 	n := min(len(s.pend), capacity)
 	for row := range n {
@@ -173,7 +255,12 @@ func (s *spanScan) fill(out *chunk) error {
 	return nil
 }
 
-func (s *spanScan) event(ev *mmapio.Event) {
+// noTree is the resolution of an event with no span trees.
+var noTree = spantree.Resolved{Node: -1, Parent: -1}
+
+// event takes a span event (seq: its place in the file; res: what the span
+// orderer resolved, noTree without one).
+func (s *spanScan) event(ev *mmapio.Event, seq uint64, res spantree.Resolved) {
 	if int(ev.FormatID) >= len(s.roles) {
 		return
 	}
@@ -191,7 +278,31 @@ func (s *spanScan) event(ev *mmapio.Event) {
 	if v.Has(sr.flow) {
 		flow = v.Uint(sr.flow)
 	}
+	parent := int64(-1)
+	if res.Parent >= 0 && res.Parent < int64(len(s.nodeSeq)) {
+		parent = int64(s.nodeSeq[res.Parent])
+	}
 	switch sr.kind {
+	case schema.KindAsyncBegin:
+		if res.Node < 0 {
+			return
+		}
+		for int64(len(s.nodeSeq)) <= res.Node {
+			s.nodeSeq = append(s.nodeSeq, 0)
+		}
+		s.nodeSeq[res.Node] = seq
+		s.async[res.Node] = openSpan{start: ev.Cycle, flow: flow, has: flow != 0, role: sr, seq: seq, id: v.Uint(sr.id), parent: parent, lane: lk.lane}
+	case schema.KindAsyncEnd:
+		b, ok := s.async[res.Node]
+		if !ok {
+			return // its begin lies before the selection
+		}
+		delete(s.async, res.Node)
+		if ev.Cycle < s.from {
+			return // ended before the window
+		}
+		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.UnitID, role: b.role, lane: b.lane, start: max(b.start, s.from), end: ev.Cycle,
+			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent})
 	case schema.KindSpanComplete:
 		dur := uint64(0)
 		if v.Has(sr.dur) {
@@ -200,14 +311,15 @@ func (s *spanScan) event(ev *mmapio.Event) {
 		if ev.Cycle+dur < s.from {
 			return // ended before the window
 		}
-		s.pend = append(s.pend, spanRow{s.ti, ev.UnitID, sr, lk.lane, max(ev.Cycle, s.from), ev.Cycle + dur, flow, flow != 0})
+		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.UnitID, role: sr, lane: lk.lane, start: max(ev.Cycle, s.from), end: ev.Cycle + dur,
+			flow: flow, hasFlow: flow != 0, seq: seq, parent: parent})
 	case schema.KindSpanBegin:
 		st := s.open[lk]
 		if st == nil {
 			st = new([]openSpan)
 			s.open[lk] = st
 		}
-		*st = append(*st, openSpan{ev.Cycle, flow, flow != 0, sr})
+		*st = append(*st, openSpan{start: ev.Cycle, flow: flow, has: flow != 0, role: sr, seq: seq, parent: parent})
 	case schema.KindSpanEnd:
 		st := s.open[lk]
 		if st == nil || len(*st) == 0 {
@@ -218,7 +330,8 @@ func (s *spanScan) event(ev *mmapio.Event) {
 		if ev.Cycle < s.from {
 			return // ended before the window
 		}
-		s.pend = append(s.pend, spanRow{s.ti, ev.UnitID, b.role, lk.lane, max(b.start, s.from), ev.Cycle, b.flow, b.has})
+		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.UnitID, role: b.role, lane: lk.lane, start: max(b.start, s.from), end: ev.Cycle,
+			flow: b.flow, hasFlow: b.has, seq: b.seq, parent: b.parent})
 	}
 }
 
@@ -252,6 +365,20 @@ func (s *spanScan) write(out *chunk, row int, r *spanRow) {
 		case 6:
 			if r.hasFlow {
 				column[uint64](out, oc)[row] = r.flow
+			} else {
+				out.setNull(oc, row)
+			}
+		case 7:
+			column[uint64](out, oc)[row] = r.seq
+		case 8:
+			if r.hasID {
+				column[uint64](out, oc)[row] = r.id
+			} else {
+				out.setNull(oc, row)
+			}
+		case 9:
+			if r.parent >= 0 {
+				column[uint64](out, oc)[row] = uint64(r.parent)
 			} else {
 				out.setNull(oc, row)
 			}
