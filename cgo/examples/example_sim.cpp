@@ -175,6 +175,65 @@ void edges(const char *path) {
 		}
 	}
 #endif
+	// The trace model's helpers: registration errors, inert objects, a
+	// stage index out of range, options the library refuses.
+	auto twice = chronon::Stages::create({"s.a", "s.a"}, st);
+	want(st, Status::err_arg, "Stages::create with a name twice");
+	chronon::Inst in = twice.start(0);
+	want(twice.enter(u, 3, in, 0), Status::disabled, "enter of an inert Stages");
+	want(twice.retire(u, 3, in), Status::disabled, "retire of an inert Stages");
+	static const chronon::Stages pipe({"s.fetch", "s.exec"});
+	want(pipe.enter(chronon::Unit(), 3, in, 1), Status::ok, "enter (on a closed unit: nothing recorded yet)");
+	want(pipe.enter(u, 4, in, 2), Status::err_arg, "enter of a stage out of range");
+	if (in.stage() != 1 || in.flow() != 1) {
+		std::fprintf(stderr, "example_sim_cpp: a failed enter changed the instruction (stage %d flow %llu)\n", in.stage(),
+		             static_cast<unsigned long long>(in.flow()));
+		failures++;
+	}
+	want(pipe.leave(4, in), Status::closed, "leave: the stage's span goes to the unit it was entered on (closed)");
+	want(pipe.leave(5, in), Status::ok, "leave when in no stage");
+	auto no_task = chronon::AsyncSpan<>::create("", nullptr, st);
+	want(st, Status::err_arg, "AsyncSpan::create with an empty name");
+	want(no_task.begin(u, 3, 1, 0), Status::disabled, "begin of an inert AsyncSpan");
+	auto miscounted = chronon::AsyncSpan<uint32_t>::create("t", "n", st);
+	want(st, Status::err_arg, "AsyncSpan::create with an argument text without its placeholder");
+	want(miscounted.end(u, 3, 1), Status::disabled, "end of an inert AsyncSpan");
+	chronon::OnChange<int64_t> unbound;
+	want(unbound.sample(3, 1), Status::disabled, "sample of a default OnChange");
+	chronon::Tracer no_tracer;
+	chronon::Symbol sym;
+	want(no_tracer.intern("x", sym), Status::err_handle, "intern on an empty Tracer");
+	if (sym.ok()) {
+		std::fprintf(stderr, "example_sim_cpp: a failed intern gave symbol %u\n", sym.id);
+		failures++;
+	}
+	want(tr.set_time_base(chronon::Unit(), chronon::picoseconds()), Status::err_handle, "set_time_base of a default Unit");
+	want(tr.set_time_base(u, chronon::TimeBase{1, 0}), Status::err_arg, "set_time_base with a zero denominator");
+	chronon::Tracer::open("/dev/null", chronon::Options().select("cycles=12-10"), st);
+	want(st, Status::err_arg, "Options::select with a malformed selection");
+	chronon::Tracer::open("/dev/null", chronon::Options().time_base(chronon::TimeBase{0, 5}), st);
+	want(st, Status::err_arg, "Options::time_base with a zero numerator");
+	// The same registration twice is one format; another category is another.
+	static const chronon::Format<uint32_t> once("dedup {}"), again("dedup {}"),
+	    other("dedup {}", chronon::FormatOptions().category(4));
+	if (once.id() == 0 || again.id() != once.id() || other.id() == once.id()) {
+		std::fprintf(stderr, "example_sim_cpp: identical registrations got ids %u and %u, another category %u\n", once.id(),
+		             again.id(), other.id());
+		failures++;
+	}
+	// Options::select: units outside the selection record nothing.
+	{
+		chronon::Tracer sel = chronon::Tracer::open((std::string(path) + ".select").c_str(),
+		                                            chronon::Options().select("units=keep.*").auto_metadata(false), st);
+		want(st, Status::ok, "Tracer::open with Options::select");
+		chronon::Unit keep, drop;
+		want(sel.new_unit(keep, "keep.a"), Status::ok, "selected unit");
+		want(sel.new_unit(drop, "drop.b"), Status::ok, "unselected unit");
+		want(once.emit(keep, 1, 1), Status::ok, "emit into a selected unit");
+		want(once.emit(drop, 1, 1), Status::disabled, "emit into a unit outside the selection");
+		want(sel.close(), Status::ok, "close the selecting tracer");
+	}
+
 	// A default Unit is closed: emitting into it is safe.
 	chronon::Unit none;
 	want(f_tick.emit(none, 4), Status::closed, "emit into a default Unit");

@@ -87,6 +87,12 @@ int main(int argc, char **argv) {
 	o.n_metadata = 2; /* metadata NULL */
 	expect("open: metadata NULL with n_metadata 2", chronon_open(&t, path, &o), CHRONON_ERR_ARG);
 	o.n_metadata = 0;
+	o.time_base.num = 1;
+	expect("open: time base with a zero denominator", chronon_open(&t, path, &o), CHRONON_ERR_ARG);
+	o.time_base.num = 0;
+	o.symbol_limit = 2000000;
+	expect("open: symbol limit above 2^20", chronon_open(&t, path, &o), CHRONON_ERR_ARG);
+	o.symbol_limit = 0;
 
 	/* ---- Unknown tracers ---- */
 	expect("close: handle 0", chronon_close(none), CHRONON_ERR_HANDLE);
@@ -231,13 +237,88 @@ int main(int argc, char **argv) {
 	expect("Go panic becomes a status", chronon__selftest_panic(), CHRONON_ERR_INTERNAL);
 	expect_true("the panic's message says so", strstr(chronon_last_error(), "panic") != NULL);
 
+	/* ---- The trace model's helpers ---- */
+	{
+		static const char *const names[] = {"m.fetch", "m.exec"}, *const dup[] = {"m.a", "m.a"}, *const unnamed[] = {"m.a", NULL};
+		static const uint8_t t_u32[] = {CHRONON_UINT32}, r_lane[] = {CHRONON_ROLE_LANE};
+		chronon_span sp;
+		chronon_async as, as1;
+		chronon_stages st;
+		chronon_format cnt, dcnt;
+		chronon_format_options mo = CHRONON_FORMAT_OPTIONS_INIT;
+		chronon_inst in;
+		chronon_time_base zero_den = {1, 0};
+		uint32_t sym = 0;
+		expect("intern: string NULL", chronon_intern(t, NULL, &sym), CHRONON_ERR_ARG);
+		expect("intern: sym NULL", chronon_intern(t, "x", NULL), CHRONON_ERR_ARG);
+		expect("intern: made-up tracer", chronon_intern(made_up, "x", &sym), CHRONON_ERR_HANDLE);
+		expect_true("intern: a failed intern gives the overflow symbol", sym == CHRONON_SYMBOL_OVERFLOW);
+		expect("intern: valid", chronon_intern(t, "x", &sym), CHRONON_OK);
+		expect_true("intern: the first symbol is 0", sym == 0);
+		expect("unit_set_time_base: unit NULL", chronon_unit_set_time_base(t, NULL, chronon_picoseconds()), CHRONON_ERR_ARG);
+		expect("unit_set_time_base: zero denominator", chronon_unit_set_time_base(t, u, zero_den), CHRONON_ERR_ARG);
+		expect("unit_set_time_base: not a unit", chronon_unit_set_time_base(t, &chronon__dead_unit, chronon_picoseconds()),
+		       CHRONON_ERR_HANDLE);
+		expect("unit_set_time_base: made-up tracer", chronon_unit_set_time_base(made_up, u, chronon_picoseconds()),
+		       CHRONON_ERR_HANDLE);
+		expect("unit_set_time_base: valid", chronon_unit_set_time_base(t, u, chronon_hz(3000000000u)), CHRONON_OK);
+		expect("span_register: name NULL", chronon_span_register(NULL, NULL, &sp), CHRONON_ERR_ARG);
+		expect("span_register: empty name", chronon_span_register("", NULL, &sp), CHRONON_ERR_ARG);
+		expect("span_register: out NULL", chronon_span_register("m.s", NULL, NULL), CHRONON_ERR_ARG);
+		expect("span_register: a name with a placeholder", chronon_span_register("m{x}", NULL, &sp), CHRONON_ERR_ARG);
+		expect("span emit after a failed registration", chronon_span_begin(u, &sp, 1, 0, 0), CHRONON_ERR_FORMAT);
+		expect("counter_register: string values", chronon_counter_register("m.c", CHRONON_STRING, NULL, &cnt), CHRONON_ERR_ARG);
+		expect("counter_register: bool values", chronon_counter_register("m.c", CHRONON_BOOL, NULL, &cnt), CHRONON_ERR_ARG);
+		expect("counter_register: valid", chronon_counter_register("m.c", CHRONON_INT64, NULL, &cnt), CHRONON_OK);
+		expect("counter_register: double", chronon_counter_register("m.d", CHRONON_DOUBLE, NULL, &dcnt), CHRONON_OK);
+		expect("counter_sample: an int sample of a double counter", chronon_counter_sample(u, &dcnt, 1, 1), CHRONON_ERR_ARG);
+		expect("counter_sample_f64: a double sample of an int counter", chronon_counter_sample_f64(u, &cnt, 1, 1.0),
+		       CHRONON_ERR_ARG);
+		expect("async_register: arguments without a text", chronon_async_register("m.t", NULL, t_u32, 1, NULL, &as),
+		       CHRONON_ERR_ARG);
+		expect("async_register: a text without a placeholder", chronon_async_register("m.t", "n", t_u32, 1, NULL, &as),
+		       CHRONON_ERR_ARG);
+		mo.roles = r_lane;
+		expect("async_register: a lane argument", chronon_async_register("m.t", "n={}", t_u32, 1, &mo, &as), CHRONON_ERR_ARG);
+		expect("async_register: valid, one argument", chronon_async_register("m.t", "n={}", t_u32, 1, NULL, &as1), CHRONON_OK);
+		expect("async_begin: a span whose begin has an argument", chronon_async_begin(u, &as1, 1, 1, 0), CHRONON_ERR_ARG);
+		expect("stages_register: no names", chronon_stages_register(names, 0, NULL, &st), CHRONON_ERR_ARG);
+		expect("stages_register: a name twice", chronon_stages_register(dup, 2, NULL, &st), CHRONON_ERR_ARG);
+		expect("stages_register: a NULL name", chronon_stages_register(unnamed, 2, NULL, &st), CHRONON_ERR_ARG);
+		expect("stages_register: valid", chronon_stages_register(names, 2, NULL, &st), CHRONON_OK);
+		in = chronon_inst_start(0);
+		expect("stage_enter: valid", chronon_stage_enter(&st, u, 5, &in, 1), CHRONON_OK);
+		expect("stage_enter: index out of range", chronon_stage_enter(&st, u, 6, &in, 2), CHRONON_ERR_ARG);
+		expect_true("stage_enter out of range leaves the instruction as it was", in.stage == 1 && in.since == 5 && in.flow == 1);
+		expect("stage_leave", chronon_stage_leave(&st, 7, &in), CHRONON_OK);
+		valid++;
+		expect("stage_leave: in no stage", chronon_stage_leave(&st, 8, &in), CHRONON_OK);
+	}
+
 	/* ---- A second tracer, Drop policy, a tiny ring ---- */
 	memset(&o, 0, sizeof o);
 	o.block_size = 4096;
 	o.ring_size = 8192;
 	o.policy = CHRONON_POLICY_DROP;
 	o.compression_workers = 1;
+	o.symbol_limit = 2;
 	expect("open: drop policy", chronon_open(&t2, path2, &o), CHRONON_OK);
+	{
+		uint32_t s1 = 9, s2 = 9, s3 = 9, s4 = 9, again = 9;
+		char long_string[1100];
+		memset(long_string, 'z', sizeof long_string - 1);
+		long_string[sizeof long_string - 1] = 0;
+		expect("intern: a string longer than 1024 bytes", chronon_intern(t2, long_string, &s4), CHRONON_OK);
+		expect("intern: first", chronon_intern(t2, "first", &s1), CHRONON_OK);
+		expect("intern: second", chronon_intern(t2, "second", &s2), CHRONON_OK);
+		expect("intern: third, beyond the limit of 2", chronon_intern(t2, "third", &s3), CHRONON_OK);
+		expect("intern: first again", chronon_intern(t2, "first", &again), CHRONON_OK);
+		expect_true("intern: symbols 0 and 1, then the overflow symbol", s1 == 0 && s2 == 1 && again == 0 &&
+		                                                                     s3 == CHRONON_SYMBOL_OVERFLOW &&
+		                                                                     s4 == CHRONON_SYMBOL_OVERFLOW);
+		expect("get_stats: symbols", chronon_get_stats(t2, &total, NULL, 0), CHRONON_OK);
+		expect_true("stats: 2 symbols, 2 overflowed", total.symbols == 2 && total.symbols_overflowed == 2);
+	}
 	expect("unit_create: drop unit", chronon_unit_create(t2, "d", NULL, NULL, &u2), CHRONON_OK);
 	expect("get_unit_stats: unit of another tracer", chronon_get_unit_stats(t, u2, &us), CHRONON_ERR_HANDLE);
 	for (i = 0; i < 2000000; i++) {

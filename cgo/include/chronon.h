@@ -15,7 +15,7 @@
  *   the library maps outside the Go heap and shares with the Go consumer
  *   (compression and file writing run on Go goroutines). An emit that fits
  *   in the current chunk is a mask test, a bounds test and five stores; once
- *   per chunk (one block, 64 KiB by default) it calls chronon__reserve, a C
+ *   per chunk (one block, 128 KiB by default) it calls chronon__reserve, a C
  *   function of the library, to publish the chunk and take the next one.
  *   Only when a ring is full under the Block policy does that C function
  *   wait: first in C (sleeping and polling, a few ms at most), then, for a
@@ -146,25 +146,40 @@ static inline uint32_t chronon_arg_size(int type) {
 	return type >= 0 && type < 14 ? sizes[type] : 0;
 }
 
-/* What a format's events mean (FormatEntry.kind): exporters draw spans and
- * counters; readers print every event as text. */
+/* What a format's events mean (FormatEntry.kind, docs/format.md): exporters
+ * draw spans, counters, instructions and task trees; readers print every
+ * event as text (the original C++ reader too: it ignores kinds). What each
+ * kind needs of its arguments' roles is checked at registration, as in Go. */
 enum {
 	CHRONON_KIND_INSTANT = 0,
-	CHRONON_KIND_SPAN_BEGIN = 1,
-	CHRONON_KIND_SPAN_END = 2,
-	CHRONON_KIND_SPAN_COMPLETE = 3,
-	CHRONON_KIND_COUNTER = 4
+	CHRONON_KIND_SPAN_BEGIN = 1,    /* opens a span on (unit, lane) */
+	CHRONON_KIND_SPAN_END = 2,      /* closes the innermost span of (unit, lane) */
+	CHRONON_KIND_SPAN_COMPLETE = 3, /* a span of known length: one duration argument */
+	CHRONON_KIND_COUNTER = 4,       /* a sample: one value argument */
+	CHRONON_KIND_FLUSH = 5,         /* the instruction of its flow argument was squashed */
+	CHRONON_KIND_ASYNC_BEGIN = 6,   /* opens the span of its id argument on the unit (tasks) */
+	CHRONON_KIND_ASYNC_END = 7,     /* closes it */
+	CHRONON_KIND_RETIRE = 8         /* the instruction of its flow argument retired */
 };
 
 /* Roles of arguments (FormatEntry.arg_roles). A lane is a slot of a unit
- * where spans nest; a flow id links one instruction's events across units;
- * complete spans have one duration argument, counters one value. */
+ * where spans nest; a flow id links one instruction's events across units
+ * (0: none); complete spans have one duration argument, counters one value;
+ * depends is the flow of an instruction the event's flow waits for; id names
+ * an async span (on an instant: the open span of the unit the event belongs
+ * to); parent is the id of the span that started this one (0: none); a
+ * symbol is a uint32 from chronon_intern, printed as its string. At most one
+ * argument per role, except symbols. */
 enum {
 	CHRONON_ROLE_PLAIN = 0,
 	CHRONON_ROLE_LANE = 1,
 	CHRONON_ROLE_FLOW = 2,
 	CHRONON_ROLE_DURATION = 3,
-	CHRONON_ROLE_VALUE = 4
+	CHRONON_ROLE_VALUE = 4,
+	CHRONON_ROLE_DEPENDS = 5,
+	CHRONON_ROLE_ID = 6,
+	CHRONON_ROLE_PARENT = 7,
+	CHRONON_ROLE_SYMBOL = 8
 };
 
 /* Backpressure policies: what an emit does when its unit's ring is full. */
@@ -270,6 +285,24 @@ typedef struct chronon_tracer {
 	uint64_t id;
 } chronon_tracer;
 
+/* How long one tick (an event's cycle) lasts: num/den seconds. Readers
+ * convert cycles to time with it (exports in real time, rates per second);
+ * without one a file has cycles only. A simulator whose clock is in
+ * picoseconds (gem5, ChampSim's current_time) records chronon_picoseconds();
+ * one counting the cycles of one clock records chronon_hz(frequency). */
+typedef struct chronon_time_base {
+	uint64_t num, den;
+} chronon_time_base;
+
+static inline chronon_time_base chronon_hz(uint64_t freq) {
+	chronon_time_base tb;
+	tb.num = freq != 0;
+	tb.den = freq;
+	return tb;
+}
+static inline chronon_time_base chronon_picoseconds(void) { return chronon_hz(UINT64_C(1000000000000)); }
+static inline chronon_time_base chronon_nanoseconds(void) { return chronon_hz(UINT64_C(1000000000)); }
+
 /* One pair of run metadata (recorded in the schema's metadata). */
 typedef struct chronon_kv {
 	const char *key;   /* non-empty */
@@ -280,7 +313,7 @@ typedef struct chronon_kv {
  * what you need: every zero field means "the default". The strings are
  * copied; they need to live only during the call. */
 typedef struct chronon_options {
-	uint32_t block_size;          /* bytes per block: a power of two, 4096..1048576; 0: 65536 */
+	uint32_t block_size;          /* bytes per block: a power of two, 4096..1048576; 0: 131072 */
 	int32_t level;                /* zstd level 1..22; 0: default (3); CHRONON_LEVEL_NONE: raw */
 	uint64_t ring_size;           /* bytes per unit ring: a power of two >= 2 blocks; 0: 4 blocks */
 	int32_t policy;               /* CHRONON_POLICY_BLOCK (0, default) or CHRONON_POLICY_DROP */
@@ -303,6 +336,10 @@ typedef struct chronon_options {
 	                                 ("units=core1.*;categories=fetch;cycles=A-B"); NULL: read
 	                                 CHRONON_TRACE; "": record everything. A malformed value
 	                                 fails chronon_open with CHRONON_ERR_ARG */
+	chronon_time_base time_base;  /* the length of a tick for every unit (units may have
+	                                 their own: chronon_unit_set_time_base); {0, 0}: none;
+	                                 only one of them 0: CHRONON_ERR_ARG */
+	uint32_t symbol_limit;        /* strings chronon_intern may add, 1..1048576; 0: 65536 */
 } chronon_options;
 
 #ifdef __cplusplus
@@ -392,11 +429,17 @@ typedef struct chronon_format_options {
 /* chronon_format_register registers text with n argument types (values of
  * chronon_arg_type, at most 255) and fills *out. text holds exactly n
  * placeholders: {} or {:x} (hex). opts may be NULL. Formats live for the
- * process and every tracer writes them all into its schema.
+ * process and every tracer writes them all into its schema. Registering
+ * the same format again (text, types, kind, roles, display name, category,
+ * log level; not the source location) returns the same format, as the Go
+ * runtime does: a helper may register on behalf of each caller.
  *   CHRONON_OK
  *   CHRONON_ERR_ARG  NULL text/out, types NULL with n > 0, an unknown type,
- *                    a placeholder count other than n, invalid kind/roles
- * Any thread. */
+ *                    a placeholder count other than n, an unknown kind or
+ *                    role, roles the kind cannot have (the Go runtime's
+ *                    rules); the message names the format and the rule
+ * Any thread, and from static constructors (registration does not wait
+ * for the Go runtime). Never aborts. */
 chronon_status chronon_format_register(const char *text, const uint8_t *types, size_t n,
                                        const chronon_format_options *opts, chronon_format *out);
 
@@ -498,6 +541,8 @@ typedef struct chronon_stats {
 	uint64_t compressed_bytes; /* their bytes in the file, without block headers */
 	int64_t file_bytes;        /* bytes appended to the file so far */
 	size_t n_units;            /* units in the tracer (may exceed the cap given) */
+	uint64_t symbols;          /* strings interned (chronon_intern) */
+	uint64_t symbols_overflowed; /* chronon_intern calls that got CHRONON_SYMBOL_OVERFLOW */
 } chronon_stats;
 
 /* chronon_get_stats fills *out and the first min(cap, n_units) entries of
@@ -563,10 +608,13 @@ static inline uint64_t chronon__sig(const uint8_t *types, size_t n) {
 }
 
 /* chronon__format_check ties a format's check word to its id, category and
- * signature: a zeroed, forged or altered chronon_format fails it. It is a
- * guard against mistakes, not against an adversary. */
+ * signature: a zeroed or altered chronon_format fails it (a zeroed one: the
+ * signature's bit 63 is set). It is a guard against mistakes, not against
+ * an adversary. An XOR, so that a typed emitter, whose signature is a
+ * constant, checks registration and signature with one load of id_cat it
+ * needs anyway, one XOR and one compare. */
 static inline uint64_t chronon__format_check(uint64_t id_cat, uint64_t sig) {
-	return ((id_cat ^ sig) * UINT64_C(0x9E3779B97F4A7C15)) ^ UINT64_C(0x43524f4e464d5431);
+	return id_cat ^ sig ^ UINT64_C(0x43524f4e464d5431);
 }
 
 /* Little-endian stores of any alignment (memcpy compiles to one mov). */
@@ -574,48 +622,40 @@ CHRONON__INLINE void chronon__st16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 CHRONON__INLINE void chronon__st32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 CHRONON__INLINE void chronon__st64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
-/* chronon__claim is the fast path of docs/ring.md: it makes room for an
- * event of n = 26 + args bytes in the current chunk and returns where it
- * goes. The event belongs to the chunk at once: nothing reads the chunk
- * before this thread seals it (the next reserve, or chronon_unit_flush). */
-CHRONON__INLINE chronon_status chronon__claim(chronon_unit *u, uint32_t n, uint8_t **p) {
-	uint32_t off = u->off;
+/* chronon__begin_raw: mask and window test, claim, header. No argument
+ * checks: for callers whose arguments match the format by construction
+ * (chronon.hpp, the typed emitters after their signature test).
+ *
+ * The claim is the fast path of docs/ring.md: room for the event of
+ * 26 + args bytes in the current chunk, where the event goes at once
+ * (nothing reads the chunk before this thread seals it: the next reserve,
+ * or chronon_unit_flush). What the header needs of the format and the unit
+ * is loaded before the first store into the chunk: a store through a byte
+ * pointer may alias anything, so the compiler reloads whatever is read
+ * after one. The header is [args_size][record]: cycle, format id, category
+ * (low 32 bits), source id, arg count, five zero bytes (docs/format.md). */
+CHRONON__INLINE chronon_status chronon__begin_raw(chronon_unit *u, const chronon_format *f, uint64_t cycle,
+                                                  uint32_t args_size, uint8_t **args) {
+	const uint64_t id_cat = f->id_cat, word = u->src_word | f->argc_word;
+	const uint32_t n = CHRONON_EVENT_HEADER + args_size;
+	uint32_t off;
+	uint8_t *p;
+	if ((__atomic_load_n(&u->mask, __ATOMIC_RELAXED) & f->category) == 0 || cycle - u->win_lo > u->win_span)
+		return CHRONON_DISABLED;
+	off = u->off;
 	if (CHRONON_UNLIKELY((uint64_t)off + n > __atomic_load_n(&u->lim, __ATOMIC_RELAXED))) {
 		chronon_status s = chronon__reserve(u, n);
 		if (s != CHRONON_OK)
 			return s;
 		off = 0;
 	}
-	*p = u->chunk + off;
+	p = u->chunk + off;
 	u->off = off + n;
-	return CHRONON_OK;
-}
-
-/* chronon__put_header writes [args_size][record] and returns where the
- * arguments go: record = cycle, format id, category (low 32 bits), source
- * id, arg count, five zero bytes (docs/format.md). */
-CHRONON__INLINE uint8_t *chronon__put_header(uint8_t *p, const chronon_unit *u, const chronon_format *f,
-                                              uint64_t cycle, uint32_t args_size) {
 	chronon__st16(p, (uint16_t)args_size);
 	chronon__st64(p + 2, cycle);
-	chronon__st64(p + 10, f->id_cat);
-	chronon__st64(p + 18, u->src_word | f->argc_word);
-	return p + CHRONON_EVENT_HEADER;
-}
-
-/* chronon__begin_raw: mask test, claim, header. No argument checks: for
- * callers whose arguments match the format by construction (chronon.hpp,
- * the typed emitters after their signature test). */
-CHRONON__INLINE chronon_status chronon__begin_raw(chronon_unit *u, const chronon_format *f, uint64_t cycle,
-                                                  uint32_t args_size, uint8_t **args) {
-	uint8_t *p;
-	chronon_status s;
-	if ((__atomic_load_n(&u->mask, __ATOMIC_RELAXED) & f->category) == 0 || cycle - u->win_lo > u->win_span)
-		return CHRONON_DISABLED;
-	s = chronon__claim(u, CHRONON_EVENT_HEADER + args_size, &p);
-	if (CHRONON_UNLIKELY(s != CHRONON_OK))
-		return s;
-	*args = chronon__put_header(p, u, f, cycle, args_size);
+	chronon__st64(p + 10, id_cat);
+	chronon__st64(p + 18, word);
+	*args = p + CHRONON_EVENT_HEADER;
 	return CHRONON_OK;
 }
 
@@ -819,11 +859,13 @@ CHRONON__INLINE uint8_t *chronon__st_bool(uint8_t *p, bool v) { *p = v ? 1 : 0; 
  * expand to _Bool (stdbool.h). */
 #define CHRONON__S(i, at) ((uint64_t)(at) << (4 + 4 * (i)))
 
-/* The shared prologue: NULL and signature checks, then the raw begin. */
+/* The shared prologue: NULL checks, then one compare for registration and
+ * signature together (the check word was computed from the format's own
+ * signature, so it matches this constant one only if they are equal), then
+ * the raw begin. */
 CHRONON__INLINE chronon_status chronon__typed_begin(chronon_unit *u, const chronon_format *f, uint64_t cycle,
                                                     uint64_t sig, uint32_t args_size, uint8_t **p) {
-	if (CHRONON_UNLIKELY(u == NULL || f == NULL || f->sig != sig ||
-	                     f->check != chronon__format_check(f->id_cat, sig)))
+	if (CHRONON_UNLIKELY(u == NULL || f == NULL || f->check != chronon__format_check(f->id_cat, sig)))
 		return chronon__begin_fail(u, f, sig, args_size);
 	return chronon__begin_raw(u, f, cycle, args_size, p);
 }
@@ -970,6 +1012,321 @@ CHRONON__ARG_CTOR(bool, bool, CHRONON_BOOL, b)
  * Producer thread of u. */
 chronon_status chronon_emit_args(chronon_unit *u, const chronon_format *f, uint64_t cycle,
                                  const chronon_arg *args, size_t n);
+
+/* ------------------------------------------------------------------------
+ * Strings stored once per file, and time
+ * ------------------------------------------------------------------------ */
+
+/* chronon_intern returns in *sym the symbol of string s in tracer t, adding
+ * it to the file's symbol table the first time (the schema holds the table,
+ * rewritten before the first block that uses a new symbol). An argument of
+ * type CHRONON_UINT32 with role CHRONON_ROLE_SYMBOL holds a symbol: our
+ * readers print its string, the original C++ reader its number. Kinds,
+ * names and locations that repeat in every event then cost 4 bytes and no
+ * string copy at the emit. A symbol belongs to its tracer.
+ *
+ * A call into Go (about 100-200 ns): intern a string once and keep its
+ * symbol, do not intern per event. Once the table holds symbol_limit
+ * strings, or for a string longer than 1024 bytes, *sym is
+ * CHRONON_SYMBOL_OVERFLOW (printed "[symbol table full]"; counted in
+ * chronon_stats.symbols_overflowed) and the status CHRONON_OK.
+ *   CHRONON_OK, CHRONON_ERR_ARG (NULL s or sym), CHRONON_ERR_HANDLE
+ * Any thread. chronon_intern_n takes n bytes of s (NULs included). */
+#define CHRONON_SYMBOL_OVERFLOW UINT32_C(0xFFFFFFFF)
+chronon_status chronon_intern(chronon_tracer t, const char *s, uint32_t *sym);
+chronon_status chronon_intern_n(chronon_tracer t, const char *s, size_t n, uint32_t *sym);
+
+/* chronon_unit_set_time_base gives unit u of t a clock of its own (a clock
+ * domain): its events' cycles are ticks of tb, which readers convert to
+ * time with it instead of the file's time base (chronon_options.time_base).
+ * Readers still order all units' events by cycle number, so a simulator with
+ * several clocks usually records one timeline (picoseconds) everywhere. The
+ * schema records it before the next block. Any thread.
+ *   CHRONON_OK, CHRONON_ERR_ARG (NULL u, a zero num or den), CHRONON_ERR_HANDLE */
+chronon_status chronon_unit_set_time_base(chronon_tracer t, chronon_unit *u, chronon_time_base tb);
+
+/* ------------------------------------------------------------------------
+ * The trace model: spans, counters, async spans, instructions
+ *
+ * Helpers that register formats exactly as the Go runtime's chronon.Span,
+ * chronon.Counter, chronon.AsyncSpan and chronon.Stages do (the same texts,
+ * kinds, roles and names), so readers and exporters treat C, C++ and Go
+ * simulators alike, and inline functions that record their events through
+ * typed emitters (no call into Go). The registration functions work like
+ * chronon_format_register (any thread, before the Go runtime starts too;
+ * the same registration twice gives the same formats); from opts they take
+ * the category, source location, log flag and, where said, the name; the
+ * kind and roles are theirs. A name that makes an invalid format (empty,
+ * or with braces that add placeholders) returns CHRONON_ERR_ARG.
+ *
+ * The inline functions return the emit's status (CHRONON_OK, _DISABLED,
+ * _DROPPED, _CLOSED) and check the format they are given: a format that is
+ * not the helper's (another signature) gets CHRONON_ERR_ARG.
+ * ------------------------------------------------------------------------ */
+
+/* Flows. A flow id links one instruction's events across units and formats;
+ * 0 means "no flow". chronon_seq_flow maps a sequence number that may be 0
+ * (ChampSim's instr_id) to its flow: seq + 1; chronon_flow_seq is the
+ * inverse. Readers show the flow id (Kanata's I line, dump's flow=). */
+static inline uint64_t chronon_seq_flow(uint64_t seq) { return seq + 1; }
+static inline uint64_t chronon_flow_seq(uint64_t flow) { return flow - 1; }
+
+CHRONON_DEFINE_EMIT1(chronon__emit_u64, u64)
+CHRONON_DEFINE_EMIT1(chronon__emit_i64, i64)
+CHRONON_DEFINE_EMIT1(chronon__emit_f64, f64)
+CHRONON_DEFINE_EMIT2(chronon__emit_u64_u64, u64, u64)
+CHRONON_DEFINE_EMIT2(chronon__emit_u32_u64, u32, u64)
+CHRONON_DEFINE_EMIT3(chronon__emit_u32_u64_u64, u32, u64, u64)
+
+/* ---- Spans (chronon.Span): intervals on a unit's lanes ----
+ *
+ * A lane is a slot of a unit (a ROB entry, an MSHR, a port) where spans
+ * nest; flow links the span to an instruction (0: none). Registers
+ * "NAME begin lane={} flow={}", "NAME end lane={} flow={}" and
+ * "NAME lane={} flow={} dur={}" (uint32 lane, uint64 flow and duration);
+ * the display name is NAME unless opts->name says otherwise. */
+typedef struct chronon_span {
+	chronon_format begin, end, complete;
+} chronon_span;
+
+chronon_status chronon_span_register(const char *name, const chronon_format_options *opts, chronon_span *out);
+
+/* chronon_span_begin opens a span on (u, lane) at cycle. */
+static inline chronon_status chronon_span_begin(chronon_unit *u, const chronon_span *s, uint64_t cycle, uint32_t lane,
+                                                uint64_t flow) {
+	return chronon__emit_u32_u64(u, s ? &s->begin : NULL, cycle, lane, flow);
+}
+/* chronon_span_end closes the innermost open span of (u, lane) at cycle. */
+static inline chronon_status chronon_span_end(chronon_unit *u, const chronon_span *s, uint64_t cycle, uint32_t lane,
+                                              uint64_t flow) {
+	return chronon__emit_u32_u64(u, s ? &s->end : NULL, cycle, lane, flow);
+}
+/* chronon_span_between records a span from cycle start to cycle end (the
+ * end, not a duration: swapped, they make an empty span at end, never one
+ * of 2^64 cycles). */
+static inline chronon_status chronon_span_between(chronon_unit *u, const chronon_span *s, uint64_t start, uint64_t end,
+                                                  uint32_t lane, uint64_t flow) {
+	if (end < start)
+		start = end;
+	return chronon__emit_u32_u64_u64(u, s ? &s->complete : NULL, start, lane, flow, end - start);
+}
+/* chronon_span_complete records a span of dur cycles from start. */
+static inline chronon_status chronon_span_complete(chronon_unit *u, const chronon_span *s, uint64_t start, uint64_t dur,
+                                                   uint32_t lane, uint64_t flow) {
+	return chronon__emit_u32_u64_u64(u, s ? &s->complete : NULL, start, lane, flow, dur);
+}
+
+/* ---- Counters (chronon.Counter, chronon.FloatCounter) ----
+ *
+ * chronon_counter_register registers "NAME={}" of kind counter, its one
+ * argument (role value) of value_type: an integer type, CHRONON_FLOAT or
+ * CHRONON_DOUBLE (CHRONON_INT64 is Go's Counter, CHRONON_DOUBLE its
+ * FloatCounter). The display name is NAME unless opts->name says otherwise.
+ * Sample with chronon_counter_sample (int64 counters),
+ * chronon_counter_sample_f64 (double counters) or a typed emitter. */
+chronon_status chronon_counter_register(const char *name, int value_type, const chronon_format_options *opts,
+                                        chronon_format *out);
+
+static inline chronon_status chronon_counter_sample(chronon_unit *u, const chronon_format *f, uint64_t cycle, int64_t v) {
+	return chronon__emit_i64(u, f, cycle, v);
+}
+static inline chronon_status chronon_counter_sample_f64(chronon_unit *u, const chronon_format *f, uint64_t cycle, double v) {
+	return chronon__emit_f64(u, f, cycle, v);
+}
+
+/* chronon_on_change samples a counter on one unit only when its value
+ * changes (Counter.OnChange in Go): a queue's occupancy sampled every cycle
+ * costs an event per change, not per cycle. Keep one per (counter, unit),
+ * used from the unit's producer thread:
+ *
+ *   chronon_on_change rob;
+ *   chronon_on_change_init(&rob, core, &rob_occupancy);
+ *   ... every cycle: chronon_on_change_sample(&rob, cycle, rob_count);
+ *
+ * The first sample is always recorded; an unchanged one returns CHRONON_OK
+ * without recording. _sample is for int64 counters, _sample_f64 for double
+ * counters (values compared bit for bit). */
+typedef struct chronon_on_change {
+	chronon_unit *u;
+	const chronon_format *f;
+	uint64_t last; /* the value last recorded, its bits */
+	int32_t set;   /* a value was recorded */
+} chronon_on_change;
+
+static inline void chronon_on_change_init(chronon_on_change *c, chronon_unit *u, const chronon_format *f) {
+	c->u = u;
+	c->f = f;
+	c->last = 0;
+	c->set = 0;
+}
+static inline chronon_status chronon_on_change_sample(chronon_on_change *c, uint64_t cycle, int64_t v) {
+	uint64_t bits = (uint64_t)v;
+	if (c->set && bits == c->last)
+		return CHRONON_OK;
+	c->last = bits;
+	c->set = 1;
+	return chronon__emit_i64(c->u, c->f, cycle, v);
+}
+static inline chronon_status chronon_on_change_sample_f64(chronon_on_change *c, uint64_t cycle, double v) {
+	uint64_t bits;
+	memcpy(&bits, &v, 8);
+	if (c->set && bits == c->last)
+		return CHRONON_OK;
+	c->last = bits;
+	c->set = 1;
+	return chronon__emit_f64(c->u, c->f, cycle, v);
+}
+
+/* ---- Async spans (chronon.AsyncSpan): tasks begun and ended by id ----
+ *
+ * Intervals named by an id rather than a lane: tasks, transactions,
+ * requests, which overlap freely on one unit and end in any order. A begin
+ * and an end pair by (unit, id); exporters pack a unit's async spans into
+ * as few rows as are open at once. A begin names its parent span (the id of
+ * a span of any unit, 0: none): readers build the request trees, draw an
+ * arrow per edge and compute fan-out, depth and critical paths. Ids only
+ * need to be unique among a unit's open spans.
+ *
+ * chronon_async_register registers "NAME begin id={} parent={}" (uint64 id
+ * and parent) and "NAME end id={}" (uint64 id), display name NAME. With
+ * n > 0 the begin carries n more arguments, of arg_types, whose part of the
+ * text is arg_text with n placeholders ("what={} where={}": the begin is
+ * "NAME begin id={} parent={} what={} where={}"); opts->roles, if not NULL,
+ * gives their roles (CHRONON_ROLE_SYMBOL for interned strings; plain
+ * otherwise). Record such a begin with a typed emitter of (u64, u64, ...)
+ * on &out->begin, or chronon_emit_args; an argument-less one with
+ * chronon_async_begin. An instant with an argument of role CHRONON_ROLE_ID
+ * is drawn on the open span of that id (a tag, a milestone). */
+typedef struct chronon_async {
+	chronon_format begin, end;
+} chronon_async;
+
+chronon_status chronon_async_register(const char *name, const char *arg_text, const uint8_t *arg_types, size_t n,
+                                      const chronon_format_options *opts, chronon_async *out);
+
+/* chronon_async_begin opens span id on u at cycle, a child of span parent
+ * (0: none). For spans registered with no more arguments. */
+static inline chronon_status chronon_async_begin(chronon_unit *u, const chronon_async *a, uint64_t cycle, uint64_t id,
+                                                 uint64_t parent) {
+	return chronon__emit_u64_u64(u, a ? &a->begin : NULL, cycle, id, parent);
+}
+/* chronon_async_end closes span id of u at cycle. */
+static inline chronon_status chronon_async_end(chronon_unit *u, const chronon_async *a, uint64_t cycle, uint64_t id) {
+	return chronon__emit_u64(u, a ? &a->end : NULL, cycle, id);
+}
+
+/* ---- Instructions in a pipeline (chronon.Stages) ----
+ *
+ * An out-of-order core's instructions as the Kanata export and stats read
+ * them: an instruction is a flow, its stages are complete spans on that
+ * flow, and it ends with a retire or a squash (kinds CHRONON_KIND_RETIRE and
+ * CHRONON_KIND_FLUSH). Once a trace has retire events, an instruction with
+ * none is shown as still in flight at the end. chronon_stages does the
+ * bookkeeping: the simulator keeps a chronon_inst in each instruction record
+ * (no map, no allocation); entering a stage ends the one the instruction
+ * was in, as a span from its entry to now on its unit.
+ *
+ *   static chronon_stages pipe;
+ *   static const char *const names[] = {"fetch", "decode", "execute", "commit"};
+ *   chronon_stages_register(names, 4, NULL, &pipe);
+ *   instr->st = chronon_inst_start(instr->id);           // flow id + 1
+ *   chronon_stage_enter(&pipe, core, cycle, &instr->st, 2); // execute
+ *   chronon_stage_retire(&pipe, core, cycle, &instr->st);
+ *
+ * chronon_stages_register registers a span per stage name (chronon_span_register:
+ * a name containing "stall" is drawn over the stages in Konata) in pipeline
+ * order, "retire flow={}" (retire kind) and "squash flow={}" (flush kind);
+ * opts apply to all of them (but not opts->name). n is 1..65535; two equal
+ * names are CHRONON_ERR_ARG. The spans array is the library's, permanent.
+ * One thread drives an instruction at a time, as for a unit. */
+typedef struct chronon_stages {
+	const chronon_span *spans; /* n, in pipeline order */
+	size_t n;
+	chronon_format retire, squash;
+} chronon_stages;
+
+chronon_status chronon_stages_register(const char *const *names, size_t n, const chronon_format_options *opts,
+                                       chronon_stages *out);
+
+/* An instruction's place in the pipeline. Make it with chronon_inst_start. */
+typedef struct chronon_inst {
+	uint64_t flow;      /* chronon_seq_flow of its sequence number */
+	chronon_unit *unit; /* the unit of its open stage */
+	uint64_t since;     /* the cycle it entered its open stage */
+	int32_t stage;      /* index of its open stage, -1 none */
+	uint32_t reserved_;
+} chronon_inst;
+
+/* chronon_inst_start makes an instruction of sequence number seq (0
+ * allowed: its flow is seq + 1) that is in no stage yet. */
+static inline chronon_inst chronon_inst_start(uint64_t seq) {
+	chronon_inst in;
+	in.flow = chronon_seq_flow(seq);
+	in.unit = NULL;
+	in.since = 0;
+	in.stage = -1;
+	in.reserved_ = 0;
+	return in;
+}
+
+/* chronon_stage_leave ends the instruction's stage at cycle (a bubble
+ * until its next enter): the stage's span from its entry to cycle. Returns
+ * CHRONON_OK when it is in no stage. */
+static inline chronon_status chronon_stage_leave(const chronon_stages *s, uint64_t cycle, chronon_inst *in) {
+	int32_t i = in->stage;
+	if (i < 0)
+		return CHRONON_OK;
+	in->stage = -1;
+	return chronon_span_between(in->unit, &s->spans[i], in->since, cycle, 0, in->flow);
+}
+
+/* chronon_stage_enter moves the instruction into stage i on unit u at
+ * cycle: the stage it was in ends there. Returns the status of that
+ * stage's span (CHRONON_OK if there was none), or CHRONON_ERR_ARG, with
+ * nothing done, for a stage index out of range. */
+static inline chronon_status chronon_stage_enter(const chronon_stages *s, chronon_unit *u, uint64_t cycle,
+                                                 chronon_inst *in, size_t i) {
+	chronon_status st;
+	if (CHRONON_UNLIKELY(i >= s->n))
+		return chronon__fail(CHRONON_ERR_ARG, "chronon_stage_enter: stage index out of range");
+	st = chronon_stage_leave(s, cycle, in);
+	in->unit = u;
+	in->since = cycle;
+	in->stage = (int32_t)i;
+	return st;
+}
+
+/* chronon_stage_retire ends the instruction's stage and records its
+ * retirement (commit) on u at cycle; chronon_stage_squash records it as
+ * squashed (a wrong-path instruction flushed from the pipeline). Each
+ * returns the first status other than CHRONON_OK of the two events. */
+static inline chronon_status chronon_stage_retire(const chronon_stages *s, chronon_unit *u, uint64_t cycle,
+                                                  chronon_inst *in) {
+	chronon_status a = chronon_stage_leave(s, cycle, in), b = chronon__emit_u64(u, &s->retire, cycle, in->flow);
+	return a != CHRONON_OK ? a : b;
+}
+static inline chronon_status chronon_stage_squash(const chronon_stages *s, chronon_unit *u, uint64_t cycle,
+                                                  chronon_inst *in) {
+	chronon_status a = chronon_stage_leave(s, cycle, in), b = chronon__emit_u64(u, &s->squash, cycle, in->flow);
+	return a != CHRONON_OK ? a : b;
+}
+
+/* Instruction dependencies: an instant format whose arguments include a
+ * flow (the instruction that waits) and a CHRONON_ROLE_DEPENDS argument
+ * (the flow of its producer), one dependency per event:
+ *   "wakeup flow={} producer={}", roles {CHRONON_ROLE_FLOW, CHRONON_ROLE_DEPENDS}
+ * The Kanata export draws it as an arrow (a W line). */
+
+/* ------------------------------------------------------------------------
+ * Shared units (to come)
+ *
+ * A unit has one producer thread at a time. The Go runtime is growing units
+ * that several threads may emit into (an engine whose components run on a
+ * pool of threads); here they will be a flag of chronon_unit_options taken
+ * by chronon_unit_create, with the same emit functions and formats. Until
+ * then, serialize a unit's emits (a mutex per unit) or give each thread its
+ * own unit.
+ * ------------------------------------------------------------------------ */
 
 #ifdef __cplusplus
 } /* extern "C" */

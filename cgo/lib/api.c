@@ -171,6 +171,34 @@ chronon_status chronon_unit_create(chronon_tracer t, const char *name, const cha
 	return st;
 }
 
+/* ---- Symbols and time bases ---- */
+
+chronon_status chronon_intern_n(chronon_tracer t, const char *s, size_t n, uint32_t *sym) {
+	if (sym == NULL || s == NULL) {
+		if (sym != NULL)
+			*sym = CHRONON_SYMBOL_OVERFLOW;
+		return chronon__fail(CHRONON_ERR_ARG, "chronon_intern: the string or sym is NULL");
+	}
+	*sym = CHRONON_SYMBOL_OVERFLOW;
+	if (t.id == 0)
+		return NO_TRACER("chronon_intern");
+	ENTER("chronon_intern");
+	return (chronon_status)chronon__go_intern(t.id, (char *)s, n, sym, EB);
+}
+
+chronon_status chronon_intern(chronon_tracer t, const char *s, uint32_t *sym) {
+	return chronon_intern_n(t, s, s ? strlen(s) : 0, sym);
+}
+
+chronon_status chronon_unit_set_time_base(chronon_tracer t, chronon_unit *u, chronon_time_base tb) {
+	if (u == NULL)
+		return chronon__fail(CHRONON_ERR_ARG, "chronon_unit_set_time_base: unit is NULL");
+	if (t.id == 0)
+		return NO_TRACER("chronon_unit_set_time_base");
+	ENTER("chronon_unit_set_time_base");
+	return (chronon_status)chronon__go_unit_time_base(t.id, u, tb.num, tb.den, EB);
+}
+
 /* ---- Statistics ---- */
 
 chronon_status chronon_get_stats(chronon_tracer t, chronon_stats *out, chronon_unit_stats *units, size_t cap) {

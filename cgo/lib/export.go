@@ -255,11 +255,13 @@ func chronon__go_stats(id C.uint64_t, out *C.chronon_stats, units *C.chronon_uni
 	}
 	s := e.t.Stats()
 	*out = C.chronon_stats{
-		blocks:           C.uint64_t(s.Blocks),
-		raw_bytes:        C.uint64_t(s.RawBytes),
-		compressed_bytes: C.uint64_t(s.CompressedBytes),
-		file_bytes:       C.int64_t(s.FileBytes),
-		n_units:          C.size_t(len(s.Units)),
+		blocks:             C.uint64_t(s.Blocks),
+		raw_bytes:          C.uint64_t(s.RawBytes),
+		compressed_bytes:   C.uint64_t(s.CompressedBytes),
+		file_bytes:         C.int64_t(s.FileBytes),
+		n_units:            C.size_t(len(s.Units)),
+		symbols:            C.uint64_t(s.Symbols),
+		symbols_overflowed: C.uint64_t(s.SymbolsOverflowed),
 	}
 	if units != nil && capacity > 0 {
 		dst := unsafe.Slice(units, int(min(uint64(capacity), uint64(len(s.Units)))))

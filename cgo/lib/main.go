@@ -13,8 +13,11 @@
 //	           pure C except for the wait under the Block policy
 //	args.c     chronon_emit_args (tagged arguments, string layout) and the
 //	           explanations of failed inline checks
+//	model.c    the trace model's helpers (spans, counters, async spans,
+//	           stages), registered as the Go runtime registers them
 //	export.go  the Go functions C calls: tracers, units, formats, stats,
 //	           the wait; each recovers panics into a status
+//	model.go   the Go side of interning and unit time bases
 //	tracers.go the handle table and the option conversions
 //
 // The emit path itself is in chronon.h, inline in the caller: it never

@@ -167,6 +167,12 @@ func tracerOptions(o *C.chronon_options) ([]chronon.Option, error) {
 	if o.no_auto_metadata != 0 {
 		opts = append(opts, chronon.WithAutoMetadata(false))
 	}
+	if tb := o.time_base; tb.num != 0 || tb.den != 0 {
+		opts = append(opts, chronon.WithTimeBase(chronon.TimeBase{Num: uint64(tb.num), Den: uint64(tb.den)}))
+	}
+	if o.symbol_limit != 0 {
+		opts = append(opts, chronon.WithSymbolLimit(int(o.symbol_limit)))
+	}
 	return opts, nil
 }
 
