@@ -43,6 +43,14 @@ func TestAsyncSpans(t *testing.T) {
 	require.Positive(t, children)
 	require.Equal(t, children, found, "every parent is a span")
 	require.Equal(t, "0", one(t, async, `SELECT count(*) FROM spans c JOIN spans p ON c.parent = p.span WHERE NOT (p.start <= c.start AND c.start <= p."end")`), "a parent is open when its child begins")
+	// The begin's arguments: its format's table, joined on the begin's seq;
+	// interned strings (role Symbol) read as their text.
+	var spans, joined, what int
+	fmt.Sscanf(one(t, async, `SELECT (SELECT count(*) FROM spans WHERE name = 'req_out'), count(*), count(DISTINCT b.what) FROM spans s JOIN req_out b ON b.seq = s.span`), "%d|%d|%d", &spans, &joined, &what)
+	require.Positive(t, spans)
+	require.Equal(t, spans, joined, "every span finds its begin")
+	require.Positive(t, what)
+	require.Equal(t, "VARCHAR", one(t, async, "SELECT typeof(what) FROM req_out LIMIT 1"))
 }
 
 // TestSpansWindowKeepsOpenSpans: spans(cycles := 'A-B') keeps the spans
