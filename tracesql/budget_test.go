@@ -27,9 +27,9 @@ func TestBudgetRefusesABlockTooLarge(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 
 	small := open(t, []string{path}, tracesql.WithMemoryBudget(2<<20))
-	_, err = small.Query("SELECT sum(pc) FROM fetch")
+	_, err = small.Query("SELECT sum(pc) FROM fetch_")
 	if err == nil {
-		rs, _ := small.Query("SELECT sum(pc) FROM fetch")
+		rs, _ := small.Query("SELECT sum(pc) FROM fetch_")
 		for rs.Next() {
 		}
 		err = rs.Err()
@@ -43,8 +43,8 @@ func TestBudgetRefusesABlockTooLarge(t *testing.T) {
 	require.Contains(t, err.Error(), "memory budget")
 
 	enough := open(t, []string{path}, tracesql.WithMemoryBudget(12<<20), tracesql.WithThreads(2))
-	want := one(t, open(t, []string{path}), "SELECT count(*), sum(cycle), count(DISTINCT unit) FROM fetch")
-	require.Equal(t, want, one(t, enough, "SELECT count(*), sum(cycle), count(DISTINCT unit) FROM fetch"))
+	want := one(t, open(t, []string{path}), "SELECT count(*), sum(cycle), count(DISTINCT unit) FROM fetch_")
+	require.Equal(t, want, one(t, enough, "SELECT count(*), sum(cycle), count(DISTINCT unit) FROM fetch_"))
 	files, err := enough.ExportParquet(filepath.Join(t.TempDir(), "pq"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)

@@ -7,4 +7,4 @@ package tracesql
 func SetPushdown(d *DB, on bool) { d.noPushdown = !on }
 
 // Rewrite returns the query Query runs for q.
-func Rewrite(d *DB, q string) string { return d.rewrite(QuoteTables(q, d.reserved)) }
+func Rewrite(d *DB, q string) string { return d.rewrite(q) }

@@ -955,3 +955,8 @@ func matchParen(q string, i int) (int, bool) {
 	}
 	return 0, false
 }
+
+// isWordByte reports whether c may be part of a bare word.
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}

@@ -213,7 +213,7 @@ func (g *queryGen) where(q string) string {
 
 // query returns a query and whether it joins tables.
 func (g *queryGen) query() (string, bool) {
-	t := g.pick("events", "fetch", "decode")
+	t := g.pick("events", "fetch_", "decode")
 	agg := "count(*), sum(cycle), min(unit), max(unit_id), max(seq)"
 	k := g.rng.IntN(12)
 	return g.queryOf(k, t, agg), k == 5 || k == 9 || k == 10
@@ -227,13 +227,13 @@ func (g *queryGen) queryOf(k int, t, agg string) string {
 		return fmt.Sprintf("SELECT unit, count(*), min(cycle) FROM %s x WHERE %s GROUP BY unit", t, g.where("x."))
 	case 5: // a join of two tables, each narrowed by its own predicates
 		return fmt.Sprintf("SELECT count(*), sum(a.cycle) FROM events a JOIN %s b ON a.cycle = b.cycle AND a.unit_id = b.unit_id WHERE %s AND %s",
-			g.pick("fetch", "decode"), g.where("a."), g.where("b."))
+			g.pick("fetch_", "decode"), g.where("a."), g.where("b."))
 	case 6: // the same table twice, different ranges
 		return fmt.Sprintf("SELECT (SELECT count(*) FROM %[1]s WHERE %[2]s), (SELECT sum(cycle) FROM %[1]s WHERE %[3]s)", t, g.where(""), g.where(""))
 	case 7: // a subquery in FROM, predicates outside and inside
 		return fmt.Sprintf("SELECT count(*), max(s.cycle) FROM (SELECT * FROM %s WHERE %s) s WHERE %s", t, g.where(""), g.where("s."))
 	case 8: // a CTE named like a table: the name means the CTE
-		return fmt.Sprintf("WITH events AS (SELECT * FROM %s WHERE %s) SELECT count(*), sum(cycle) FROM events WHERE %s", g.pick("fetch", "decode"), g.where(""), g.where(""))
+		return fmt.Sprintf("WITH events AS (SELECT * FROM %s WHERE %s) SELECT count(*), sum(cycle) FROM events WHERE %s", g.pick("fetch_", "decode"), g.where(""), g.where(""))
 	case 9: // the null-supplying side of an outer join
 		return fmt.Sprintf("SELECT count(*), count(e.cycle) FROM units u LEFT JOIN %s e ON e.unit_id = u.unit_id AND %s WHERE coalesce(e.unit, 'none') <> '%s'",
 			t, g.cyclePred("e.cycle"), w1Units[g.rng.IntN(len(w1Units))])

@@ -32,12 +32,6 @@ const groupedMode = "grouped"
 // one (a view per format costs DuckDB ~0.4 ms each to create).
 const formatFunc = "ctrace_format"
 
-// funcName is the name of the table function behind fixed table t. The
-// event tables' (those with a selection) are called through a table macro
-// of the table's own name, which passes the parameters on and leaves out
-// the events function's anyColumn; their view calls the macro.
-func funcName(t string) string { return "ctrace_" + t }
-
 // functionColumns are the columns of fixed table t's function.
 func functionColumns(t Table) []Column {
 	if t.Name == "events" {

@@ -46,11 +46,11 @@ func TestAsyncSpans(t *testing.T) {
 	// The begin's arguments: its format's table, joined on the begin's seq;
 	// interned strings (role Symbol) read as their text.
 	var spans, joined, what int
-	fmt.Sscanf(one(t, async, `SELECT (SELECT count(*) FROM spans WHERE name = 'req_out'), count(*), count(DISTINCT b.what) FROM spans s JOIN req_out b ON b.seq = s.span`), "%d|%d|%d", &spans, &joined, &what)
+	fmt.Sscanf(one(t, async, `SELECT (SELECT count(*) FROM spans WHERE name = 'req_out'), count(*), count(DISTINCT b.what) FROM spans s JOIN req_out_begin b ON b.seq = s.span`), "%d|%d|%d", &spans, &joined, &what)
 	require.Positive(t, spans)
 	require.Equal(t, spans, joined, "every span finds its begin")
 	require.Positive(t, what)
-	require.Equal(t, "VARCHAR", one(t, async, "SELECT typeof(what) FROM req_out LIMIT 1"))
+	require.Equal(t, "VARCHAR", one(t, async, "SELECT typeof(what) FROM req_out_begin LIMIT 1"))
 }
 
 // TestSpansWindowKeepsOpenSpans: spans(cycles := 'A-B') keeps the spans

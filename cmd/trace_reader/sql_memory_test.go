@@ -23,7 +23,7 @@ func TestSQLAndParquetKeepTheMemoryBudget(t *testing.T) {
 	path := filepath.Join(dir, "bomb.ctrace")
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 
-	code, _, stderr := runTool("sql", "--memory", "2MiB", path, "-c", "SELECT sum(pc) FROM fetch")
+	code, _, stderr := runTool("sql", "--memory", "2MiB", path, "-c", "SELECT sum(pc) FROM fetch_")
 	require.Equal(t, 1, code, stderr)
 	require.Contains(t, stderr, path)
 	require.Contains(t, stderr, "--memory")
@@ -34,7 +34,7 @@ func TestSQLAndParquetKeepTheMemoryBudget(t *testing.T) {
 	left, _ := filepath.Glob(out + "*")
 	require.Empty(t, left, "a failed export leaves nothing behind")
 
-	code, stdout, stderr := runTool("sql", "--csv", "--memory", "16MiB", path, "-c", "SELECT count(DISTINCT unit) FROM fetch")
+	code, stdout, stderr := runTool("sql", "--csv", "--memory", "16MiB", path, "-c", "SELECT count(DISTINCT unit) FROM fetch_")
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, "count(DISTINCT unit)\n4\n", stdout)
 	code, _, stderr = runTool("export", "--format", "parquet", "--memory", "16MiB", "-o", out, path)
