@@ -3,6 +3,7 @@ package tracesql
 import (
 	"slices"
 
+	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 	"github.com/chronon-sim/chronon-go/tracetext"
 )
@@ -30,10 +31,16 @@ type Table struct {
 // Fixed tables, in the order --help and .tables list them. The per-format
 // tables come after events.
 var (
+	cycleColumn = Column{"cycle", "UBIGINT", "the event's cycle"}
+	// timeColumn is there only when a trace has a time base.
+	timeColumn = Column{"time", "DOUBLE", "the cycle's time in seconds, by its unit's time base, else the file's (NULL: none; the column exists when a trace has a time base)"}
+	seqColumn  = Column{"seq", "UBIGINT", "the event's place in its file: block << 32 | position in the block; dump prints events by (cycle, seq)"}
+
 	eventsColumns = []Column{
-		{"cycle", "UBIGINT", "the event's cycle"},
+		cycleColumn, timeColumn,
 		{"unit", "VARCHAR", "name of its unit ('' for none)"},
 		{"unit_id", "USMALLINT", "its unit id (0: none)"},
+		seqColumn,
 		{"format", "VARCHAR", "name of its format's table ('' for an unknown format)"},
 		{"format_id", "UINTEGER", "its format id"},
 		{"category", "UINTEGER", "its category mask (low 32 bits)"},
@@ -48,18 +55,25 @@ var (
 		{"end", "UBIGINT", "cycle it ended (begin/end: the end event's; complete: start + dur)"},
 		{"dur", "UBIGINT", "end - start"},
 		{"flow", "UBIGINT", "flow id of the opening event, NULL when none"},
+		{"span", "UBIGINT", "the span's number: its begin's seq (a complete span's own), the same whatever the selection"},
+		{"id", "UBIGINT", "an async span's id (role Id), NULL for the spans of lanes"},
+		{"parent", "UBIGINT", "the span number of its parent (role Parent, resolved as the exporters do), NULL when none or not found"},
 	}
 	countersColumns = []Column{
 		{"unit", "VARCHAR", "unit of the sample"},
 		{"name", "VARCHAR", "counter name (the format's)"},
 		{"cycle", "UBIGINT", "cycle of the sample"},
+		timeColumn,
 		{"value", "DOUBLE", "sampled value"},
+		seqColumn,
 	}
 	flowsColumns = []Column{
 		{"flow", "UBIGINT", "flow id"},
 		{"cycle", "UBIGINT", "cycle of the event carrying it"},
+		timeColumn,
 		{"unit", "VARCHAR", "unit of that event"},
 		{"format", "VARCHAR", "name of that event's format table"},
+		seqColumn,
 	}
 	unitsColumns = []Column{
 		{"unit_id", "USMALLINT", "unit id"},
@@ -71,7 +85,7 @@ var (
 		{"format_id", "UINTEGER", "format id"},
 		{"name", "VARCHAR", "its table's name"},
 		{"format", "VARCHAR", "the format text"},
-		{"kind", "VARCHAR", "instant, span_begin, span_end, span_complete or counter"},
+		{"kind", "VARCHAR", "instant, span_begin, span_end, span_complete, counter, flush, async_begin, async_end or retire"},
 		{"arg_types", "VARCHAR", "argument types, comma-separated"},
 		{"arg_names", "VARCHAR", "argument (column) names, comma-separated"},
 		{"file", "VARCHAR", "source file that registered it"},
@@ -121,8 +135,9 @@ func FixedTables() []Table { return slices.Clone(fixedTables) }
 // such format).
 type fmtTable struct {
 	Table
-	types []schema.ArgType
-	ids   []int64 // by trace
+	types  []schema.ArgType
+	symbol []bool  // by argument: an interned string (role Symbol), read as its text
+	ids    []int64 // by trace
 }
 
 // sqlType is the DuckDB type of an argument type.
@@ -155,15 +170,24 @@ func sqlType(t schema.ArgType) string {
 }
 
 func leadColumn(name string) Column {
-	switch name {
-	case "trace":
+	if name == "trace" {
 		return Column{"trace", "VARCHAR", "the trace (its rank, else its file name)"}
-	case "cycle":
-		return eventsColumns[0]
-	case "unit":
-		return eventsColumns[1]
 	}
-	return eventsColumns[2]
+	for _, c := range eventsColumns {
+		if c.Name == name {
+			return c
+		}
+	}
+	panic("tracesql: no lead column " + name)
+}
+
+// symbolArgs says which arguments of f are interned strings.
+func symbolArgs(f *mmapio.Format) []bool {
+	out := make([]bool, len(f.ArgTypes))
+	for i := range out {
+		out[i] = f.Role(i) == schema.RoleSymbol
+	}
+	return out
 }
 
 // strconvQuote quotes a format text for a doc line, escaped.

@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -15,20 +14,24 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/chronon-sim/chronon-go/internal/ctext"
 	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/unitsel"
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // DB is a DuckDB database whose tables read one or more traces.
 type DB struct {
-	sqldb  *sql.DB
-	traces []*trace
-	multi  bool
-	fmts   []*fmtTable
-	cfg    config
+	sqldb     *sql.DB
+	traces    []*trace
+	multi     bool
+	timed     bool // some trace has a time base: the tables have a time column
+	fmts      []*fmtTable
+	fmtByName map[string]*fmtTable // and by lower-case name
+	cfg       config
+	budget    *budget
 
-	unitEnum, fmtEnum duckdb.TypeInfo
 	// names are what generated names avoid (names.go).
 	names *reservedNames
 	// dataset is the directory of a dataset database (Parquet files),
@@ -37,20 +40,23 @@ type DB struct {
 	dsTables []Table
 
 	argDecodes atomic.Int64 // events whose arguments a scan walked (tests: projection pushdown)
+	noPushdown bool         // tests: Query rewrites table names only (the answers with no pushdown)
 }
 
 // trace is one open file and what the scans need of it, computed once.
 type trace struct {
 	r         *mmapio.Reader
-	name      string   // the trace column: the file's label
+	name      string // the trace column: the file's label
+	nameBytes []byte
 	unitNames [][]byte // by unit id ("" none)
-	unitStrs  []string // the same as strings (ENUM values are set as strings)
+	unitStrs  []string // the same as strings
 	fmtNames  map[uint32][]byte
-	fmtStrs   map[uint32]string
-	fmtByID   []*mmapio.Format // dense by id when ids are small, else nil
-	// The database's selection (Open's options) in this trace.
-	hasUnits bool
-	units    []uint16
+	progs     map[uint32]*ctext.Format // compiled for message
+	timeBases []schema.TimeBase        // by unit id; the file's for an id without one
+	fileTime  schema.TimeBase
+	symbols   *schema.Schema
+	// sel is the database's selection (Open's options) in this trace.
+	sel selection
 }
 
 // Open maps the traces and returns a database with their tables
@@ -61,9 +67,16 @@ func Open(paths []string, opts ...Option) (*DB, error) {
 	}
 	var cfg config
 	for _, o := range opts {
-		o(&cfg)
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
 	}
 	d := &DB{multi: len(paths) > 1, cfg: cfg}
+	limit := cfg.budget
+	if limit == 0 {
+		limit = mmapio.DefaultMemoryBudget
+	}
+	d.budget = newBudget(limit)
 	if err := d.connect(); err != nil {
 		d.Close()
 		return nil, err
@@ -92,15 +105,19 @@ func (d *DB) openTraces(paths []string) error {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			return fmt.Errorf("%s is a directory: a dataset (export --dataset) is read alone, not with other files", p)
 		}
-		r, err := mmapio.Open(p)
+		var ropts []mmapio.Option
+		if d.cfg.budget > 0 {
+			ropts = append(ropts, mmapio.WithMemoryBudget(d.cfg.budget))
+		}
+		r, err := mmapio.Open(p, ropts...)
 		if err != nil {
 			return err
 		}
 		t := &trace{r: r}
 		d.traces = append(d.traces, t)
+		t.sel = d.optionSelection(t)
 		if d.cfg.hasUnit {
-			t.hasUnits, t.units = true, unitsSelected(r, d.cfg.unit)
-			matched = matched || len(t.units) > 0
+			matched = matched || len(t.sel.unitIDs()) > 0
 		}
 	}
 	if d.cfg.hasUnit && !matched {
@@ -112,15 +129,45 @@ func (d *DB) openTraces(paths []string) error {
 	for i, l := range mmapio.Labels(readers) {
 		d.traces[i].name = sqlText(l)
 	}
-	tables, names := buildFormatTables(readers, d.multi, d.names)
+	for _, t := range d.traces {
+		d.timed = d.timed || hasTimeBase(t.r)
+	}
+	tables, names := buildFormatTables(readers, d.multi, d.timed, d.names)
 	d.fmts = tables
+	d.fmtByName = make(map[string]*fmtTable, 2*len(tables))
+	for _, ft := range tables {
+		if ft.Format != "" { // a span's table is a view on spans
+			d.fmtByName[ft.Name] = ft
+		}
+	}
+	for _, ft := range tables { // a lower-case spelling never hides a table's own name
+		if _, ok := d.fmtByName[strings.ToLower(ft.Name)]; !ok && ft.Format != "" {
+			d.fmtByName[strings.ToLower(ft.Name)] = ft
+		}
+	}
 	for _, t := range d.traces {
 		t.prepare(names)
 	}
-	return d.buildEnums()
+	return nil
+}
+
+// hasTimeBase reports whether r's cycles have a time: the file's time base
+// or a unit's.
+func hasTimeBase(r *mmapio.Reader) bool {
+	s := r.Schema()
+	if !s.TimeBase.IsZero() {
+		return true
+	}
+	for _, u := range s.Units {
+		if !u.TimeBase.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *trace) prepare(names map[*mmapio.Format]string) {
+	t.nameBytes = []byte(t.name)
 	maxID := 0
 	for _, u := range t.r.Units() {
 		maxID = max(maxID, int(u.ID))
@@ -131,23 +178,35 @@ func (t *trace) prepare(names map[*mmapio.Format]string) {
 		t.unitStrs[id] = sqlText(t.r.UnitName(uint16(id)))
 		t.unitNames[id] = []byte(t.unitStrs[id])
 	}
+	s := t.r.Schema()
+	t.symbols, t.fileTime = s, s.TimeBase
+	t.timeBases = make([]schema.TimeBase, maxID+1)
+	for id := range t.timeBases {
+		t.timeBases[id] = s.TimeBaseOf(uint16(id))
+	}
 	t.fmtNames = map[uint32][]byte{}
-	t.fmtStrs = map[uint32]string{}
-	maxF := uint32(0)
+	t.progs = map[uint32]*ctext.Format{}
 	for _, f := range t.r.Formats() {
 		if _, ok := t.fmtNames[f.ID]; !ok {
 			t.fmtNames[f.ID] = []byte(names[f])
-			t.fmtStrs[f.ID] = names[f]
-		}
-		maxF = max(maxF, f.ID)
-	}
-	if maxF < 1<<16 {
-		t.fmtByID = make([]*mmapio.Format, maxF+1)
-		for id := range t.fmtByID {
-			t.fmtByID[id] = t.r.Format(uint32(id))
+			t.progs[f.ID] = rawread.Program(t.r.Format(f.ID))
 		}
 	}
 }
+
+// timeBase is the time base of unit u's cycles (zero: none).
+func (t *trace) timeBase(u uint16) schema.TimeBase {
+	if int(u) < len(t.timeBases) {
+		return t.timeBases[u]
+	}
+	return t.fileTime
+}
+
+// program is format id's compiled text (nil: an unknown format).
+func (t *trace) program(id uint32) *ctext.Format { return t.progs[id] }
+
+// symbol is the text of interned string id.
+func (t *trace) symbol(id uint32) []byte { return []byte(sqlText(t.symbols.SymbolText(id))) }
 
 func (t *trace) unitName(id uint16) []byte {
 	if int(id) < len(t.unitNames) {
@@ -163,32 +222,6 @@ func (t *trace) unitStr(id uint16) string {
 	return ""
 }
 
-// buildEnums makes the ENUM types the scans fill unit and format with:
-// setting an ENUM value is a lookup in Go, a VARCHAR one a call into C per
-// row. The views cast them back to VARCHAR (in C++, a dictionary lookup).
-func (d *DB) buildEnums() error {
-	units, fmts := map[string]bool{"": true}, map[string]bool{"": true}
-	for _, t := range d.traces {
-		for _, u := range t.unitStrs {
-			units[u] = true
-		}
-		for _, f := range t.fmtStrs {
-			fmts[f] = true
-		}
-	}
-	var err error
-	if d.unitEnum, err = enumOf(units); err != nil {
-		return err
-	}
-	d.fmtEnum, err = enumOf(fmts)
-	return err
-}
-
-func enumOf(set map[string]bool) (duckdb.TypeInfo, error) {
-	vals := slices.Sorted(maps.Keys(set))
-	return duckdb.NewEnumInfo(vals[0], vals[1:]...)
-}
-
 // connect opens the DuckDB database and reads what generated names must
 // avoid: its keywords, its table functions and macros, its tables and
 // views.
@@ -197,6 +230,7 @@ func (d *DB) connect() error {
 	if err != nil {
 		return err
 	}
+	duckdb.RegisterReplacementScan(conn, d.replacement)
 	d.sqldb = sql.OpenDB(conn)
 	ctx := context.Background()
 	if d.cfg.threads > 0 {
@@ -264,27 +298,30 @@ func (d *DB) registerTables() error {
 	var spanTables []Table
 	for _, t := range d.Tables() {
 		if t.Span != "" {
-			spanTables = append(spanTables, t) // once spans is there
+			spanTables = append(spanTables, t) // views on spans, once spans is there
+		}
+	}
+	if err := d.register(c); err != nil {
+		return fmt.Errorf("tracesql: %w", err)
+	}
+	// The views answer FROM t; FROM t(cycles := ..., unit := ...) calls the
+	// macro of the same name (a view and a macro may share a name).
+	var views strings.Builder
+	for _, t := range d.fixedTables() {
+		if !hasSelection(t.Name) {
+			fmt.Fprintf(&views, "CREATE VIEW %s AS SELECT * FROM %s();\n", quoteIdent(t.Name), quoteIdent(funcName(t.Name)))
 			continue
 		}
-		if err := d.register(c, t); err != nil {
-			return fmt.Errorf("tracesql: table %s: %w", t.Name, err)
+		sel := "*"
+		if len(functionColumns(t)) > len(t.Columns) {
+			sel = "* EXCLUDE (" + anyColumn + ")"
 		}
-		// The view answers FROM t, the macro FROM t(cycles := ..., unit := ...).
-		fn := quoteIdent(funcName(t.Name))
-		stmts := []string{fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM %s()", quoteIdent(t.Name), fn)}
-		if hasSelection(t.Name) {
-			sel := selectList(t)
-			stmts = []string{
-				fmt.Sprintf("CREATE VIEW %s AS SELECT %s FROM %s('', '', '') AS ctrace_t", quoteIdent(t.Name), sel, fn),
-				fmt.Sprintf("CREATE MACRO %s(cycles := '', unit := '') AS TABLE SELECT %s FROM %s(coalesce(cycles, ''), coalesce(unit, ''), '') AS ctrace_t", quoteIdent(t.Name), sel, fn),
-			}
-		}
-		for _, st := range stmts {
-			if _, err := c.ExecContext(ctx, st); err != nil {
-				return fmt.Errorf("tracesql: table %s: %w", t.Name, err)
-			}
-		}
+		fmt.Fprintf(&views, "CREATE MACRO %[1]s(cycles := NULL, unit := NULL, %[2]s := NULL) AS TABLE SELECT %[3]s FROM %[4]s(cycles := cycles, unit := unit, %[2]s := %[2]s);\n",
+			quoteIdent(t.Name), pushdownParam, sel, quoteIdent(funcName(t.Name)))
+		fmt.Fprintf(&views, "CREATE VIEW %[1]s AS SELECT * FROM %[1]s();\n", quoteIdent(t.Name))
+	}
+	if _, err := c.ExecContext(ctx, views.String()); err != nil {
+		return fmt.Errorf("tracesql: %w", err)
 	}
 	for _, t := range spanTables {
 		for _, st := range []string{
@@ -303,10 +340,14 @@ func (d *DB) registerTables() error {
 func (d *DB) SQL() *sql.DB { return d.sqldb }
 
 // Query runs a query (statements separated by ';': the rows are the last
-// one's). It is SQL().Query with a hint added to a syntax error at a
-// keyword that names a table by another name (FROM fetch: the table is
-// fetch_).
+// one's). It is SQL().Query with the query's predicates on cycle and unit
+// pushed down to the seek index (pushdown.go), and a hint added to a
+// syntax error at a keyword that names a table by another name (FROM
+// fetch: the table is fetch_).
 func (d *DB) Query(query string, args ...any) (*sql.Rows, error) {
+	if d.dataset == "" { // a dataset's tables are Parquet files, narrowed by DuckDB
+		query = d.rewrite(query)
+	}
 	rows, err := d.sqldb.Query(query, args...)
 	if err != nil {
 		return nil, d.hint(err)
@@ -325,25 +366,36 @@ func (d *DB) Readers() []*mmapio.Reader {
 
 // Tables lists the database's tables: events, the per-format tables (and
 // the spans' tables), then the others, each with its columns (a leading
-// trace column when several traces are open). A dataset's are its
-// directories'.
+// trace column when several traces are open, a time column when their
+// cycles have a time). A dataset's are its directories'.
 func (d *DB) Tables() []Table {
 	if d.dataset != "" {
 		return slices.Clone(d.dsTables)
 	}
-	var out []Table
-	add := func(t Table) {
-		if d.multi && t.Format == "" && t.Span == "" {
-			t.Columns = append([]Column{leadColumn("trace")}, t.Columns...)
-		}
-		out = append(out, t)
-	}
-	add(fixedTables[0])
+	fixed := d.fixedTables()
+	out := []Table{fixed[0]}
 	for _, f := range d.fmts {
-		add(f.Table)
+		out = append(out, f.Table)
 	}
-	for _, t := range fixedTables[1:] {
-		add(t)
+	return append(out, fixed[1:]...)
+}
+
+// fixedTables are the tables every database has, with its columns.
+func (d *DB) fixedTables() []Table {
+	out := make([]Table, len(fixedTables))
+	for i, t := range fixedTables {
+		var cols []Column
+		if d.multi {
+			cols = append(cols, leadColumn("trace"))
+		}
+		for _, c := range t.Columns {
+			if c.Name == "time" && !d.timed {
+				continue
+			}
+			cols = append(cols, c)
+		}
+		t.Columns = cols
+		out[i] = t
 	}
 	return out
 }
@@ -378,27 +430,6 @@ func (d *DB) closeTraces() error {
 	}
 	d.traces = nil
 	return err
-}
-
-// enumColumn reports whether column c of table t is filled as an ENUM.
-func enumColumn(t, c string) bool {
-	return (c == "unit" || c == "format") && t != "spans" && t != "counters" || c == "unit" && t == "counters"
-}
-
-// selectList is the view's select list: every column, the ENUM ones cast
-// to VARCHAR.
-func selectList(t Table) string {
-	var casts []string
-	for _, c := range t.Columns {
-		if enumColumn(t.Name, c.Name) {
-			// Qualified: in the macro, a bare unit is its parameter.
-			casts = append(casts, fmt.Sprintf("ctrace_t.%s::VARCHAR AS %s", c.Name, c.Name))
-		}
-	}
-	if len(casts) == 0 {
-		return "*"
-	}
-	return "* REPLACE (" + strings.Join(casts, ", ") + ")"
 }
 
 // quoteIdent quotes a SQL identifier.

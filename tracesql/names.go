@@ -192,7 +192,11 @@ func argColumns(f *mmapio.Format, lead []string, rn *reservedNames) []Column {
 			name = fmt.Sprintf("%s_%d", base, k)
 		}
 		taken[name] = true
-		cols[i] = Column{Name: name, Type: sqlType(t), Doc: fmt.Sprintf("argument %d (%s)", i, t)}
+		typ := sqlType(t)
+		if f.Role(i) == schema.RoleSymbol {
+			typ = "VARCHAR" // an interned string, read as its text
+		}
+		cols[i] = Column{Name: name, Type: typ, Doc: fmt.Sprintf("argument %d (%s)", i, t)}
 	}
 	return cols
 }
@@ -234,11 +238,14 @@ func formatBase(f *mmapio.Format) (base string, span bool) {
 // one another format already has gets _<format_id>. Traces share a table
 // when their formats have the same name and argument types (a span: the
 // same name). The spans of a named span are one table.
-func buildFormatTables(readers []*mmapio.Reader, multi bool, rn *reservedNames) ([]*fmtTable, map[*mmapio.Format]string) {
+func buildFormatTables(readers []*mmapio.Reader, multi, timed bool, rn *reservedNames) ([]*fmtTable, map[*mmapio.Format]string) {
 	var tables []*fmtTable
 	byName := map[string]*fmtTable{}
 	names := map[*mmapio.Format]string{}
-	lead := []string{"cycle", "unit", "unit_id"}
+	lead := []string{"cycle", "time", "unit", "unit_id", "seq"}
+	if !timed {
+		lead = slices.DeleteFunc(lead, func(s string) bool { return s == "time" })
+	}
 	if multi {
 		lead = append([]string{"trace"}, lead...)
 	}
@@ -259,7 +266,7 @@ func buildFormatTables(readers []*mmapio.Reader, multi bool, rn *reservedNames) 
 			name := base
 			for k := 0; ; k++ {
 				t, used := byName[name]
-				if !used && !rn.tables[name] || used && !span && t.Span == "" && t.ids[ti] < 0 && slices.Equal(t.types, f.ArgTypes) {
+				if !used && !rn.tables[name] || used && !span && t.Span == "" && t.ids[ti] < 0 && slices.Equal(t.types, f.ArgTypes) && slices.Equal(t.symbol, symbolArgs(f)) {
 					break // free, or the same format in another trace
 				}
 				name = strings.TrimSuffix(base, "_") + "_" + strconv.FormatUint(uint64(f.ID), 10)
@@ -285,7 +292,7 @@ func buildFormatTables(readers []*mmapio.Reader, multi bool, rn *reservedNames) 
 }
 
 func newFormatTable(name string, f *mmapio.Format, span bool, traces int, lead []string, rn *reservedNames) *fmtTable {
-	t := &fmtTable{types: f.ArgTypes, ids: make([]int64, traces)}
+	t := &fmtTable{types: f.ArgTypes, symbol: symbolArgs(f), ids: make([]int64, traces)}
 	for i := range t.ids {
 		t.ids[i] = -1
 	}

@@ -151,9 +151,9 @@ func TestAdversarialNames(t *testing.T) {
 		require.Equal(t, f.text, tb.Format)
 	}
 	require.Equal(t, "exec", byName["exec"].Span)
-	require.Equal(t, []string{"cycle", "unit", "unit_id", "at_", "select_", "order_"}, columnNames(byName["order_"]))
-	require.Equal(t, []string{"cycle", "unit", "unit_id", "unit_2", "cycle_2"}, columnNames(byName["cycle"]))
-	require.Equal(t, []string{"cycle", "unit", "unit_id", "crédit"}, columnNames(byName["débit"]))
+	require.Equal(t, []string{"cycle", "unit", "unit_id", "seq", "at_", "select_", "order_"}, columnNames(byName["order_"]))
+	require.Equal(t, []string{"cycle", "unit", "unit_id", "seq", "unit_2", "cycle_2"}, columnNames(byName["cycle"]))
+	require.Equal(t, []string{"cycle", "unit", "unit_id", "seq", "crédit"}, columnNames(byName["débit"]))
 
 	for _, tb := range db.Tables() {
 		if tb.Format == "" {

@@ -4,10 +4,11 @@ import (
 	"fmt"
 
 	"github.com/chronon-sim/chronon-go/internal/cyclenum"
+	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
 // Option narrows or tunes a database.
-type Option func(*config)
+type Option func(*config) error
 
 type config struct {
 	hasCycles  bool
@@ -15,12 +16,13 @@ type config struct {
 	hasUnit    bool
 	unit       string
 	threads    int
+	budget     int64 // 0: mmapio's default
 }
 
 // WithCycles restricts every table to the events with start <= cycle <= end
 // (as trace_reader filter --cycles): only the blocks that overlap are read.
 func WithCycles(start, end uint64) Option {
-	return func(c *config) { c.hasCycles, c.start, c.end = true, start, end }
+	return func(c *config) error { c.hasCycles, c.start, c.end = true, start, end; return nil }
 }
 
 // WithUnit restricts every table to the events of the units sel selects,
@@ -29,11 +31,35 @@ func WithCycles(start, end uint64) Option {
 // NAME (=ROB[0].Top.incoming); a backslash escapes the next character. Open
 // fails when no unit matches, or when sel is a malformed pattern.
 func WithUnit(sel string) Option {
-	return func(c *config) { c.hasUnit, c.unit = true, sel }
+	return func(c *config) error { c.hasUnit, c.unit = true, sel; return nil }
 }
 
 // WithThreads sets DuckDB's worker threads (0: its default, one per core).
-func WithThreads(n int) Option { return func(c *config) { c.threads = n } }
+func WithThreads(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("tracesql: WithThreads(%d): want 0 or more", n)
+		}
+		c.threads = n
+		return nil
+	}
+}
+
+// WithMemoryBudget bounds the decoded data the database's scans hold at
+// once, over all DuckDB's threads, and each ordered read of a trace (spans,
+// the Parquet export), as mmapio.WithMemoryBudget bounds an iteration's:
+// default mmapio.DefaultMemoryBudget, n in [mmapio.MinMemoryBudget,
+// mmapio.MaxMemoryBudget]. DuckDB's own memory (hash tables, sorts, the
+// Parquet writer's row groups) is DuckDB's memory_limit setting.
+func WithMemoryBudget(n int64) Option {
+	return func(c *config) error {
+		if n < mmapio.MinMemoryBudget || n > mmapio.MaxMemoryBudget {
+			return fmt.Errorf("tracesql: WithMemoryBudget(%d): want %d..%d bytes", n, int64(mmapio.MinMemoryBudget), int64(mmapio.MaxMemoryBudget))
+		}
+		c.budget = n
+		return nil
+	}
+}
 
 // ParseCycles parses START-END (inclusive), START- or START (from there
 // on), each decimal or 0x hex: the form of --cycles and of the tables'

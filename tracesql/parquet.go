@@ -91,10 +91,13 @@ const parquetFileBytes = 1 << 30
 func copyStatement(t Table, out string) string {
 	sel := "*"
 	if t.Name == "events" {
-		sel = "* EXCLUDE (message)"
+		sel = "* EXCLUDE (message, " + anyColumn + ")"
 	}
-	return fmt.Sprintf("COPY (SELECT %s FROM %s('', '', '%s')) TO %s (%s)",
-		sel, quoteIdent(funcName(t.Name)), groupedMode, quoteString(out), parquetOptions)
+	from := fmt.Sprintf("%s(%s := '%s')", quoteIdent(funcName(t.Name)), modeParam, groupedMode)
+	if t.Format != "" {
+		from = fmt.Sprintf("%s(%s, %s := '%s')", formatFunc, quoteString(t.Name), modeParam, groupedMode)
+	}
+	return fmt.Sprintf("COPY (SELECT %s FROM %s) TO %s (%s)", sel, from, quoteString(out), parquetOptions)
 }
 
 // copySpanStatement is the COPY that writes span table t into directory

@@ -5,47 +5,40 @@ package tracesql
 import (
 	"database/sql"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
-
-	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/chronon-sim/chronon-go/internal/unitsel"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
-// duckTypes maps the catalog's type names to DuckDB's.
-var duckTypes = map[string]duckdb.Type{
-	"TINYINT": duckdb.TYPE_TINYINT, "SMALLINT": duckdb.TYPE_SMALLINT, "INTEGER": duckdb.TYPE_INTEGER,
-	"BIGINT": duckdb.TYPE_BIGINT, "UTINYINT": duckdb.TYPE_UTINYINT, "USMALLINT": duckdb.TYPE_USMALLINT,
-	"UINTEGER": duckdb.TYPE_UINTEGER, "UBIGINT": duckdb.TYPE_UBIGINT, "FLOAT": duckdb.TYPE_FLOAT,
-	"DOUBLE": duckdb.TYPE_DOUBLE, "BOOLEAN": duckdb.TYPE_BOOLEAN, "VARCHAR": duckdb.TYPE_VARCHAR,
-}
+// Named parameters of the event tables' functions: the selection users
+// write (cycles, unit), the one a query's predicates push down
+// (pushdown.go) and the Parquet export's reading mode.
+const (
+	pushdownParam = "ctrace_pushdown"
+	modeParam     = "ctrace_mode"
+)
 
-func columnInfos(cols []Column) []duckdb.ColumnInfo {
-	out := make([]duckdb.ColumnInfo, len(cols))
-	for i, c := range cols {
-		ti, err := duckdb.NewTypeInfo(duckTypes[c.Type])
-		if err != nil {
-			panic(fmt.Sprintf("tracesql: column %s type %s: %v", c.Name, c.Type, err)) // the catalog's own types
-		}
-		out[i] = duckdb.ColumnInfo{Name: c.Name, T: ti}
-	}
-	return out
-}
+var selectionParams = []string{"cycles", "unit", pushdownParam, modeParam}
 
-// selectionArgs are the parameters every event table's function takes:
-// cycles and unit (” for none). The SQL names them through a table macro
-// (openSQL): duckdb-go fails a bind when a named parameter is left out.
-func selectionArgs() []duckdb.TypeInfo {
-	v, _ := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
-	return []duckdb.TypeInfo{v, v, v}
-}
-
-// groupedMode is the third argument that makes an event table's function
-// scan a unit's blocks on one thread, in cycle order (the Parquet export).
+// groupedMode is the mode that makes an event table's function scan a
+// unit's blocks on one thread, in cycle order (the Parquet export).
 const groupedMode = "grouped"
+
+// formatFunc is the table function behind every per-format table: a
+// replacement scan turns FROM fetch into FROM ctrace_format('fetch'), so
+// that a trace's formats, however many, cost nothing until a query names
+// one (a view per format costs DuckDB ~0.4 ms each to create).
+const formatFunc = "ctrace_format"
+
+// functionColumns are the columns of fixed table t's function.
+func functionColumns(t Table) []Column {
+	if t.Name == "events" {
+		return append([]Column{{anyColumn, "USMALLINT", "nothing: the column DuckDB reads when a query needs none"}}, t.Columns...)
+	}
+	return t.Columns
+}
 
 // hasSelection reports whether table t takes the selection parameters.
 func hasSelection(t string) bool {
@@ -56,122 +49,165 @@ func hasSelection(t string) bool {
 	return true
 }
 
-// register registers table t's function on conn (DuckDB's catalog is the
-// database's: every connection sees it).
-func (d *DB) register(conn *sql.Conn, t Table) error {
-	cfg := duckdb.TableFunctionConfig{Arguments: selectionArgs()}
-	name := funcName(t.Name)
-	var kind scanKind
-	var ft *fmtTable
-	switch t.Name {
-	case "events":
-		kind = kindEvents
-	case "flows":
-		kind = kindFlows
-	case "counters":
-		kind = kindCounters
-	case "spans":
-		return duckdb.RegisterTableUDF(conn, name, duckdb.ChunkTableFunction{
-			Config: cfg,
-			BindArguments: func(_ map[string]any, args ...any) (duckdb.ChunkTableSource, error) {
-				qs, err := d.selection(args)
+// register registers the functions behind the fixed tables and the
+// per-format tables on conn (DuckDB's catalog is the database's: every
+// connection sees them).
+func (d *DB) register(conn *sql.Conn) error {
+	for _, t := range d.fixedTables() {
+		f := &tableFunction{name: funcName(t.Name)}
+		cols := functionColumns(t)
+		switch t.Name {
+		case "events":
+			f.named, f.bind = selectionParams, d.bindEvents(kindEvents, nil, cols)
+		case "flows":
+			f.named, f.bind = selectionParams, d.bindEvents(kindFlows, nil, cols)
+		case "counters":
+			f.named, f.bind = selectionParams, d.bindEvents(kindCounters, nil, cols)
+		case "spans":
+			f.named, f.bind = selectionParams, func(a bindArgs) (scanner, error) {
+				sels, err := d.selection(a)
 				if err != nil {
 					return nil, err
 				}
-				return d.newSpanScan(t.Columns, qs), nil
-			},
-		})
-	case "units", "formats", "categories", "metadata", "blocks":
-		return duckdb.RegisterTableUDF(conn, name, duckdb.ChunkTableFunction{
-			Config: duckdb.TableFunctionConfig{},
-			BindArguments: func(map[string]any, ...any) (duckdb.ChunkTableSource, error) {
-				return &rowsSource{cols: t.Columns, rows: d.staticRows(t.Name)}, nil
-			},
-		})
-	default:
-		kind = kindFormat
-		for _, f := range d.fmts {
-			if f.Name == t.Name {
-				ft = f
+				return d.newSpanScan(cols, sels), nil
+			}
+		default:
+			t := t
+			f.bind = func(bindArgs) (scanner, error) {
+				return &staticTable{cols: t.Columns, rows: d.staticRows(t.Name)}, nil
+			}
+		}
+		if err := registerFunction(conn, f); err != nil {
+			return err
+		}
+	}
+	// The traces and the names of their units, for evaluating the unit
+	// predicates of a query (pushdown.go).
+	for name, table := range map[string]func() *staticTable{"ctrace_traces": d.tracesTable, "ctrace_unit_names": d.unitNamesTable} {
+		table := table
+		if err := registerFunction(conn, &tableFunction{name: name, bind: func(bindArgs) (scanner, error) { return table(), nil }}); err != nil {
+			return err
+		}
+	}
+	return registerFunction(conn, &tableFunction{name: formatFunc, pos: 1, named: selectionParams, bind: func(a bindArgs) (scanner, error) {
+		ft := d.formatTable(a.pos[0])
+		if ft == nil {
+			return nil, fmt.Errorf("tracesql: no table %q", a.pos[0])
+		}
+		return d.bindEvents(kindFormat, ft, ft.Columns)(a)
+	}})
+}
+
+func (d *DB) tracesTable() *staticTable {
+	s := &staticTable{cols: []Column{{"ti", "UINTEGER", ""}, {"trace", "VARCHAR", ""}}}
+	for i, t := range d.traces {
+		s.rows = append(s.rows, []any{uint32(i), t.name})
+	}
+	return s
+}
+
+func (d *DB) unitNamesTable() *staticTable {
+	s := &staticTable{cols: []Column{{"ti", "UINTEGER", ""}, {"unit_id", "USMALLINT", ""}, {"unit", "VARCHAR", ""}}}
+	for i, t := range d.traces {
+		for id, name := range t.unitStrs {
+			if name != "" {
+				s.rows = append(s.rows, []any{uint32(i), uint16(id), name})
 			}
 		}
 	}
-	return duckdb.RegisterTableUDF(conn, name, duckdb.ParallelChunkTableFunction{
-		Config: cfg,
-		BindArguments: func(_ map[string]any, args ...any) (duckdb.ParallelChunkTableSource, error) {
-			qs, err := d.selection(args)
-			if err != nil {
-				return nil, err
-			}
-			mode, _ := args[2].(string)
-			return d.newEventScan(kind, ft, t.Columns, qs, mode == groupedMode), nil
-		},
-	})
+	return s
 }
 
-// selection turns a table function's named parameters into one query per
-// trace: the database's selection narrowed by the parameters.
-func (d *DB) selection(args []any) ([]mmapio.Query, error) {
-	start, end, hasCycles := d.cfg.start, d.cfg.end, d.cfg.hasCycles
-	if s, _ := args[0].(string); s != "" {
-		a, b, err := ParseCycles(s)
+func (d *DB) bindEvents(kind scanKind, ft *fmtTable, cols []Column) func(bindArgs) (scanner, error) {
+	return func(a bindArgs) (scanner, error) {
+		sels, err := d.selection(a)
 		if err != nil {
 			return nil, err
 		}
-		if !hasCycles {
-			start, end = 0, math.MaxUint64
-		}
-		start, end, hasCycles = max(start, a), min(end, b), true
+		return d.newEventTable(kind, ft, cols, sels, a.named[modeParam] == groupedMode), nil
 	}
-	unit, _ := args[1].(string)
-	hasUnit := unit != ""
-	qs := make([]mmapio.Query, len(d.traces))
-	matched := false
+}
+
+// formatTable returns the per-format table named name (as SQL compares
+// identifiers: case-insensitively), or nil.
+func (d *DB) formatTable(name string) *fmtTable {
+	if ft, ok := d.fmtByName[name]; ok {
+		return ft
+	}
+	return d.fmtByName[strings.ToLower(name)]
+}
+
+// replacement answers DuckDB's replacement scan: a table name no catalog
+// entry has is a per-format table's when the traces have that format.
+func (d *DB) replacement(name string) (string, []any, error) {
+	if ft := d.formatTable(name); ft != nil {
+		return formatFunc, []any{ft.Name}, nil
+	}
+	return "", nil, nil
+}
+
+// selection turns a table function's parameters into one selection per
+// trace: the database's options narrowed by the cycles and unit
+// parameters and by what the query pushed down.
+func (d *DB) selection(a bindArgs) ([]selection, error) {
+	sels := make([]selection, len(d.traces))
 	for i, t := range d.traces {
-		q := mmapio.Query{}
-		if hasCycles {
-			q = q.WithCycles(start, end) // start > end selects nothing
+		sels[i] = t.sel
+	}
+	if s := a.named["cycles"]; s != "" {
+		lo, hi, err := ParseCycles(s)
+		if err != nil {
+			return nil, err
 		}
-		ids, restricted := t.units, t.hasUnits
-		if hasUnit {
-			mine, err := unitsOf(t, unit)
+		for i := range sels {
+			sels[i] = sels[i].withCycles([]cycleRange{{lo, hi}})
+		}
+	}
+	if unit := a.named["unit"]; unit != "" {
+		matched := false
+		for i, t := range d.traces {
+			ids, err := unitsOf(t, unit)
 			if err != nil {
 				return nil, err
 			}
-			if restricted {
-				mine = intersect(ids, mine)
+			sels[i] = sels[i].withUnits(ids)
+			matched = matched || len(ids) > 0
+		}
+		if !matched {
+			return nil, fmt.Errorf("unit := %q: no unit name %s", unit, unitsel.Describe(unit))
+		}
+	}
+	if s := a.named[pushdownParam]; s != "" {
+		p, err := parsePushSpec(s, len(d.traces))
+		if err != nil {
+			return nil, err
+		}
+		for i := range sels {
+			if p.cycles != nil {
+				sels[i] = sels[i].withCycles(p.cycles)
 			}
-			ids, restricted = mine, true
-			matched = matched || len(mine) > 0
+			if p.units[i] != nil {
+				sels[i] = sels[i].withUnits(p.units[i])
+			}
 		}
-		if restricted {
-			q = q.WithUnits(ids...)
-		}
-		qs[i] = q
 	}
-	if hasUnit && !matched {
-		return nil, fmt.Errorf("unit := %q: no unit name %s", unit, unitsel.Describe(unit))
-	}
-	return qs, nil
+	return sels, nil
 }
 
-func intersect(a, b []uint16) []uint16 {
-	in := map[uint16]bool{}
-	for _, x := range a {
-		in[x] = true
+// optionSelection is the selection of the database's options in trace t.
+func (d *DB) optionSelection(t *trace) selection {
+	s := everything
+	if d.cfg.hasCycles {
+		s = s.withCycles([]cycleRange{{d.cfg.start, d.cfg.end}})
 	}
-	var out []uint16
-	for _, x := range b {
-		if in[x] {
-			out = append(out, x)
-		}
+	if d.cfg.hasUnit {
+		s = s.withUnits(unitsSelected(t.r, d.cfg.unit))
 	}
-	return out
+	return s
 }
 
 // unitsOf resolves a unit parameter: the units it selects as trace_reader's
-// --unit does (unitsSelected), or, written "#1,2,3", those ids (the Parquet
-// export's batches).
+// --unit does (unitsSelected), or, written "#1,2,3", those ids.
 func unitsOf(t *trace, unit string) ([]uint16, error) {
 	if !strings.HasPrefix(unit, "#") {
 		if err := unitsel.Check(unit); err != nil {

@@ -3,9 +3,11 @@
 package tracesql
 
 import (
-	"github.com/duckdb/duckdb-go/v2"
+	"unsafe"
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
+	"github.com/chronon-sim/chronon-go/internal/rawread"
+	"github.com/chronon-sim/chronon-go/internal/spantree"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -15,25 +17,62 @@ import (
 // (mmapio decodes ahead on its own goroutines), on one DuckDB thread: a span
 // is a row when its end is seen. Begin/end spans nest per unit and lane, as
 // in stats and the exports; a complete span is a row at once.
+//
+// A cycle window A-B keeps the spans open at A, starting there, as the
+// exports do: the span events before A are read too (lookback), moving the
+// open spans without making rows, when A > 0 and the trace has span
+// formats.
 type spanScan struct {
 	d    *DB
 	cols []Column
-	qs   []mmapio.Query
+	sels []selection
+	proj []int
 
 	ti    int // trace being read
 	it    *mmapio.Iterator
-	roles map[uint32]*spanRole
-	open  map[laneKey][]openSpan
+	roles []*spanRole // by format id (nil: not a span format)
+	open  map[laneKey]*[]openSpan
 	view  argview.View
 	pend  []spanRow // rows found but not yet written (a chunk filled up)
+	from  uint64    // the window's first cycle: spans open at it start there
+
+	// Async spans and parents (when a format has the id or parent role):
+	// the orderer the exporters and the statistics use pairs begins and ends
+	// and resolves parent ids to nodes.
+	order   *spantree.Orderer[treeEvent]
+	emit    spantree.Emit[treeEvent]
+	async   map[int64]openSpan // open async spans by node
+	nodeSeq []uint64           // every node's begin's seq (8 bytes a span)
 }
 
 type spanRole struct {
-	kind            schema.EventKind
-	name            string
-	types           []schema.ArgType
-	lane, flow, dur int
+	kind                        schema.EventKind
+	name                        string
+	types                       []schema.ArgType
+	lane, flow, dur, id, parent int // argument indexes, -1: none
 }
+
+// info describes an event of the role to the span orderer; v holds its
+// arguments.
+func (r *spanRole) info(ev *mmapio.Event, v *argview.View) spantree.Info {
+	in := spantree.Info{Cycle: ev.Cycle, Unit: ev.UnitID}
+	if v.Has(r.id) {
+		in.ID = v.Uint(r.id)
+		if r.kind == schema.KindAsyncBegin {
+			in.Kind = spantree.Begin
+		} else {
+			in.Kind = spantree.End
+		}
+	}
+	if v.Has(r.parent) {
+		in.Parent = v.Uint(r.parent)
+	}
+	return in
+}
+
+// tree reports whether the role's events go through the span trees: an
+// async begin or end, or a begin with a parent.
+func (r *spanRole) tree() bool { return r.id >= 0 || r.parent >= 0 }
 
 type laneKey struct {
 	unit uint16
@@ -41,27 +80,62 @@ type laneKey struct {
 }
 
 type openSpan struct {
-	start uint64
-	flow  uint64
-	has   bool // flow is set
-	name  string
+	start  uint64
+	flow   uint64
+	has    bool // flow is set
+	role   *spanRole
+	seq    uint64 // its begin's
+	id     uint64 // async: its id
+	parent int64  // the seq of its parent's begin, -1: none
+	lane   uint64
 }
 
+// treeEvent is an event handed to the span orderer, with its seq.
+type treeEvent struct {
+	ev  mmapio.Event
+	seq uint64
+}
+
+// spanRow is a span found, its strings by reference: the trace's index,
+// the unit's id, the role (its name).
 type spanRow struct {
-	trace, unit, name string
-	lane              uint64
-	start, end        uint64
-	flow              uint64
-	hasFlow           bool
+	ti         int
+	unit       uint16
+	role       *spanRole
+	lane       uint64
+	start, end uint64
+	flow       uint64
+	hasFlow    bool
+	seq        uint64 // the begin's (the span's number)
+	id         uint64
+	hasID      bool
+	parent     int64 // the parent's seq, -1: none
 }
 
-func (d *DB) newSpanScan(cols []Column, qs []mmapio.Query) *spanScan {
-	return &spanScan{d: d, cols: cols, qs: qs}
+func (d *DB) newSpanScan(cols []Column, sels []selection) *spanScan {
+	return &spanScan{d: d, cols: cols, sels: sels}
 }
 
-func (s *spanScan) ColumnInfos() []duckdb.ColumnInfo     { return columnInfos(s.cols) }
-func (s *spanScan) Cardinality() *duckdb.CardinalityInfo { return nil }
-func (s *spanScan) Init()                                {}
+func (s *spanScan) columns() []Column           { return s.cols }
+func (s *spanScan) cardinality() (uint64, bool) { return 0, false }
+func (s *spanScan) threads() int                { return 1 }
+func (s *spanScan) local() scanThread           { return s }
+func (s *spanScan) start(cols []int) (execution, error) {
+	r := &spanScan{d: s.d, cols: s.cols, sels: s.sels, proj: cols}
+	return r, nil
+}
+
+func queryOf(s *selection) mmapio.Query {
+	q := mmapio.Query{}
+	if s.cycles != nil {
+		h := s.hull()
+		q = q.WithCycles(h.lo, h.hi)
+	}
+	if ids := s.unitIDs(); ids != nil {
+		q = q.WithUnits(ids...)
+	}
+	return q
+}
 
 // spanName names a span or counter: the format's recorded name, else its
 // text.
@@ -74,15 +148,28 @@ func spanName(f *mmapio.Format) string {
 
 func counterName(f *mmapio.Format) string { return spanName(f) }
 
-func spanRoles(r *mmapio.Reader) map[uint32]*spanRole {
-	m := map[uint32]*spanRole{}
+// spanRoles returns the span formats of r by format id (nil when it has
+// none).
+func spanRoles(r *mmapio.Reader) []*spanRole {
+	var m []*spanRole
 	for _, f := range r.Formats() {
-		if r.Format(f.ID) != f || f.Kind < schema.KindSpanBegin || f.Kind > schema.KindSpanComplete {
+		if r.Format(f.ID) != f || (f.Kind < schema.KindSpanBegin || f.Kind > schema.KindSpanComplete) && f.Kind != schema.KindAsyncBegin && f.Kind != schema.KindAsyncEnd {
 			continue
 		}
-		sr := &spanRole{kind: f.Kind, name: spanName(f), types: f.ArgTypes, lane: -1, flow: -1, dur: -1}
+		if int(f.ID) >= len(m) {
+			m = append(m, make([]*spanRole, int(f.ID)+1-len(m))...)
+		}
+		sr := &spanRole{kind: f.Kind, name: spanName(f), types: f.ArgTypes, lane: -1, flow: -1, dur: -1, id: -1, parent: -1}
 		for i := range f.ArgTypes {
 			switch f.Role(i) {
+			case schema.RoleID:
+				if f.Kind == schema.KindAsyncBegin || f.Kind == schema.KindAsyncEnd {
+					sr.id = i
+				}
+			case schema.RoleParent:
+				if f.Kind == schema.KindAsyncBegin || f.Kind == schema.KindSpanBegin || f.Kind == schema.KindSpanComplete {
+					sr.parent = i
+				}
 			case schema.RoleLane:
 				sr.lane = i
 			case schema.RoleFlow:
@@ -96,8 +183,8 @@ func spanRoles(r *mmapio.Reader) map[uint32]*spanRole {
 	return m
 }
 
-func (s *spanScan) FillChunk(chunk duckdb.DataChunk) error {
-	capacity := duckdb.GetDataChunkCapacity()
+func (s *spanScan) fill(out *chunk) error {
+	capacity := vectorSize
 	for len(s.pend) < capacity {
 		if s.it == nil {
 			if s.ti >= len(s.d.traces) {
@@ -105,15 +192,37 @@ func (s *spanScan) FillChunk(chunk duckdb.DataChunk) error {
 			}
 			t := s.d.traces[s.ti]
 			s.roles = spanRoles(t.r)
-			s.open = map[laneKey][]openSpan{}
+			s.open = map[laneKey]*[]openSpan{}
 			if len(s.roles) == 0 {
 				s.ti++
 				continue
 			}
-			s.it = t.r.Iter(s.qs[s.ti])
+			q := queryOf(&s.sels[s.ti])
+			s.from = 0
+			if a, b, windowed := q.Cycles(); windowed && a > 0 {
+				s.from = a
+				q = q.WithCycles(0, b) // the lookback
+			}
+			s.order, s.async, s.nodeSeq = nil, nil, s.nodeSeq[:0]
+			for _, r := range s.roles {
+				if r != nil && r.tree() {
+					s.order = spantree.NewOrderer[treeEvent]()
+					s.order.Clone = func(e treeEvent) treeEvent { return treeEvent{e.ev.Clone(), e.seq} }
+					s.async = map[int64]openSpan{}
+					s.emit = func(_ spantree.Info, e treeEvent, res spantree.Resolved) error {
+						s.event(&e.ev, e.seq, res)
+						return nil
+					}
+					break
+				}
+			}
+			s.it = t.r.Iter(q)
 		}
 		if !s.it.Next() {
 			err := s.it.Err()
+			if err == nil && s.order != nil {
+				err = s.order.Flush(s.emit)
+			}
 			s.it.Close()
 			s.it = nil
 			s.ti++
@@ -123,24 +232,42 @@ func (s *spanScan) FillChunk(chunk duckdb.DataChunk) error {
 			continue
 		}
 		ev := s.it.Event()
-		s.event(&ev)
-	}
-	n := min(len(s.pend), capacity)
-	for row := range n {
-		if err := s.write(&chunk, row, &s.pend[row]); err != nil {
+		seq := uint64(ev.Block)<<32 | uint64(rawread.Index(s.it))
+		if s.order == nil {
+			s.event(&ev, seq, noTree)
+			continue
+		}
+		if int(ev.FormatID) >= len(s.roles) || s.roles[ev.FormatID] == nil {
+			continue
+		}
+		sr := s.roles[ev.FormatID]
+		s.view.Reset(sr.types, ev.RawArgs(), int(ev.ArgCount))
+		if err := s.order.Push(sr.info(&ev, &s.view), treeEvent{ev, seq}, s.emit); err != nil {
 			return err
 		}
 	}
+	n := min(len(s.pend), capacity)
+	for row := range n {
+		s.write(out, row, &s.pend[row])
+	}
 	s.pend = append(s.pend[:0], s.pend[n:]...)
-	return chunk.SetSize(n)
+	out.setSize(n)
+	return nil
 }
 
-func (s *spanScan) event(ev *mmapio.Event) {
+// noTree is the resolution of an event with no span trees.
+var noTree = spantree.Resolved{Node: -1, Parent: -1}
+
+// event takes a span event (seq: its place in the file; res: what the span
+// orderer resolved, noTree without one).
+func (s *spanScan) event(ev *mmapio.Event, seq uint64, res spantree.Resolved) {
+	if int(ev.FormatID) >= len(s.roles) {
+		return
+	}
 	sr := s.roles[ev.FormatID]
 	if sr == nil {
 		return
 	}
-	t := s.d.traces[s.ti]
 	v := &s.view
 	v.Reset(sr.types, ev.RawArgs(), int(ev.ArgCount))
 	lk := laneKey{unit: ev.UnitID}
@@ -151,38 +278,110 @@ func (s *spanScan) event(ev *mmapio.Event) {
 	if v.Has(sr.flow) {
 		flow = v.Uint(sr.flow)
 	}
+	parent := int64(-1)
+	if res.Parent >= 0 && res.Parent < int64(len(s.nodeSeq)) {
+		parent = int64(s.nodeSeq[res.Parent])
+	}
 	switch sr.kind {
+	case schema.KindAsyncBegin:
+		if res.Node < 0 {
+			return
+		}
+		for int64(len(s.nodeSeq)) <= res.Node {
+			s.nodeSeq = append(s.nodeSeq, 0)
+		}
+		s.nodeSeq[res.Node] = seq
+		s.async[res.Node] = openSpan{start: ev.Cycle, flow: flow, has: flow != 0, role: sr, seq: seq, id: v.Uint(sr.id), parent: parent, lane: lk.lane}
+	case schema.KindAsyncEnd:
+		b, ok := s.async[res.Node]
+		if !ok {
+			return // its begin lies before the selection
+		}
+		delete(s.async, res.Node)
+		if ev.Cycle < s.from {
+			return // ended before the window
+		}
+		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.UnitID, role: b.role, lane: b.lane, start: max(b.start, s.from), end: ev.Cycle,
+			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent})
 	case schema.KindSpanComplete:
 		dur := uint64(0)
 		if v.Has(sr.dur) {
 			dur = v.Uint(sr.dur)
 		}
-		s.pend = append(s.pend, spanRow{t.name, string(t.unitName(ev.UnitID)), sr.name, lk.lane, ev.Cycle, ev.Cycle + dur, flow, flow != 0})
+		if ev.Cycle+dur < s.from {
+			return // ended before the window
+		}
+		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.UnitID, role: sr, lane: lk.lane, start: max(ev.Cycle, s.from), end: ev.Cycle + dur,
+			flow: flow, hasFlow: flow != 0, seq: seq, parent: parent})
 	case schema.KindSpanBegin:
-		s.open[lk] = append(s.open[lk], openSpan{ev.Cycle, flow, flow != 0, sr.name})
+		st := s.open[lk]
+		if st == nil {
+			st = new([]openSpan)
+			s.open[lk] = st
+		}
+		*st = append(*st, openSpan{start: ev.Cycle, flow: flow, has: flow != 0, role: sr, seq: seq, parent: parent})
 	case schema.KindSpanEnd:
 		st := s.open[lk]
-		if len(st) == 0 {
+		if st == nil || len(*st) == 0 {
 			return // its begin lies before the selection
 		}
-		b := st[len(st)-1]
-		s.open[lk] = st[:len(st)-1]
-		s.pend = append(s.pend, spanRow{t.name, string(t.unitName(ev.UnitID)), b.name, lk.lane, b.start, ev.Cycle, b.flow, b.has})
+		b := (*st)[len(*st)-1]
+		*st = (*st)[:len(*st)-1]
+		if ev.Cycle < s.from {
+			return // ended before the window
+		}
+		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.UnitID, role: b.role, lane: lk.lane, start: max(b.start, s.from), end: ev.Cycle,
+			flow: b.flow, hasFlow: b.has, seq: b.seq, parent: b.parent})
 	}
 }
 
-func (s *spanScan) write(chunk *duckdb.DataChunk, row int, r *spanRow) error {
-	vals := []any{r.unit, r.lane, r.name, r.start, r.end, r.end - r.start, nil}
-	if r.hasFlow {
-		vals[6] = r.flow
-	}
+// write writes r into row of the chunk: each column the query reads, with
+// no boxing (a span is a row of a few stores).
+func (s *spanScan) write(out *chunk, row int, r *spanRow) {
+	t := s.d.traces[r.ti]
+	off := 0
 	if s.d.multi {
-		vals = append([]any{r.trace}, vals...)
+		off = 1
 	}
-	for c, v := range vals {
-		if err := chunk.SetValue(c, row, v); err != nil {
-			return err
+	for oc, c := range s.proj {
+		if c < 0 {
+			continue
+		}
+		switch c - off {
+		case -1:
+			out.setString(oc, row, unsafe.Slice(unsafe.StringData(t.name), len(t.name))) // read only
+		case 0:
+			out.setString(oc, row, t.unitName(r.unit))
+		case 1:
+			column[uint64](out, oc)[row] = r.lane
+		case 2:
+			out.setString(oc, row, unsafe.Slice(unsafe.StringData(r.role.name), len(r.role.name))) // read only
+		case 3:
+			column[uint64](out, oc)[row] = r.start
+		case 4:
+			column[uint64](out, oc)[row] = r.end
+		case 5:
+			column[uint64](out, oc)[row] = r.end - r.start
+		case 6:
+			if r.hasFlow {
+				column[uint64](out, oc)[row] = r.flow
+			} else {
+				out.setNull(oc, row)
+			}
+		case 7:
+			column[uint64](out, oc)[row] = r.seq
+		case 8:
+			if r.hasID {
+				column[uint64](out, oc)[row] = r.id
+			} else {
+				out.setNull(oc, row)
+			}
+		case 9:
+			if r.parent >= 0 {
+				column[uint64](out, oc)[row] = uint64(r.parent)
+			} else {
+				out.setNull(oc, row)
+			}
 		}
 	}
-	return nil
 }

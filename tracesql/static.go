@@ -3,39 +3,66 @@
 package tracesql
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
-// rowsSource serves a small table held in memory (the schema's units,
+// staticTable serves a small table held in memory (the schema's units,
 // formats, categories, the metadata, the block index).
-type rowsSource struct {
+type staticTable struct {
 	cols []Column
 	rows [][]any
+}
+
+func (s *staticTable) columns() []Column { return s.cols }
+func (s *staticTable) cardinality() (uint64, bool) {
+	return uint64(len(s.rows)), true
+}
+
+func (s *staticTable) start(cols []int) (execution, error) {
+	return &staticRun{s: s, cols: cols}, nil
+}
+
+// staticRun writes the rows on one thread.
+type staticRun struct {
+	s    *staticTable
+	cols []int
 	next int
 }
 
-func (s *rowsSource) ColumnInfos() []duckdb.ColumnInfo { return columnInfos(s.cols) }
-func (s *rowsSource) Cardinality() *duckdb.CardinalityInfo {
-	return &duckdb.CardinalityInfo{Cardinality: uint(len(s.rows)), Exact: true}
-}
-func (s *rowsSource) Init() {}
+func (r *staticRun) threads() int      { return 1 }
+func (r *staticRun) local() scanThread { return r }
 
-func (s *rowsSource) FillChunk(chunk duckdb.DataChunk) error {
-	n := min(len(s.rows)-s.next, duckdb.GetDataChunkCapacity())
+func (r *staticRun) fill(out *chunk) error {
+	n := min(len(r.s.rows)-r.next, vectorSize)
 	for row := range n {
-		for c, v := range s.rows[s.next+row] {
-			if err := chunk.SetValue(c, row, v); err != nil {
-				return err
+		vals := r.s.rows[r.next+row]
+		for oc, c := range r.cols {
+			if c < 0 {
+				continue
+			}
+			switch v := vals[c].(type) {
+			case nil:
+				out.setNull(oc, row)
+			case string:
+				out.setString(oc, row, []byte(v))
+			case uint16:
+				column[uint16](out, oc)[row] = v
+			case uint32:
+				column[uint32](out, oc)[row] = v
+			case uint64:
+				column[uint64](out, oc)[row] = v
+			default:
+				return fmt.Errorf("tracesql: static value %T", v) // the tables' own types
 			}
 		}
 	}
-	s.next += n
-	return chunk.SetSize(n)
+	r.next += n
+	out.setSize(n)
+	return nil
 }
 
 // staticRows builds the rows of a schema or footer table, over every
@@ -99,16 +126,6 @@ func (d *DB) staticRows(name string) [][]any {
 	return rows
 }
 
-func kindName(k schema.EventKind) string {
-	switch k {
-	case schema.KindSpanBegin:
-		return "span_begin"
-	case schema.KindSpanEnd:
-		return "span_end"
-	case schema.KindSpanComplete:
-		return "span_complete"
-	case schema.KindCounter:
-		return "counter"
-	}
-	return "instant"
-}
+// kindName is k as the formats table spells it: the schema's name with
+// '_' for '-' (span_begin, async_end), as identifiers are written.
+func kindName(k schema.EventKind) string { return strings.ReplaceAll(k.String(), "-", "_") }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/internal/pipesim"
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/workload"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
@@ -137,7 +138,9 @@ func argValue(a mmapio.Arg) string {
 }
 
 // expectTables builds, from an mmapio iteration, the rows every per-format
-// table and the events table must hold (sorted), keyed by table name.
+// table and the events table must hold (sorted), keyed by table name. An
+// event's seq is its block's index << 32 | its place in the block, as an
+// iteration of the whole file numbers them (rawread.Index).
 func expectTables(t *testing.T, db *tracesql.DB, r *mmapio.Reader, q mmapio.Query) map[string][]string {
 	fmtTable := map[uint32]string{}
 	for _, f := range rows(t, db, "SELECT format_id, name FROM formats") {
@@ -148,18 +151,26 @@ func expectTables(t *testing.T, db *tracesql.DB, r *mmapio.Reader, q mmapio.Quer
 			fmtTable[n] = name
 		}
 	}
+	start, end, windowed := q.Cycles()
 	want := map[string][]string{}
-	for ev := range r.Events(q) {
+	it := r.Iter(mmapio.Query{})
+	defer it.Close()
+	for it.Next() {
+		ev := it.Event()
+		if windowed && (ev.Cycle < start || ev.Cycle > end) {
+			continue
+		}
+		seq := fmt.Sprint(uint64(ev.Block)<<32 | uint64(rawread.Index(it)))
 		unit := r.UnitName(ev.UnitID)
 		name := fmtTable[ev.FormatID]
 		want["events"] = append(want["events"], strings.Join([]string{
-			fmt.Sprint(ev.Cycle), unit, fmt.Sprint(ev.UnitID), name, fmt.Sprint(ev.FormatID),
+			fmt.Sprint(ev.Cycle), unit, fmt.Sprint(ev.UnitID), seq, name, fmt.Sprint(ev.FormatID),
 			fmt.Sprint(ev.Category), fmt.Sprint(ev.UnitID), ev.Message()}, "|"))
 		f := ev.Format()
 		if f == nil {
 			continue
 		}
-		cells := []string{fmt.Sprint(ev.Cycle), unit, fmt.Sprint(ev.UnitID)}
+		cells := []string{fmt.Sprint(ev.Cycle), unit, fmt.Sprint(ev.UnitID), seq}
 		n := 0
 		for _, a := range ev.Args() {
 			cells = append(cells, argValue(a))
@@ -170,7 +181,7 @@ func expectTables(t *testing.T, db *tracesql.DB, r *mmapio.Reader, q mmapio.Quer
 		}
 		want[name] = append(want[name], strings.Join(cells, "|"))
 	}
-	require.NoError(t, r.Err())
+	require.NoError(t, it.Err())
 	for k := range want {
 		sort.Strings(want[k])
 	}
@@ -260,51 +271,67 @@ func TestProjectionPushdown(t *testing.T) {
 
 // TestWindowDecodesOverlappingBlocks: a window decodes exactly the blocks
 // whose cycle range meets it (as a parameter and as WithCycles), and a unit
-// selection the blocks of that unit.
+// selection the blocks of that unit, when the query reads the events'
+// cycles; a query that reads only what the footer holds (count(*), the
+// unit of a block of one unit) decodes none of the blocks the selection
+// wants whole.
 func TestWindowDecodesOverlappingBlocks(t *testing.T) {
 	path := trace(t, "w1")
 	db := open(t, []string{path})
 	r := db.Readers()[0]
-	overlapping := 0
+	overlapping, straddling := 0, 0
 	for _, b := range r.Blocks() {
 		if b.MaxCycle >= 200_000 && b.MinCycle <= 201_000 {
 			overlapping++
+			if b.MinCycle < 200_000 || b.MaxCycle > 201_000 {
+				straddling++
+			}
 		}
 	}
 	require.Positive(t, overlapping)
 	require.Less(t, overlapping, r.NumBlocks()/10)
+	require.Less(t, straddling, overlapping)
 	before := db.BlocksDecoded()
-	var n uint64
+	var n, sum uint64
 	for ev := range r.Events(mmapio.Query{}.WithCycles(200_000, 201_000)) {
-		_ = ev
 		n++
+		sum += ev.Cycle
 	}
 	require.Equal(t, int64(overlapping), db.BlocksDecoded()-before) // the iteration's own
+	want := fmt.Sprintf("%d|%d", n, sum)
+	before = db.BlocksDecoded()
+	require.Equal(t, want, one(t, db, "SELECT count(*), sum(cycle) FROM events(cycles := '200000-201000')"))
+	require.Equal(t, int64(overlapping), db.BlocksDecoded()-before)
 	before = db.BlocksDecoded()
 	require.Equal(t, fmt.Sprint(n), one(t, db, "SELECT count(*) FROM events(cycles := '200000-201000')"))
-	require.Equal(t, int64(overlapping), db.BlocksDecoded()-before)
+	require.Equal(t, int64(straddling), db.BlocksDecoded()-before, "count(*): only the blocks the window cuts")
 
 	db2 := open(t, []string{path}, tracesql.WithCycles(200_000, 201_000))
 	before = db2.BlocksDecoded()
-	require.Equal(t, fmt.Sprint(n), one(t, db2, "SELECT count(*) FROM events"))
+	require.Equal(t, want, one(t, db2, "SELECT count(*), sum(cycle) FROM events"))
 	require.Equal(t, int64(overlapping), db2.BlocksDecoded()-before)
 	// Both: the intersection.
 	require.Equal(t, "0", one(t, db2, "SELECT count(*) FROM events(cycles := '300000-301000')"))
 
-	unitBlocks := 0
+	unitBlocks, unitEvents := 0, uint32(0)
 	ids := r.UnitsNamed("core0.l2")
 	require.Len(t, ids, 1)
 	for _, b := range r.Blocks() {
 		if slices.Contains(b.Units, ids[0]) {
 			unitBlocks++
+			unitEvents += b.EventCount
 		}
 	}
 	db3 := open(t, []string{path}, tracesql.WithUnit("core0.l2"))
 	before = db3.BlocksDecoded()
-	got := one(t, db3, "SELECT count(*), min(unit), max(unit) FROM events")
-	require.True(t, strings.HasSuffix(got, "|core0.l2|core0.l2"), got)
+	got := one(t, db3, "SELECT count(*), min(unit), max(unit), sum(cycle) FROM events")
+	require.Contains(t, got, "|core0.l2|core0.l2|", got)
 	require.Equal(t, int64(unitBlocks), db3.BlocksDecoded()-before)
-	require.Equal(t, got, one(t, db, "SELECT count(*), min(unit), max(unit) FROM events(unit := 'core0.l2')"))
+	require.Equal(t, got, one(t, db, "SELECT count(*), min(unit), max(unit), sum(cycle) FROM events(unit := 'core0.l2')"))
+	before = db3.BlocksDecoded()
+	got = one(t, db3, "SELECT count(*), min(unit), max(unit_id) FROM events")
+	require.Equal(t, fmt.Sprintf("%d|core0.l2|%d", unitEvents, ids[0]), got)
+	require.Zero(t, db3.BlocksDecoded()-before, "count(*) and unit: the footer's")
 }
 
 // TestSpansCountersFlows: pipesim's spans have the latencies it defines;

@@ -307,7 +307,7 @@ func checkSQL(c *config, cmd *command) error {
 }
 
 // parquetOptions are the export options that apply to --format parquet.
-var parquetOptions = []*option{optFormat, optCycles, optUnit, optOutput, optDataset, optVerbose, optHelp}
+var parquetOptions = []*option{optFormat, optCycles, optUnit, optOutput, optDataset, optVerbose, optMemory, optHelp}
 
 func findOption(opts []*option, name string) *option {
 	for _, o := range opts {

@@ -61,8 +61,8 @@ func init() {
 			"parquet: the tables of sql as Parquet files, OUT/<table>/part-*.parquet\n" +
 			"(events without message, every per-format table, spans, counters, flows;\n" +
 			"zstd, rows in unit, cycle order) for Spark, Trino, DuckDB, pandas, polars;\n" +
-			"several files: a trace column; one --unit; --ns-per-cycle, --max-file-size\n" +
-			"and --memory do not apply. --dataset DIR instead of -o: each file's rows\n" +
+			"several files: a trace column; one --unit; --ns-per-cycle and\n" +
+			"--max-file-size do not apply. --dataset DIR instead of -o: each file's rows\n" +
 			"into DIR's Hive partitions DIR/<table>/trace=<label>/, replacing that\n" +
 			"label's; many runs, exported anywhere at once, make one dataset that\n" +
 			"sql DIR reads. Prints the files written (parquet: OUT, or DIR).",
@@ -91,8 +91,8 @@ func init() {
 			"(cycle order per unit), until the writer closes the file (or Ctrl-C). A file\n" +
 			"not yet created is waited for (its directory must exist).",
 			options: []*option{optCycles, optUnit, optHelp}, operands: traces},
-		{name: "sql", synopsis: "[--csv|--json] [--cycles A-B] [--unit NAME] <file.ctrace>... [-c QUERY]", summary: sqlSummary,
-			options: []*option{optCommand, optCSV, optSQLJSON, optCycles, optUnit, optHelp}, operands: traces, more: writeSQLTables},
+		{name: "sql", synopsis: "[--csv|--json] [--cycles A-B] [--unit NAME] [--memory SIZE] <file.ctrace>... [-c QUERY]", summary: sqlSummary,
+			options: []*option{optCommand, optCSV, optSQLJSON, optCycles, optUnit, optMemory, optHelp}, operands: traces, more: writeSQLTables},
 		{name: "completion", synopsis: "bash|zsh|fish", summary: "Print a script that makes the shell complete trace_reader's commands, options\n" +
 			"and files: source <(trace_reader completion bash) in ~/.bashrc, the same\n" +
 			"with zsh (after compinit) in ~/.zshrc; trace_reader completion fish | source\n" +

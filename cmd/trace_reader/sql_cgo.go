@@ -20,6 +20,9 @@ func sqlOptions(c *config) []tracesql.Option {
 	if c.hasUnit {
 		opts = append(opts, tracesql.WithUnit(c.units[0])) // one (checkSQL)
 	}
+	if c.memory > 0 {
+		opts = append(opts, tracesql.WithMemoryBudget(c.memory))
+	}
 	return opts
 }
 

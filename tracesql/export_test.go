@@ -1,0 +1,10 @@
+//go:build cgo
+
+package tracesql
+
+// SetPushdown turns the pushdown of predicates off (false) or on: a test
+// compares the answers of the same queries both ways.
+func SetPushdown(d *DB, on bool) { d.noPushdown = !on }
+
+// Rewrite returns the query Query runs for q.
+func Rewrite(d *DB, q string) string { return d.rewrite(q) }

@@ -1,0 +1,78 @@
+//go:build cgo
+
+package tracesql_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/workload"
+)
+
+// tasksTrace writes the task simulation's trace through one of its
+// adapters: "tasks" (async spans by id, parent ids) or "tasks-lanes"
+// (spans on lanes the adapter allocates), the same simulation either way.
+func tasksTrace(t *testing.T, w string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), w+".ctrace")
+	_, err := workload.Run(w, path, 60_000, 0, 3, chronon.WithAutoMetadata(false), chronon.WithFlushInterval(0))
+	require.NoError(t, err)
+	return path
+}
+
+// TestAsyncSpans: the async spans of the task simulation, paired by
+// (unit, id) with the exporters' orderer, are the spans its lane adapter
+// records for the same run (count, total duration, extent); each has a
+// number of its own and its id; a parent is a span open when its child
+// begins, and most spans below the top level find theirs.
+func TestAsyncSpans(t *testing.T) {
+	async := open(t, []string{tasksTrace(t, "tasks")})
+	lanes := open(t, []string{tasksTrace(t, "tasks-lanes")})
+	q := `SELECT count(*), sum(dur), min(start), max("end") FROM spans`
+	want := one(t, lanes, q)
+	require.NotEqual(t, "0", want[:1])
+	require.Equal(t, want, one(t, async, q))
+	require.Equal(t, "0", one(t, async, "SELECT count(*) - count(DISTINCT span) + count(*) - count(id) FROM spans"), "a number and an id each")
+	require.Equal(t, "0", one(t, lanes, "SELECT count(id) + count(parent) FROM spans"), "lanes: no id, no parent")
+	var children, found int
+	fmt.Sscanf(one(t, async, `SELECT count(*), count(p.span) FROM spans c LEFT JOIN spans p ON c.parent = p.span WHERE c.parent IS NOT NULL`), "%d|%d", &children, &found)
+	require.Positive(t, children)
+	require.Equal(t, children, found, "every parent is a span")
+	require.Equal(t, "0", one(t, async, `SELECT count(*) FROM spans c JOIN spans p ON c.parent = p.span WHERE NOT (p.start <= c.start AND c.start <= p."end")`), "a parent is open when its child begins")
+	// The begin's arguments: its format's table, joined on the begin's seq;
+	// interned strings (role Symbol) read as their text.
+	var spans, joined, what int
+	fmt.Sscanf(one(t, async, `SELECT (SELECT count(*) FROM spans WHERE name = 'req_out'), count(*), count(DISTINCT b.what) FROM spans s JOIN req_out_begin b ON b.seq = s.span`), "%d|%d|%d", &spans, &joined, &what)
+	require.Positive(t, spans)
+	require.Equal(t, spans, joined, "every span finds its begin")
+	require.Positive(t, what)
+	require.Equal(t, "VARCHAR", one(t, async, "SELECT typeof(what) FROM req_out_begin LIMIT 1"))
+}
+
+// TestSpansWindowKeepsOpenSpans: spans(cycles := 'A-B') keeps the spans
+// open at A, starting at A (as export --cycles does), and drops those that
+// ended before it: the window's rows are the whole table's that end at A
+// or later, their start moved up to A.
+func TestSpansWindowKeepsOpenSpans(t *testing.T) {
+	for _, path := range []string{trace(t, "pipe"), tasksTrace(t, "tasks")} {
+		t.Run(filepath.Base(path), func(t *testing.T) { spansWindow(t, path) })
+	}
+}
+
+func spansWindow(t *testing.T, path string) {
+	db := open(t, []string{path})
+	var hi uint64
+	fmt.Sscan(one(t, db, "SELECT max(cycle) FROM events"), &hi)
+	for _, a := range []uint64{1, hi / 3, hi / 2, hi - 2} {
+		want := rows(t, db, fmt.Sprintf(`SELECT unit, lane, name, greatest(start, %[1]d) AS s, "end", "end" - greatest(start, %[1]d), flow, span, id, parent FROM spans WHERE "end" >= %[1]d ORDER BY ALL`, a))
+		got := rows(t, db, fmt.Sprintf(`SELECT unit, lane, name, start, "end", dur, flow, span, id, parent FROM spans(cycles := '%d-%d') ORDER BY ALL`, a, hi))
+		require.NotEmpty(t, want)
+		require.Equal(t, want, got, "window %d-%d", a, hi)
+		clipped := one(t, db, fmt.Sprintf(`SELECT count(*) FROM spans WHERE start < %[1]d AND "end" >= %[1]d`, a))
+		require.NotEqual(t, "0", clipped, "the window at %d cuts no span: the test shows nothing", a)
+	}
+}
