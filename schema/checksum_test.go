@@ -146,4 +146,6 @@ func TestSchemaChecksum(t *testing.T) {
 	require.NoError(t, CheckSchemaCRC(Header{}, c, 64), "no checksums: nothing to check")
 }
 
-func le32(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
