@@ -20,7 +20,11 @@ Commands:
              dump prints them, until the writer closes it (or Ctrl-C); waits
              for a file not yet created
   recover    Write a complete file (schema, blocks, footer) from a footer-less
-             or torn one: recover FILE -o OUT (--json: the summary as JSON)
+             or torn one: recover FILE -o OUT (--json: the summary as JSON); damaged
+             blocks are left out and named on stderr (exit 0)
+  verify     Check every checksum, every block and the footer's totals and
+             unit sets against the blocks: one line per problem; exit 0 ok,
+             1 a problem
   export     Write a file trace viewers open: export --format F FILE -o OUT;
              F: perfetto (default; ui.perfetto.dev, trace_processor),
              chrome-json (chrome://tracing): units become nested tracks, spans

@@ -133,8 +133,10 @@ func execute(c *config, stdout, stderr io.Writer) error {
 		return mergeFiles(c, stdout, stderr)
 	case "diff":
 		return diffCommand(c, stdout)
+	case "verify":
+		return verifyFiles(c, stdout)
 	case "recover":
-		return recoverFile(c, stdout)
+		return recoverFile(c, stdout, stderr)
 	case "export":
 		if c.format == formatParquet {
 			return exportParquet(c, stdout, stderr)
