@@ -16,8 +16,8 @@ func (nullFile) WriteAt(b []byte, _ int64) (int, error) { return len(b), nil }
 func (nullFile) Sync() error                            { return nil }
 func (nullFile) Close() error                           { return nil }
 
-// heapPerBlock appends n blocks through fileWriter.writeBlock (the writer
-// goroutine's path) to a file that keeps nothing, and returns the live heap
+// heapPerBlock appends n blocks through fileWriter.queueBlock and
+// flushBlocks (the writer goroutine's path, in batches of maxBatchBlocks) to a file that keeps nothing, and returns the live heap
 // the writer gained per block, measured after a GC, and the bytes Close
 // allocated per block while building the footer.
 func heapPerBlock(t testing.TB, n int) (kept, closing float64) {
@@ -31,10 +31,14 @@ func heapPerBlock(t testing.TB, n int) (kept, closing float64) {
 	runtime.ReadMemStats(&m0)
 	for i := range n {
 		c := uint64(i) * 100
-		if !w.writeBlock(out, blockRec{minCycle: c, maxCycle: c + 99, events: 8, usize: 4096, unit: 3}) {
-			t.Fatal("block not written")
+		if !w.queueBlock(out, blockRec{minCycle: c, maxCycle: c + 99, events: 8, usize: 4096, unit: 3}) {
+			t.Fatal("block not queued")
+		}
+		if (i+1)%maxBatchBlocks == 0 && !w.flushBlocks() {
+			t.Fatal("blocks not written")
 		}
 	}
+	require.True(t, w.flushBlocks())
 	runtime.GC()
 	runtime.ReadMemStats(&m1)
 	kept = float64(int64(m1.HeapAlloc)-int64(m0.HeapAlloc)) / float64(n)

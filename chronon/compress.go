@@ -24,6 +24,7 @@ import (
 // generic match finder sees, so their blocks go to klauspost.
 type blockEncoders struct {
 	level     int
+	blockSize int
 	zs        *zstd.Encoder
 	recordZst bool // use internal/zrec for fixed-size blocks
 }
@@ -36,7 +37,7 @@ type blockEncoder struct {
 }
 
 func newEncoders(cfg config) (*blockEncoders, error) {
-	e := &blockEncoders{level: cfg.level, recordZst: cfg.level >= 1 && cfg.level <= 5}
+	e := &blockEncoders{level: cfg.level, blockSize: cfg.blockSize, recordZst: cfg.level >= 1 && cfg.level <= 5}
 	if cfg.level == LevelNone {
 		return e, nil
 	}
@@ -44,7 +45,7 @@ func newEncoders(cfg config) (*blockEncoders, error) {
 		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(cfg.level)),
 		zstd.WithEncoderConcurrency(cfg.workers),
 		zstd.WithWindowSize(max(cfg.blockSize, zstd.MinWindowSize)),
-		zstd.WithEncoderCRC(false),   // the original writes no checksum; blocks carry their sizes
+		zstd.WithEncoderCRC(true),    // the content checksum: every decoder verifies it (internal/zrec writes it too)
 		zstd.WithSingleSegment(true), // decoders allocate exactly the block size
 	)
 	if err != nil {
@@ -99,7 +100,7 @@ func (e *blockEncoder) getBuf() *[]byte {
 	if b, ok := bufPool.Get().(*[]byte); ok {
 		return b
 	}
-	b := make([]byte, schema.BlockHeaderSize, schema.BlockHeaderSize+zrec.MaxEncodedSize(64<<10))
+	b := make([]byte, schema.BlockHeaderSize, schema.BlockHeaderSize+zrec.MaxEncodedSize(e.blockSize))
 	return &b
 }
 

@@ -14,8 +14,9 @@ const maxArity = 8
 
 // Format0 is a registered format whose events take 0 arguments.
 type Format0 struct {
-	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
-	slot uint8   // gate slot, for the out-of-line path
+	goff    uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	fastBit uint64  // 1<<slot for a fixed-size format outside the overflow slot, else 0 (gate.go)
+	slot    uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -27,6 +28,7 @@ func NewFormat0(text string, opts ...FormatOption) (*Format0, error) {
 		return nil, err
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f, nil
 }
 
@@ -38,6 +40,7 @@ func MustFormat0(text string, opts ...FormatOption) *Format0 {
 		panic(err)
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f
 }
 
@@ -58,10 +61,30 @@ func (f *Format0) Emit(u *Unit, cycle uint64) {
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format0) emit(u *Unit, cycle uint64) {
-	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-		u.rejected(f.slot)
+	off := u.off
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+		f.emitSlow(u, cycle)
 		return
+	}
+	u.putHeader(off, cycle, &f.format, 0)
+	u.off = off + f.size
+}
+
+// emitSlow is emit's path for what the fast word does not vouch for (gate.go),
+// strings, and a chunk that is full or must be flushed.
+func (f *Format0) emitSlow(u *Unit, cycle uint64) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+			u.rejected(f.slot)
+			return
+		}
+		u.checkedFast(f.slot)
 	}
 	off := u.off
 	if off+f.size > u.lim.Load() {
@@ -76,8 +99,9 @@ func (f *Format0) emit(u *Unit, cycle uint64) {
 
 // Format1 is a registered format whose events take 1 argument.
 type Format1[A0 Arg] struct {
-	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
-	slot uint8   // gate slot, for the out-of-line path
+	goff    uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	fastBit uint64  // 1<<slot for a fixed-size format outside the overflow slot, else 0 (gate.go)
+	slot    uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -89,6 +113,7 @@ func NewFormat1[A0 Arg](text string, opts ...FormatOption) (*Format1[A0], error)
 		return nil, err
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f, nil
 }
 
@@ -100,6 +125,7 @@ func MustFormat1[A0 Arg](text string, opts ...FormatOption) *Format1[A0] {
 		panic(err)
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f
 }
 
@@ -120,14 +146,35 @@ func (f *Format1[A0]) Emit(u *Unit, cycle uint64, a0 A0) {
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format1[A0]) emit(u *Unit, cycle uint64, a0 A0) {
-	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-		u.rejected(f.slot)
+	off := u.off
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+		f.emitSlow(u, cycle, a0)
 		return
 	}
-	if f.varSize {
-		f.emitVar(u, cycle, a0)
-		return
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	u.off = off + f.size
+}
+
+// emitSlow is emit's path for what the fast word does not vouch for (gate.go),
+// strings, and a chunk that is full or must be flushed.
+func (f *Format1[A0]) emitSlow(u *Unit, cycle uint64, a0 A0) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+			u.rejected(f.slot)
+			return
+		}
+		if f.varSize {
+			f.emitVar(u, cycle, a0)
+			return
+		}
+		u.checkedFast(f.slot)
 	}
 	off := u.off
 	if off+f.size > u.lim.Load() {
@@ -163,8 +210,9 @@ func (f *Format1[A0]) emitVar(u *Unit, cycle uint64, a0 A0) {
 
 // Format2 is a registered format whose events take 2 arguments.
 type Format2[A0, A1 Arg] struct {
-	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
-	slot uint8   // gate slot, for the out-of-line path
+	goff    uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	fastBit uint64  // 1<<slot for a fixed-size format outside the overflow slot, else 0 (gate.go)
+	slot    uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -176,6 +224,7 @@ func NewFormat2[A0, A1 Arg](text string, opts ...FormatOption) (*Format2[A0, A1]
 		return nil, err
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f, nil
 }
 
@@ -187,6 +236,7 @@ func MustFormat2[A0, A1 Arg](text string, opts ...FormatOption) *Format2[A0, A1]
 		panic(err)
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f
 }
 
@@ -207,14 +257,37 @@ func (f *Format2[A0, A1]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format2[A0, A1]) emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
-	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-		u.rejected(f.slot)
+	off := u.off
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+		f.emitSlow(u, cycle, a0, a1)
 		return
 	}
-	if f.varSize {
-		f.emitVar(u, cycle, a0, a1)
-		return
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	u.off = off + f.size
+}
+
+// emitSlow is emit's path for what the fast word does not vouch for (gate.go),
+// strings, and a chunk that is full or must be flushed.
+func (f *Format2[A0, A1]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+			u.rejected(f.slot)
+			return
+		}
+		if f.varSize {
+			f.emitVar(u, cycle, a0, a1)
+			return
+		}
+		u.checkedFast(f.slot)
 	}
 	off := u.off
 	if off+f.size > u.lim.Load() {
@@ -254,8 +327,9 @@ func (f *Format2[A0, A1]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1) {
 
 // Format3 is a registered format whose events take 3 arguments.
 type Format3[A0, A1, A2 Arg] struct {
-	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
-	slot uint8   // gate slot, for the out-of-line path
+	goff    uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	fastBit uint64  // 1<<slot for a fixed-size format outside the overflow slot, else 0 (gate.go)
+	slot    uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -267,6 +341,7 @@ func NewFormat3[A0, A1, A2 Arg](text string, opts ...FormatOption) (*Format3[A0,
 		return nil, err
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f, nil
 }
 
@@ -278,6 +353,7 @@ func MustFormat3[A0, A1, A2 Arg](text string, opts ...FormatOption) *Format3[A0,
 		panic(err)
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f
 }
 
@@ -298,14 +374,39 @@ func (f *Format3[A0, A1, A2]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format3[A0, A1, A2]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
-	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-		u.rejected(f.slot)
+	off := u.off
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+		f.emitSlow(u, cycle, a0, a1, a2)
 		return
 	}
-	if f.varSize {
-		f.emitVar(u, cycle, a0, a1, a2)
-		return
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	u.off = off + f.size
+}
+
+// emitSlow is emit's path for what the fast word does not vouch for (gate.go),
+// strings, and a chunk that is full or must be flushed.
+func (f *Format3[A0, A1, A2]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+			u.rejected(f.slot)
+			return
+		}
+		if f.varSize {
+			f.emitVar(u, cycle, a0, a1, a2)
+			return
+		}
+		u.checkedFast(f.slot)
 	}
 	off := u.off
 	if off+f.size > u.lim.Load() {
@@ -349,8 +450,9 @@ func (f *Format3[A0, A1, A2]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2
 
 // Format4 is a registered format whose events take 4 arguments.
 type Format4[A0, A1, A2, A3 Arg] struct {
-	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
-	slot uint8   // gate slot, for the out-of-line path
+	goff    uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	fastBit uint64  // 1<<slot for a fixed-size format outside the overflow slot, else 0 (gate.go)
+	slot    uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -362,6 +464,7 @@ func NewFormat4[A0, A1, A2, A3 Arg](text string, opts ...FormatOption) (*Format4
 		return nil, err
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f, nil
 }
 
@@ -373,6 +476,7 @@ func MustFormat4[A0, A1, A2, A3 Arg](text string, opts ...FormatOption) *Format4
 		panic(err)
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f
 }
 
@@ -393,14 +497,41 @@ func (f *Format4[A0, A1, A2, A3]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format4[A0, A1, A2, A3]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
-	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-		u.rejected(f.slot)
+	off := u.off
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+		f.emitSlow(u, cycle, a0, a1, a2, a3)
 		return
 	}
-	if f.varSize {
-		f.emitVar(u, cycle, a0, a1, a2, a3)
-		return
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	u.off = off + f.size
+}
+
+// emitSlow is emit's path for what the fast word does not vouch for (gate.go),
+// strings, and a chunk that is full or must be flushed.
+func (f *Format4[A0, A1, A2, A3]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+			u.rejected(f.slot)
+			return
+		}
+		if f.varSize {
+			f.emitVar(u, cycle, a0, a1, a2, a3)
+			return
+		}
+		u.checkedFast(f.slot)
 	}
 	off := u.off
 	if off+f.size > u.lim.Load() {
@@ -448,8 +579,9 @@ func (f *Format4[A0, A1, A2, A3]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A1, a
 
 // Format5 is a registered format whose events take 5 arguments.
 type Format5[A0, A1, A2, A3, A4 Arg] struct {
-	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
-	slot uint8   // gate slot, for the out-of-line path
+	goff    uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	fastBit uint64  // 1<<slot for a fixed-size format outside the overflow slot, else 0 (gate.go)
+	slot    uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -461,6 +593,7 @@ func NewFormat5[A0, A1, A2, A3, A4 Arg](text string, opts ...FormatOption) (*For
 		return nil, err
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f, nil
 }
 
@@ -472,6 +605,7 @@ func MustFormat5[A0, A1, A2, A3, A4 Arg](text string, opts ...FormatOption) *For
 		panic(err)
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f
 }
 
@@ -492,14 +626,43 @@ func (f *Format5[A0, A1, A2, A3, A4]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, 
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format5[A0, A1, A2, A3, A4]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
-	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-		u.rejected(f.slot)
+	off := u.off
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+		f.emitSlow(u, cycle, a0, a1, a2, a3, a4)
 		return
 	}
-	if f.varSize {
-		f.emitVar(u, cycle, a0, a1, a2, a3, a4)
-		return
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	p = unsafe.Add(p, unsafe.Sizeof(a3))
+	*(*A4)(p) = a4
+	u.off = off + f.size
+}
+
+// emitSlow is emit's path for what the fast word does not vouch for (gate.go),
+// strings, and a chunk that is full or must be flushed.
+func (f *Format5[A0, A1, A2, A3, A4]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+			u.rejected(f.slot)
+			return
+		}
+		if f.varSize {
+			f.emitVar(u, cycle, a0, a1, a2, a3, a4)
+			return
+		}
+		u.checkedFast(f.slot)
 	}
 	off := u.off
 	if off+f.size > u.lim.Load() {
@@ -551,8 +714,9 @@ func (f *Format5[A0, A1, A2, A3, A4]) emitVar(u *Unit, cycle uint64, a0 A0, a1 A
 
 // Format6 is a registered format whose events take 6 arguments.
 type Format6[A0, A1, A2, A3, A4, A5 Arg] struct {
-	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
-	slot uint8   // gate slot, for the out-of-line path
+	goff    uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	fastBit uint64  // 1<<slot for a fixed-size format outside the overflow slot, else 0 (gate.go)
+	slot    uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -564,6 +728,7 @@ func NewFormat6[A0, A1, A2, A3, A4, A5 Arg](text string, opts ...FormatOption) (
 		return nil, err
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f, nil
 }
 
@@ -575,6 +740,7 @@ func MustFormat6[A0, A1, A2, A3, A4, A5 Arg](text string, opts ...FormatOption) 
 		panic(err)
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f
 }
 
@@ -595,14 +761,45 @@ func (f *Format6[A0, A1, A2, A3, A4, A5]) Emit(u *Unit, cycle uint64, a0 A0, a1 
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format6[A0, A1, A2, A3, A4, A5]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
-	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-		u.rejected(f.slot)
+	off := u.off
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5)
 		return
 	}
-	if f.varSize {
-		f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5)
-		return
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	p = unsafe.Add(p, unsafe.Sizeof(a3))
+	*(*A4)(p) = a4
+	p = unsafe.Add(p, unsafe.Sizeof(a4))
+	*(*A5)(p) = a5
+	u.off = off + f.size
+}
+
+// emitSlow is emit's path for what the fast word does not vouch for (gate.go),
+// strings, and a chunk that is full or must be flushed.
+func (f *Format6[A0, A1, A2, A3, A4, A5]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+			u.rejected(f.slot)
+			return
+		}
+		if f.varSize {
+			f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5)
+			return
+		}
+		u.checkedFast(f.slot)
 	}
 	off := u.off
 	if off+f.size > u.lim.Load() {
@@ -658,8 +855,9 @@ func (f *Format6[A0, A1, A2, A3, A4, A5]) emitVar(u *Unit, cycle uint64, a0 A0, 
 
 // Format7 is a registered format whose events take 7 arguments.
 type Format7[A0, A1, A2, A3, A4, A5, A6 Arg] struct {
-	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
-	slot uint8   // gate slot, for the out-of-line path
+	goff    uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	fastBit uint64  // 1<<slot for a fixed-size format outside the overflow slot, else 0 (gate.go)
+	slot    uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -671,6 +869,7 @@ func NewFormat7[A0, A1, A2, A3, A4, A5, A6 Arg](text string, opts ...FormatOptio
 		return nil, err
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f, nil
 }
 
@@ -682,6 +881,7 @@ func MustFormat7[A0, A1, A2, A3, A4, A5, A6 Arg](text string, opts ...FormatOpti
 		panic(err)
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f
 }
 
@@ -702,14 +902,47 @@ func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) Emit(u *Unit, cycle uint64, a0 A0,
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
-	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-		u.rejected(f.slot)
+	off := u.off
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5, a6)
 		return
 	}
-	if f.varSize {
-		f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5, a6)
-		return
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	p = unsafe.Add(p, unsafe.Sizeof(a3))
+	*(*A4)(p) = a4
+	p = unsafe.Add(p, unsafe.Sizeof(a4))
+	*(*A5)(p) = a5
+	p = unsafe.Add(p, unsafe.Sizeof(a5))
+	*(*A6)(p) = a6
+	u.off = off + f.size
+}
+
+// emitSlow is emit's path for what the fast word does not vouch for (gate.go),
+// strings, and a chunk that is full or must be flushed.
+func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+			u.rejected(f.slot)
+			return
+		}
+		if f.varSize {
+			f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5, a6)
+			return
+		}
+		u.checkedFast(f.slot)
 	}
 	off := u.off
 	if off+f.size > u.lim.Load() {
@@ -769,8 +1002,9 @@ func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emitVar(u *Unit, cycle uint64, a0 
 
 // Format8 is a registered format whose events take 8 arguments.
 type Format8[A0, A1, A2, A3, A4, A5, A6, A7 Arg] struct {
-	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
-	slot uint8   // gate slot, for the out-of-line path
+	goff    uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	fastBit uint64  // 1<<slot for a fixed-size format outside the overflow slot, else 0 (gate.go)
+	slot    uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -782,6 +1016,7 @@ func NewFormat8[A0, A1, A2, A3, A4, A5, A6, A7 Arg](text string, opts ...FormatO
 		return nil, err
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f, nil
 }
 
@@ -793,6 +1028,7 @@ func MustFormat8[A0, A1, A2, A3, A4, A5, A6, A7 Arg](text string, opts ...Format
 		panic(err)
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f
 }
 
@@ -813,14 +1049,49 @@ func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) Emit(u *Unit, cycle uint64, a0
 	}
 }
 
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {
-	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-		u.rejected(f.slot)
+	off := u.off
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
 		return
 	}
-	if f.varSize {
-		f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
-		return
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	p = unsafe.Add(p, unsafe.Sizeof(a3))
+	*(*A4)(p) = a4
+	p = unsafe.Add(p, unsafe.Sizeof(a4))
+	*(*A5)(p) = a5
+	p = unsafe.Add(p, unsafe.Sizeof(a5))
+	*(*A6)(p) = a6
+	p = unsafe.Add(p, unsafe.Sizeof(a6))
+	*(*A7)(p) = a7
+	u.off = off + f.size
+}
+
+// emitSlow is emit's path for what the fast word does not vouch for (gate.go),
+// strings, and a chunk that is full or must be flushed.
+func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+			u.rejected(f.slot)
+			return
+		}
+		if f.varSize {
+			f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
+			return
+		}
+		u.checkedFast(f.slot)
 	}
 	off := u.off
 	if off+f.size > u.lim.Load() {

@@ -18,9 +18,10 @@ import (
 // keeps its gate's byte offset in Unit (goff), so the inlined test is an
 // add, a load and a compare: an index would add a bounds check and 4
 // inliner nodes. Emit calls the out-of-line path when gate <= cycle, and
-// that path checks the mask and the window exactly, so a cycle past the
-// window, cycle MaxUint64, the overflow slot or a gate not yet computed
-// cost a call but are never recorded wrongly. Only a gate too high for the
+// that path checks the mask and the window exactly unless the unit's fast
+// word (below) says the gate decided alone, so a cycle past the window,
+// cycle MaxUint64, the overflow slot or a gate not yet computed cost a call
+// but are never recorded wrongly. Only a gate too high for the
 // unit's mask would lose events; SetMask, Enable, Disable and the lazy
 // computation of a new slot (rejected) therefore compute gates under the
 // unit's gateMu, from the mask read under it.
@@ -79,12 +80,39 @@ func gateSlotOf(mask uint64) uint8 {
 	return uint8(n + 1)
 }
 
+// fastBit is a format's bit in its units' fast word: 1<<slot for a
+// fixed-size format outside the overflow slot (and slot 0, which no format
+// has), 0 otherwise: such a format always takes the checked path.
+func fastBit(slot uint8, varSize bool) uint64 {
+	if varSize || slot == 0 || slot >= overflowSlot {
+		return 0
+	}
+	return 1 << slot
+}
+
+// The fast word. The out-of-line emit of a format whose bit is set in the
+// unit's fast word writes the event without checking anything: the bit
+// says the slot's gate is exact, that is computed, for an enabled mask, and
+// the window has no end, so an event past the gate is an event to record.
+// setGates keeps the word with the gates: a bit is cleared before its gate
+// rises to MaxUint64 and set after its gate comes down, so no emit between
+// two of its stores records an event its mask disables (an emit racing
+// with SetMask may record one event either way, as it may without the word).
+
 // setGates computes the gates of slots 0..n from mask. The caller holds
 // u.gateMu (or owns a unit not yet published): two writers interleaving
 // could otherwise leave the gates of an older mask behind a newer one, and
 // a gate left at MaxUint64 for an enabled category silently drops events.
 func (u *Unit) setGates(mask uint64) {
 	n := gateReg.n.Load()
+	noEnd := u.wspan >= math.MaxUint64-u.wlo
+	var fast uint64
+	for s := uint32(1); s <= n; s++ {
+		if mask&gateReg.masks[s] != 0 && noEnd {
+			fast |= 1 << s
+		}
+	}
+	atomic.StoreUint64(&u.fast, atomic.LoadUint64(&u.fast)&fast)
 	atomic.StoreUint64(&u.gate[0], math.MaxUint64)
 	for s := uint32(1); s <= n; s++ {
 		g := uint64(math.MaxUint64)
@@ -93,6 +121,7 @@ func (u *Unit) setGates(mask uint64) {
 		}
 		atomic.StoreUint64(&u.gate[s], g)
 	}
+	atomic.StoreUint64(&u.fast, fast)
 	u.gated.Store(n + 1)
 }
 
@@ -103,6 +132,16 @@ func (u *Unit) setGates(mask uint64) {
 // again.
 func (u *Unit) rejected(slot uint8) {
 	u.rejectedOOL++
+	if slot < overflowSlot && uint32(slot) >= u.gated.Load() {
+		u.refreshGates()
+	}
+}
+
+// checkedFast is called by the checked emit path when it records an
+// event: a slot assigned after the unit computed its gates has no fast bit,
+// so its first recorded event computes them and the next ones take the
+// fast path.
+func (u *Unit) checkedFast(slot uint8) {
 	if slot < overflowSlot && uint32(slot) >= u.gated.Load() {
 		u.refreshGates()
 	}

@@ -65,3 +65,79 @@ func TestGateZeroFormat(t *testing.T) {
 	require.False(t, u.hasChunk)
 	require.NoError(t, tr.Close())
 }
+
+// The fast word vouches for a format only where the gate alone decides: an
+// enabled slot, gates computed, a window without end. A disabled category
+// (even at cycle MaxUint64, which passes its MaxUint64 gate), a window's
+// end, a format with strings and a slot registered after the unit all take
+// the checked path, and the late slot leaves it after its first event.
+func TestFastWordVouchesOnlyForExactGates(t *testing.T) {
+	tr, err := Create(t.TempDir()+"/fast.ctrace", WithAutoMetadata(false), WithFlushInterval(0))
+	require.NoError(t, err)
+	on := MustFormat1[uint32]("fast on {}", WithCategory(1<<50))
+	off := MustFormat1[uint32]("fast off {}", WithCategory(1<<51))
+	str := MustFormat1[string]("fast str {}", WithCategory(1<<50))
+	u, err := tr.NewUnit("u", WithUnitMask(1<<50))
+	require.NoError(t, err)
+	fast := func() uint64 { return atomic.LoadUint64(&u.fast) }
+	require.NotZero(t, fast()&on.fastBit, "enabled fixed-size format")
+	require.Zero(t, fast()&off.fastBit, "disabled format")
+	require.Zero(t, str.fastBit, "format with strings")
+
+	off.Emit(u, math.MaxUint64, 1) // through the gate, rejected by the checked path
+	require.Zero(t, u.off, "an event of a disabled category was written")
+	on.Emit(u, 5, 1)
+	require.EqualValues(t, on.size, u.off)
+
+	u.Disable(1 << 50)
+	require.Zero(t, fast()&on.fastBit, "Disable clears the bit")
+	on.Emit(u, math.MaxUint64, 2)
+	require.EqualValues(t, on.size, u.off, "disabled by Disable, yet written")
+	u.Enable(1<<50 | 1<<51)
+	require.NotZero(t, fast()&on.fastBit)
+	require.NotZero(t, fast()&off.fastBit)
+
+	late := MustFormat1[uint32]("fast late {}", WithCategory(1<<52))
+	require.NotZero(t, late.fastBit)
+	u.Enable(0) // unchanged mask: the late slot stays uncomputed
+	u.SetMask(u.Mask() | 1<<52)
+	require.NotZero(t, fast()&late.fastBit, "SetMask computes every slot")
+	require.NoError(t, tr.Close())
+
+	// A slot assigned after the unit's gates: its first event takes the
+	// checked path and computes them.
+	tr, err = Create(t.TempDir()+"/fast2.ctrace", WithAutoMetadata(false), WithFlushInterval(0))
+	require.NoError(t, err)
+	v, err := tr.NewUnit("v")
+	require.NoError(t, err)
+	later := MustFormat1[uint32]("fast later {}", WithCategory(1<<53))
+	require.Zero(t, atomic.LoadUint64(&v.fast)&later.fastBit)
+	later.Emit(v, 1, 1)
+	require.EqualValues(t, later.size, v.off)
+	require.NotZero(t, atomic.LoadUint64(&v.fast)&later.fastBit, "computed by the first event")
+	require.NoError(t, tr.Close())
+
+	// A window with an end: nothing is vouched for; past the end is dropped.
+	tr, err = Create(t.TempDir()+"/fast3.ctrace", WithAutoMetadata(false), WithSelect("cycles=10-20"))
+	require.NoError(t, err)
+	w, err := tr.NewUnit("w")
+	require.NoError(t, err)
+	require.Zero(t, atomic.LoadUint64(&w.fast))
+	on.Emit(w, 30, 1)
+	require.Zero(t, w.off, "an event past the window's end was written")
+	on.Emit(w, 15, 1)
+	require.EqualValues(t, on.size, w.off)
+	require.NoError(t, tr.Close())
+
+	// An open-ended window (cycles=10-): vouched for from its start.
+	tr, err = Create(t.TempDir()+"/fast4.ctrace", WithAutoMetadata(false), WithSelect("cycles=10-"))
+	require.NoError(t, err)
+	x, err := tr.NewUnit("x")
+	require.NoError(t, err)
+	require.NotZero(t, atomic.LoadUint64(&x.fast)&on.fastBit)
+	on.Emit(x, 5, 1)
+	require.Zero(t, x.off, "an event before the window was written")
+	on.Emit(x, math.MaxUint64, 1)
+	require.EqualValues(t, on.size, x.off)
+	require.NoError(t, tr.Close())
+}

@@ -79,8 +79,9 @@ func gen(b *bytes.Buffer, n int) {
 	fmt.Fprintf(b, `
 // %[1]s is a registered format whose events take %[2]d argument%[9]s.
 type %[1]s%[3]s struct {
-	goff uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
-	slot uint8   // gate slot, for the out-of-line path
+	goff    uintptr // byte offset of the unit's gate for this format (gate.go); first: the inlined Emit reads it
+	fastBit uint64  // 1<<slot for a fixed-size format outside the overflow slot, else 0 (gate.go)
+	slot    uint8   // gate slot, for the out-of-line path
 	format
 }
 
@@ -92,6 +93,7 @@ func New%[1]s%[3]s(text string, opts ...FormatOption) (*%[1]s%[4]s, error) {
 		return nil, err
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f, nil
 }
 
@@ -103,6 +105,7 @@ func Must%[1]s%[3]s(text string, opts ...FormatOption) *%[1]s%[4]s {
 		panic(err)
 	}
 	f.slot, f.goff = gateSlot(f.category)
+	f.fastBit = fastBit(f.slot, f.varSize)
 	return f
 }
 
@@ -124,27 +127,62 @@ func (f *%[1]s%[4]s) Emit(u *Unit, cycle uint64%[8]s%[6]s) {
 }
 `, name, n, tparams, targs, types, params, args, sep, plural)
 
-	// Fixed-size path.
-	// The gate in Emit lets through every enabled event from the window's
-	// first cycle on, and some others (gate.go): the category mask and the
-	// whole window are checked here, exactly. Without a window (wlo 0, wspan
-	// MaxUint64) the window test never branches.
+	// Fixed-size path. The gate in Emit lets through every enabled event
+	// from the window's first cycle on, and some others (gate.go). When the
+	// unit's fast word has the format's bit, the gate is exact (the slot is
+	// enabled, its gate computed, and the window has no end): nothing is
+	// left to check but room in the chunk. Otherwise emitSlow checks the
+	// category mask and the whole window exactly, takes strings, and
+	// reserves a new chunk. One branch and one call site keep the fast
+	// path short.
 	fmt.Fprintf(b, `
+// emit is Emit's out-of-line path. nosplit: its frame is small and its
+// calls (emitSlow, reserve) check the stack themselves, so the check here
+// would be two instructions of every event for nothing.
+//
+//go:nosplit
 func (f *%[1]s%[2]s) emit(u *Unit, cycle uint64%[3]s%[4]s) {
+	off := u.off
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+		f.emitSlow(u, cycle%[3]s%[5]s)
+		return
+	}
+`, name, targs, sep, params, args)
+	put := func() {
+		if n == 0 {
+			b.WriteString("\tu.putHeader(off, cycle, &f.format, 0)\n")
+		} else {
+			b.WriteString("\tp := u.putHeader(off, cycle, &f.format, f.argsSize)\n")
+			for i := 0; i < n; i++ {
+				fmt.Fprintf(b, "\t*(*A%d)(p) = a%d\n", i, i)
+				if i < n-1 {
+					fmt.Fprintf(b, "\tp = unsafe.Add(p, unsafe.Sizeof(a%d))\n", i)
+				}
+			}
+		}
+		b.WriteString("\tu.off = off + f.size\n}\n")
+	}
+	put()
+	fmt.Fprintf(b, `
+// emitSlow is emit's path for what the fast word does not vouch for (gate.go),
+// strings, and a chunk that is full or must be flushed.
+func (f *%[1]s%[2]s) emitSlow(u *Unit, cycle uint64%[3]s%[4]s) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+			u.rejected(f.slot)
+			return
+		}
 `, name, targs, sep, params)
-	b.WriteString(`	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
-		u.rejected(f.slot)
-		return
-	}
-`)
 	if n > 0 {
-		fmt.Fprintf(b, `	if f.varSize {
-		f.emitVar(u, cycle, %s)
-		return
-	}
+		fmt.Fprintf(b, `		if f.varSize {
+			f.emitVar(u, cycle, %s)
+			return
+		}
 `, args)
 	}
-	b.WriteString(`	off := u.off
+	b.WriteString(`		u.checkedFast(f.slot)
+	}
+	off := u.off
 	if off+f.size > u.lim.Load() {
 		if !u.reserve(f.size) {
 			return
@@ -152,18 +190,7 @@ func (f *%[1]s%[2]s) emit(u *Unit, cycle uint64%[3]s%[4]s) {
 		off = 0
 	}
 `)
-	if n == 0 {
-		b.WriteString("\tu.putHeader(off, cycle, &f.format, 0)\n")
-	} else {
-		b.WriteString("\tp := u.putHeader(off, cycle, &f.format, f.argsSize)\n")
-		for i := 0; i < n; i++ {
-			fmt.Fprintf(b, "\t*(*A%d)(p) = a%d\n", i, i)
-			if i < n-1 {
-				fmt.Fprintf(b, "\tp = unsafe.Add(p, unsafe.Sizeof(a%d))\n", i)
-			}
-		}
-	}
-	b.WriteString("\tu.off = off + f.size\n}\n")
+	put()
 	if n == 0 {
 		return
 	}

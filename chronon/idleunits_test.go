@@ -65,7 +65,7 @@ func TestIdleUnitsCostNoRing(t *testing.T) {
 	w.Emit(busy, &st, 0, events)
 	require.NoError(t, tr.Flush())
 	grown := growth()
-	// The 16 busy units add their rings (4 MiB) and the pipeline its buffers.
+	// The 16 busy units add their rings (8 MiB) and the pipeline its buffers.
 	require.Less(t, grown, allowance(total)+32<<20, "heap grew %d MiB with 16 units emitting", grown>>20)
 	rss, ok := vmRSS(t)
 	t.Logf("65,535 units, 16 emitting W1: heap +%d MiB, VmRSS %d MiB", grown>>20, rss>>20)

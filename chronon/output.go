@@ -129,3 +129,24 @@ func (s *syncer) stop() error {
 // releaser is implemented by outputs that release a replaced file in the
 // background; Close waits for it so no goroutine outlives the tracer.
 type releaser interface{ waitReleased() }
+
+// vecWriter is implemented by outputs that write several buffers at an
+// offset in one call (pwritev on Unix); writeVecAt writes each buffer with
+// WriteAt otherwise (tests' failing files, other systems).
+type vecWriter interface {
+	writeVecAt(bufs [][]byte, off int64) error
+}
+
+// writeVecAt writes bufs back to back at off.
+func writeVecAt(f outFile, bufs [][]byte, off int64) error {
+	if v, ok := f.(vecWriter); ok {
+		return v.writeVecAt(bufs, off)
+	}
+	for _, b := range bufs {
+		if _, err := f.WriteAt(b, off); err != nil {
+			return err
+		}
+		off += int64(len(b))
+	}
+	return nil
+}

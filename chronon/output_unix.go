@@ -5,6 +5,7 @@ package chronon
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -105,4 +106,33 @@ func flock(f *os.File) error {
 			return err
 		}
 	}
+}
+
+// writeVecAt writes bufs back to back at off with pwritev, resuming after
+// a short write (a signal, a full pipe) and retrying EINTR.
+func (f *osFile) writeVecAt(bufs [][]byte, off int64) error {
+	fd := int(f.Fd())
+	for len(bufs) > 0 {
+		n, err := unix.Pwritev(fd, bufs, off)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return &os.PathError{Op: "pwritev", Path: f.Name(), Err: err}
+		}
+		if n == 0 {
+			return &os.PathError{Op: "pwritev", Path: f.Name(), Err: io.ErrShortWrite}
+		}
+		off += int64(n)
+		for n > 0 && len(bufs) > 0 {
+			if n < len(bufs[0]) {
+				bufs[0] = bufs[0][n:]
+				n = 0
+			} else {
+				n -= len(bufs[0])
+				bufs = bufs[1:]
+			}
+		}
+	}
+	return nil
 }

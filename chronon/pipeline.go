@@ -229,6 +229,9 @@ func (t *Tracer) writeLoop() {
 	var next uint64
 	var waiting []barrier
 	results := t.results
+	batch := time.NewTimer(batchDelay)
+	batch.Stop()
+	armed := false
 	for results != nil {
 		select {
 		case r, ok := <-results:
@@ -248,9 +251,21 @@ func (t *Tracer) writeLoop() {
 			}
 		case b := <-t.barriers:
 			waiting = append(waiting, b)
+		case <-batch.C:
+			armed = false
+			t.flushBlocks()
+		}
+		switch q := len(t.pend) > 0; {
+		case q && !armed:
+			batch.Reset(batchDelay)
+			armed = true
+		case !q && armed:
+			batch.Stop()
+			armed = false
 		}
 		waiting = t.serveBarriers(waiting, next)
 	}
+	batch.Stop()
 	// The collector returned and the workers drained: every block is written.
 	t.finishFile()
 	for {
@@ -267,6 +282,12 @@ func (t *Tracer) writeLoop() {
 }
 
 func (t *Tracer) serveBarriers(waiting []barrier, next uint64) []barrier {
+	for _, b := range waiting {
+		if b.upTo <= next {
+			t.flushBlocks() // the blocks it waits for may be queued
+			break
+		}
+	}
 	kept := waiting[:0]
 	for _, b := range waiting {
 		if b.upTo > next {
@@ -281,32 +302,48 @@ func (t *Tracer) serveBarriers(waiting []barrier, next uint64) []barrier {
 	return kept
 }
 
-// writeResult appends one block (or counts it lost) and releases its chunk.
+// Write batching: blocks are written in batches of up to maxBatchBlocks
+// blocks or maxBatchBytes bytes with one vectored write each
+// (fileWriter.flushBlocks), and a block waits at most batchDelay for its
+// batch to fill.
+const (
+	maxBatchBlocks = 32
+	maxBatchBytes  = 512 << 10
+	batchDelay     = 10 * time.Millisecond
+)
+
+// writeResult queues one block (or counts it lost) and releases its chunk.
 func (t *Tracer) writeResult(r *result) {
 	u := r.unit
 	if r.err != nil {
 		t.setErr(r.err)
 	}
 	u.sealed.Add(uint64(r.events))
+	queued := false
 	switch {
 	case r.err == nil && r.events == 0:
 		// An empty chunk: correct producers never seal one, but two
 		// goroutines misusing one unit (or a buggy C producer) can. A block
 		// of no events is one every reader refuses, so none is written; the
 		// chunk is still released in its turn.
-	case r.err == nil && t.appendBlock(r):
-		u.written.Add(uint64(r.events))
-		t.nBlocks.Add(1)
-		t.rawBytes.Add(uint64(r.usize))
-		t.compBytes.Add(uint64(len(r.out) - schema.BlockHeaderSize))
+	case r.err == nil && t.queueBlock(r):
+		queued = true // written or lost with its batch (flushBlocks), which keeps its buffer till then
 	default:
 		u.lost.Add(uint64(r.events))
 	}
 	u.release()
+	if !queued {
+		recycle(r)
+	}
+}
+
+// recycle returns a result's output buffer to the pool.
+func recycle(r *result) {
 	if r.buf != nil {
 		if r.out != nil { // out may have outgrown the buffer: keep the larger backing
 			*r.buf = r.out[:0]
 		} // else an error result: the buffer is as getBuf gave it, never emptied of capacity
 		putBuf(r.buf)
+		r.buf, r.out = nil, nil
 	}
 }

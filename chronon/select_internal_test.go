@@ -8,8 +8,8 @@ import (
 
 // TestSelectLayout pins where the window lives: in the ring's control block
 // at the offsets chronon.h reads (win_lo 232, win_span 240), and in the Go
-// unit's producer cache line (which follows the gates, gate.go), beside the
-// fields the emit path reads anyway.
+// unit's producer cache line (which follows the gates, gate.go, and starts
+// with the fast word), beside the fields the emit path reads anyway.
 func TestSelectLayout(t *testing.T) {
 	var h ringHdr
 	if off := unsafe.Offsetof(h.winLo); off != 232 {
@@ -19,12 +19,18 @@ func TestSelectLayout(t *testing.T) {
 		t.Errorf("ringHdr.winSpan at %d, want 240", off)
 	}
 	var u Unit
-	line := unsafe.Offsetof(u.mask)
+	line := unsafe.Offsetof(u.fast)
 	if line%64 != 0 {
-		t.Errorf("Unit.mask at %d, not at the start of a cache line", line)
+		t.Errorf("Unit.fast at %d, not at the start of a cache line", line)
 	}
-	if end := unsafe.Offsetof(u.wspan) + 8; end > line+64 {
-		t.Errorf("Unit.wspan ends at %d, past the producer's cache line (%d-%d)", end, line, line+64)
+	for name, end := range map[string]uintptr{
+		"mask": unsafe.Offsetof(u.mask) + 8, "off": unsafe.Offsetof(u.off) + 4, "lim": unsafe.Offsetof(u.lim) + 4,
+		"chunk": unsafe.Offsetof(u.chunk) + 8, "srcWord": unsafe.Offsetof(u.srcWord) + 8,
+		"wlo": unsafe.Offsetof(u.wlo) + 8, "wspan": unsafe.Offsetof(u.wspan) + 8,
+	} {
+		if end > line+64 {
+			t.Errorf("Unit.%s ends at %d, past the producer's cache line (%d-%d)", name, end, line, line+64)
+		}
 	}
 	if off := unsafe.Offsetof(u.gate); off != 0 {
 		t.Errorf("Unit.gate at %d: a zero format's gate offset 0 must be gate[0]", off)

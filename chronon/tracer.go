@@ -56,6 +56,7 @@ type Tracer struct {
 	barriers  chan barrier
 	writerOut chan struct{} // closed when the writer has finished the file
 	fw        *fileWriter
+	pend      []*result // blocks queued in fw, accounted for when written (writer goroutine)
 
 	nBlocks, rawBytes, compBytes atomic.Uint64
 	fileBytes                    atomic.Int64

@@ -35,19 +35,59 @@ func (t *Tracer) schemaSnapshot() *schema.Schema {
 	return s
 }
 
-// appendBlock puts r's block in the file, after the schema that names
-// every unit and format registered before it (any the block uses).
-func (t *Tracer) appendBlock(r *result) bool {
+// queueBlock queues r's block for the file, after the schema that names
+// every unit and format registered before it (any the block uses); the
+// blocks queued before a schema rewrite are written before it. The block
+// is accounted for as written or lost when its batch is written
+// (flushBlocks), which happens once maxBatchBlocks or maxBatchBytes are
+// queued, when no block has come for batchDelay, at a Flush or Sync, and
+// at Close.
+func (t *Tracer) queueBlock(r *result) bool {
+	schemaWritten := false
 	if g := t.schemaGen(); !t.fw.schemaCurrent(g) {
+		t.flushBlocks()
 		t.fw.writeSchema(t.schemaSnapshot(), g)
+		schemaWritten = true
 	}
-	ok := t.fw.writeBlock(r.out, blockRec{minCycle: r.minCycle, maxCycle: r.maxCycle, events: r.events, usize: r.usize, unit: r.unit.id})
+	if !t.fw.queueBlock(r.out, blockRec{minCycle: r.minCycle, maxCycle: r.maxCycle, events: r.events, usize: r.usize, unit: r.unit.id}) {
+		return false
+	}
+	t.pend = append(t.pend, r)
+	// The block after a schema (re)write goes out at once, as the file's
+	// first block must: a header pointing past the end of the file is what
+	// a reader of a live file would otherwise see for a while.
+	if n, b := t.fw.pending(); schemaWritten || n >= maxBatchBlocks || b >= maxBatchBytes {
+		t.flushBlocks()
+	}
+	return true
+}
+
+// flushBlocks writes the queued blocks and accounts for their events.
+func (t *Tracer) flushBlocks() {
+	if len(t.pend) == 0 {
+		return
+	}
+	ok := t.fw.flushBlocks()
+	for i, r := range t.pend {
+		u := r.unit
+		if ok {
+			u.written.Add(uint64(r.events))
+			t.nBlocks.Add(1)
+			t.rawBytes.Add(uint64(r.usize))
+			t.compBytes.Add(uint64(len(r.out) - schema.BlockHeaderSize))
+		} else {
+			u.lost.Add(uint64(r.events))
+		}
+		recycle(r)
+		t.pend[i] = nil
+	}
+	t.pend = t.pend[:0]
 	t.fileBytes.Store(t.fw.size())
-	return ok
 }
 
 // finishFile completes the file once every block is written.
 func (t *Tracer) finishFile() {
+	t.flushBlocks()
 	g := t.schemaGen()
 	var s *schema.Schema
 	if !t.fw.schemaCurrent(g) {

@@ -24,6 +24,7 @@ type Unit struct {
 	gate [gateSlots]uint64
 
 	// Producer hot path: one cache line.
+	fast    uint64         // the gates that are exact, one bit per slot (gate.go); atomic
 	mask    uint64         // enabled categories; atomic (written by SetMask from any goroutine)
 	off     uint32         // write offset in the current chunk
 	lim     atomic.Uint32  // chunk size; 0 sends the next emit to reserve (flush requested, closed, no chunk)

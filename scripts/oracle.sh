@@ -50,6 +50,7 @@ check mixed-1m-blocks       --workload mixed --events 20000 --units 8 --block-si
 # slots many times: schema frames (empty blocks, docs/format.md) between the
 # blocks. The oracle's stream (inline headers, no footer) must print exactly
 # what its dump (footer) prints, with no [unknown format].
+check pipeline-16           --workload pipeline --events 200000 --units 16
 check growing-schema        --workload growing --events 60000 --units 400 --block-size 4096
 check growing-schema-raw    --workload growing --events 60000 --units 400 --block-size 4096 --no-compress
 for f in growing-schema growing-schema-raw; do

@@ -37,7 +37,7 @@ func trace(t *testing.T, name string) string {
 			return
 		}
 		// Full blocks (no periodic flush): the same layout however slow the run (-race).
-		if _, tracesErr = workload.Run("w1", filepath.Join(tracesDir, "w1.ctrace"), 300_000, 8, 1, chronon.WithAutoMetadata(false), chronon.WithFlushInterval(0)); tracesErr != nil {
+		if _, tracesErr = workload.Run("w1", filepath.Join(tracesDir, "w1.ctrace"), 300_000, 8, 1, chronon.WithAutoMetadata(false), chronon.WithFlushInterval(0), chronon.WithBlockSize(64<<10)); tracesErr != nil {
 			return
 		}
 		if _, tracesErr = workload.Run("mixed", filepath.Join(tracesDir, "mixed.ctrace"), 20_000, 4, 1, chronon.WithAutoMetadata(false), chronon.WithFlushInterval(0)); tracesErr != nil {

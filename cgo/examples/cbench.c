@@ -6,7 +6,7 @@
  * 1. Emit cost: ns per enabled event with a uint64 and a bool, from C.
  *    What it measures: the inline emit path of chronon.h (mask test, bounds
  *    test, header and argument stores) plus its share of the per-chunk slow
- *    path (seal and acquire once per 64 KiB chunk, pure C). The unit's ring
+ *    path (seal and acquire once per 128 KiB chunk, pure C). The unit's ring
  *    is larger than the events of a run and pre-faulted
  *    (chronon_unit_prefault), so the producer never waits for the consumer
  *    and never takes a page fault: what is timed is the producer, while the
@@ -137,7 +137,7 @@ static double w1_c(const char *dir, const w1_formats *w, uint64_t n, int units) 
 	w1_state s = w1_start(1);
 	double t0, el;
 	snprintf(path, sizeof path, "%s/cbench-w1-c.ctrace", dir);
-	o.simulation_name = "w1"; /* tracegen's options: 64 KiB blocks, level 3, Block */
+	o.simulation_name = "w1"; /* tracegen's options: 128 KiB blocks, level 3, Block */
 	t0 = now();
 	if ((st = chronon_open(&t, path, &o)) != CHRONON_OK)
 		die("open", st);
@@ -231,7 +231,7 @@ int main(int argc, char **argv) {
 			       median(ns[v], reps) <= 10 ? "PASS" : "MISS", median(ns[v], reps));
 	}
 
-	printf("\n2. W1 end to end, %llu events, %d units, 64 KiB blocks, level 3, Block policy\n",
+	printf("\n2. W1 end to end, %llu events, %d units, 128 KiB blocks, level 3, Block policy\n",
 	       (unsigned long long)n_w1, units);
 	for (i = 0; i < reps; i++) {
 		g[i] = w1_go(tracegen, dir, n_w1, units);

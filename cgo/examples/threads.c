@@ -4,7 +4,7 @@
  *   threads [--threads T] [--events N] [--ring BYTES] -o FILE
  *
  * Thread k emits "seq={} odd={}" (UInt64, Bool) with seq = cycle = 0..N-1
- * on unit "thread<k>". The ring is small by default (two 64 KiB chunks), so
+ * on unit "thread<k>". The ring is small (two 64 KiB chunks), so
  * the producers fill it and wait for the Go consumer often: the Block path
  * (chronon__go_wait_room) is exercised thousands of times. The program
  * checks that every emit returned CHRONON_OK and that the statistics say
@@ -60,6 +60,7 @@ int main(int argc, char **argv) {
 	chronon_status s;
 	struct timespec a, b;
 
+	o.block_size = 65536;
 	o.ring_size = 2 * 65536;
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--share-unit") == 0) {

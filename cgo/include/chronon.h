@@ -15,7 +15,7 @@
  *   the library maps outside the Go heap and shares with the Go consumer
  *   (compression and file writing run on Go goroutines). An emit that fits
  *   in the current chunk is a mask test, a bounds test and five stores; once
- *   per chunk (one block, 64 KiB by default) it calls chronon__reserve, a C
+ *   per chunk (one block, 128 KiB by default) it calls chronon__reserve, a C
  *   function of the library, to publish the chunk and take the next one.
  *   Only when a ring is full under the Block policy does that C function
  *   wait: first in C (sleeping and polling, a few ms at most), then, for a
@@ -313,7 +313,7 @@ typedef struct chronon_kv {
  * what you need: every zero field means "the default". The strings are
  * copied; they need to live only during the call. */
 typedef struct chronon_options {
-	uint32_t block_size;          /* bytes per block: a power of two, 4096..1048576; 0: 65536 */
+	uint32_t block_size;          /* bytes per block: a power of two, 4096..1048576; 0: 131072 */
 	int32_t level;                /* zstd level 1..22; 0: default (3); CHRONON_LEVEL_NONE: raw */
 	uint64_t ring_size;           /* bytes per unit ring: a power of two >= 2 blocks; 0: 4 blocks */
 	int32_t policy;               /* CHRONON_POLICY_BLOCK (0, default) or CHRONON_POLICY_DROP */
@@ -608,10 +608,13 @@ static inline uint64_t chronon__sig(const uint8_t *types, size_t n) {
 }
 
 /* chronon__format_check ties a format's check word to its id, category and
- * signature: a zeroed, forged or altered chronon_format fails it. It is a
- * guard against mistakes, not against an adversary. */
+ * signature: a zeroed or altered chronon_format fails it (a zeroed one: the
+ * signature's bit 63 is set). It is a guard against mistakes, not against
+ * an adversary. An XOR, so that a typed emitter, whose signature is a
+ * constant, checks registration and signature with one load of id_cat it
+ * needs anyway, one XOR and one compare. */
 static inline uint64_t chronon__format_check(uint64_t id_cat, uint64_t sig) {
-	return ((id_cat ^ sig) * UINT64_C(0x9E3779B97F4A7C15)) ^ UINT64_C(0x43524f4e464d5431);
+	return id_cat ^ sig ^ UINT64_C(0x43524f4e464d5431);
 }
 
 /* Little-endian stores of any alignment (memcpy compiles to one mov). */
@@ -619,48 +622,40 @@ CHRONON__INLINE void chronon__st16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 CHRONON__INLINE void chronon__st32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 CHRONON__INLINE void chronon__st64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
-/* chronon__claim is the fast path of docs/ring.md: it makes room for an
- * event of n = 26 + args bytes in the current chunk and returns where it
- * goes. The event belongs to the chunk at once: nothing reads the chunk
- * before this thread seals it (the next reserve, or chronon_unit_flush). */
-CHRONON__INLINE chronon_status chronon__claim(chronon_unit *u, uint32_t n, uint8_t **p) {
-	uint32_t off = u->off;
+/* chronon__begin_raw: mask and window test, claim, header. No argument
+ * checks: for callers whose arguments match the format by construction
+ * (chronon.hpp, the typed emitters after their signature test).
+ *
+ * The claim is the fast path of docs/ring.md: room for the event of
+ * 26 + args bytes in the current chunk, where the event goes at once
+ * (nothing reads the chunk before this thread seals it: the next reserve,
+ * or chronon_unit_flush). What the header needs of the format and the unit
+ * is loaded before the first store into the chunk: a store through a byte
+ * pointer may alias anything, so the compiler reloads whatever is read
+ * after one. The header is [args_size][record]: cycle, format id, category
+ * (low 32 bits), source id, arg count, five zero bytes (docs/format.md). */
+CHRONON__INLINE chronon_status chronon__begin_raw(chronon_unit *u, const chronon_format *f, uint64_t cycle,
+                                                  uint32_t args_size, uint8_t **args) {
+	const uint64_t id_cat = f->id_cat, word = u->src_word | f->argc_word;
+	const uint32_t n = CHRONON_EVENT_HEADER + args_size;
+	uint32_t off;
+	uint8_t *p;
+	if ((__atomic_load_n(&u->mask, __ATOMIC_RELAXED) & f->category) == 0 || cycle - u->win_lo > u->win_span)
+		return CHRONON_DISABLED;
+	off = u->off;
 	if (CHRONON_UNLIKELY((uint64_t)off + n > __atomic_load_n(&u->lim, __ATOMIC_RELAXED))) {
 		chronon_status s = chronon__reserve(u, n);
 		if (s != CHRONON_OK)
 			return s;
 		off = 0;
 	}
-	*p = u->chunk + off;
+	p = u->chunk + off;
 	u->off = off + n;
-	return CHRONON_OK;
-}
-
-/* chronon__put_header writes [args_size][record] and returns where the
- * arguments go: record = cycle, format id, category (low 32 bits), source
- * id, arg count, five zero bytes (docs/format.md). */
-CHRONON__INLINE uint8_t *chronon__put_header(uint8_t *p, const chronon_unit *u, const chronon_format *f,
-                                              uint64_t cycle, uint32_t args_size) {
 	chronon__st16(p, (uint16_t)args_size);
 	chronon__st64(p + 2, cycle);
-	chronon__st64(p + 10, f->id_cat);
-	chronon__st64(p + 18, u->src_word | f->argc_word);
-	return p + CHRONON_EVENT_HEADER;
-}
-
-/* chronon__begin_raw: mask test, claim, header. No argument checks: for
- * callers whose arguments match the format by construction (chronon.hpp,
- * the typed emitters after their signature test). */
-CHRONON__INLINE chronon_status chronon__begin_raw(chronon_unit *u, const chronon_format *f, uint64_t cycle,
-                                                  uint32_t args_size, uint8_t **args) {
-	uint8_t *p;
-	chronon_status s;
-	if ((__atomic_load_n(&u->mask, __ATOMIC_RELAXED) & f->category) == 0 || cycle - u->win_lo > u->win_span)
-		return CHRONON_DISABLED;
-	s = chronon__claim(u, CHRONON_EVENT_HEADER + args_size, &p);
-	if (CHRONON_UNLIKELY(s != CHRONON_OK))
-		return s;
-	*args = chronon__put_header(p, u, f, cycle, args_size);
+	chronon__st64(p + 10, id_cat);
+	chronon__st64(p + 18, word);
+	*args = p + CHRONON_EVENT_HEADER;
 	return CHRONON_OK;
 }
 
@@ -864,11 +859,13 @@ CHRONON__INLINE uint8_t *chronon__st_bool(uint8_t *p, bool v) { *p = v ? 1 : 0; 
  * expand to _Bool (stdbool.h). */
 #define CHRONON__S(i, at) ((uint64_t)(at) << (4 + 4 * (i)))
 
-/* The shared prologue: NULL and signature checks, then the raw begin. */
+/* The shared prologue: NULL checks, then one compare for registration and
+ * signature together (the check word was computed from the format's own
+ * signature, so it matches this constant one only if they are equal), then
+ * the raw begin. */
 CHRONON__INLINE chronon_status chronon__typed_begin(chronon_unit *u, const chronon_format *f, uint64_t cycle,
                                                     uint64_t sig, uint32_t args_size, uint8_t **p) {
-	if (CHRONON_UNLIKELY(u == NULL || f == NULL || f->sig != sig ||
-	                     f->check != chronon__format_check(f->id_cat, sig)))
+	if (CHRONON_UNLIKELY(u == NULL || f == NULL || f->check != chronon__format_check(f->id_cat, sig)))
 		return chronon__begin_fail(u, f, sig, args_size);
 	return chronon__begin_raw(u, f, cycle, args_size, p);
 }

@@ -1,6 +1,6 @@
 /* ring.c - the producer's slow path of docs/ring.md, in C.
  *
- * The inline fast path (chronon.h, chronon__claim) comes here when the
+ * The inline fast path (chronon.h, chronon__begin_raw) comes here when the
  * event does not fit before lim: the chunk is full, the consumer asked for a
  * flush (lim = 0), the tracer closed (lim = 0, flags bit 0), or the unit has
  * no chunk yet. Everything here is C; the only call into Go is the wait for

@@ -22,6 +22,7 @@ var runners = map[string]runner{
 	"w1":          runW1,
 	"mixed":       runMixed,
 	"growing":     runGrowing,
+	"pipeline":    runPipeline,
 	"tasks":       runTasks,
 	"tasks-lanes": runTasksLanes,
 	"tasks-none":  runTasksNone,

@@ -106,3 +106,16 @@ func BenchmarkStages(b *testing.B) {
 	})
 	stage("all", func(blk []byte) { dst = e.EncodeAll(blk, dst[:0]) })
 }
+
+// BenchmarkXXH64 is the content checksum over one 64 KiB block.
+func BenchmarkXXH64(b *testing.B) {
+	src := randomBytes(64<<10, 1)
+	b.SetBytes(int64(len(src)))
+	var h uint64
+	for i := 0; i < b.N; i++ {
+		h += xxh64(src)
+	}
+	sink = h
+}
+
+var sink uint64

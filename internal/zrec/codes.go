@@ -51,7 +51,19 @@ func init() {
 	}
 	fill(llCodeSmall[:], 16, llHigh)
 	fill(mlCodeSmall[:], 32, mlHigh)
+	codeTables = codeTabs{llCodeSmall, mlCodeSmall, llBits, mlBits}
 }
+
+// codeTabs are the small-value tables together, as the assembly match
+// loop reads them (each Encoder has a copy, addressed from its pointer).
+type codeTabs struct {
+	llCode [64]uint8
+	mlCode [128]uint8
+	llBits [64]uint8
+	mlBits [64]uint8
+}
+
+var codeTables codeTabs // filled by init, after the tables
 
 // llCode returns the Literals_Length_Code of a literal length.
 func llCode(ll uint32) uint8 {
@@ -73,4 +85,56 @@ func mlCode(mlBase uint32) uint8 {
 // number of extra bits.
 func ofCode(ov uint32) uint8 {
 	return uint8(bits.Len32(ov)) - 1
+}
+
+// codeSeq codes one sequence, ll literals then a match of mlb+minMatch
+// bytes at offset off, into sq: its Offset_Value (tracking the repeat
+// offsets exactly as the decoder will), its three symbol codes and their
+// extra bits, and counts the codes in the block's histograms. The match
+// finder codes the common case (a few literals, a short match at rep0)
+// inline and calls this for the rest.
+func (e *Encoder) codeSeq(sq *seq, ll, mlb, off uint32) {
+	ov := e.offsetValue(off, ll)
+	llc, mlc, ofc := llCode(ll), mlCode(mlb), ofCode(ov)
+	e.llHist[llc&63]++
+	e.mlHist[mlc&63]++
+	e.ofHist[ofc&63]++
+	lb, mb := llBits[llc&63]&31, mlBits[mlc&63]&31
+	sq.extra = uint64(ll&(1<<lb-1)) | uint64(mlb&(1<<mb-1))<<lb | uint64(ov&(1<<(ofc&31)-1))<<((lb+mb)&63)
+	sq.code = uint32(llc) | uint32(mlc)<<8 | uint32(ofc)<<16 | uint32(lb+mb+ofc)<<24
+}
+
+// offsetValue returns the Offset_Value for a match at offset off after ll
+// literals and updates the repeat offsets exactly as the decoder will:
+// with ll > 0 the values 1..3 mean rep0..rep2; with ll == 0 they mean
+// rep1, rep2 and rep0-1; any other value is a new offset (off+3). A used
+// repeat offset moves to the front, a new one pushes rep0 -> rep1 -> rep2.
+func (e *Encoder) offsetValue(off, ll uint32) uint32 {
+	r := &e.reps
+	if ll != 0 {
+		switch off {
+		case r[0]:
+			return 1
+		case r[1]:
+			r[1], r[0] = r[0], off
+			return 2
+		case r[2]:
+			r[2], r[1], r[0] = r[1], r[0], off
+			return 3
+		}
+	} else {
+		switch off {
+		case r[1]:
+			r[1], r[0] = r[0], off
+			return 1
+		case r[2]:
+			r[2], r[1], r[0] = r[1], r[0], off
+			return 2
+		case r[0] - 1:
+			r[2], r[1], r[0] = r[1], r[0], off
+			return 3
+		}
+	}
+	r[2], r[1], r[0] = r[1], r[0], off
+	return off + 3
 }

@@ -22,17 +22,30 @@
 // So the match finder (match.go) needs no hashing at all: a 256-slot table
 // keyed by format_id (tag-checked) gives, in O(1), the previous event of
 // the same format in this frame; the current event is compared with it at
-// distance d, 8 bytes at a time (XOR, then a zero-byte mask), giving a
-// 64-bit mask of equal bytes. Equal runs of >= 3 bytes (zstd's minimum
-// match) become matches with offset d; the other bytes become literals.
-// A run that reaches the end of an event and continues at the start of the
-// next one with the same d (typical: the last args of one event and the
-// args_size of the next are both unchanged) is merged into one match, so
-// a steady stream of events costs one or two sequences per event.
-// Events of a format seen for the first time are compared with the
-// immediately preceding event instead (records share cycle, category and
-// source bytes). For events of different sizes only the common prefix is
-// compared.
+// distance d, giving a 64-bit mask of equal bytes. Equal runs of >= 3
+// bytes (zstd's minimum match) become matches with offset d; the other
+// bytes become literals. A run that reaches the end of an event and
+// continues at the start of the next one with the same d (typical: the
+// last args of one event and the args_size of the next are both
+// unchanged) is merged into one match, so a steady stream of events costs
+// one to three sequences per event. Events of a format seen for the first
+// time are compared with the immediately preceding event instead (records
+// share cycle, category and source bytes). For events of different sizes
+// only the common prefix is compared. Each sequence is coded (repeat
+// offsets, symbol codes, extra bits, histograms) as it is found.
+//
+// # Assembly
+//
+// On amd64 the two loops that take most of the time are in assembly, each
+// with its Go version kept as the portable path (other architectures, the
+// noasm build tag) and as the reference the tests compare it with byte for
+// byte: the match finder's fast path (match_amd64.s: events of up to 56
+// bytes, of their predecessor's size, away from the end of the input;
+// SSE2 byte compares, the runs walked by their start and end bits, no
+// bounds checks), entered and left at event boundaries, and the FSE
+// sequence loop (seqs_amd64.s; with BMI2's SHLX/SHRX/BZHI where the CPU
+// has them). The Go compiler spilled half of those loops' registers and
+// moved every shift count through CX: about twice the instructions.
 //
 // Everything after match finding is ordinary zstd entropy coding; the
 // format is fixed by the decoder, so that part is precise rather than
@@ -42,8 +55,10 @@
 //
 // The frame header has Single_Segment_flag set (the window is the whole
 // content, so matches may reach back to any earlier byte of the frame), the
-// content size in the smallest field that holds it, no checksum and no
-// dictionary. Content is cut into zstd blocks of at most 128 KiB
+// content size in the smallest field that holds it, Content_Checksum_flag
+// set and no dictionary; the frame ends with the low 32 bits of XXH64 of
+// the content (xxh64.go), which libzstd and klauspost verify when they
+// decode. Content is cut into zstd blocks of at most 128 KiB
 // (Block_Maximum_Size); cuts are made on event boundaries, which is always
 // possible because an event is at most 65561 bytes, so no match is ever
 // split. A block whose compressed form is not smaller than its content is
@@ -51,17 +66,20 @@
 //
 // # Literals section (literals.go)
 //
-// Literals are Huffman coded with klauspost's huff0, whose output is the
-// zstd tree description (+ jump table) + streams; a table is written for
-// every block. One stream is used below 1 KiB of literals (the 10-bit
-// single-stream header, and libzstd refuses 4 streams for tiny inputs),
-// four streams above, with the 4- or 5-byte header as the sizes require.
-// Incompressible literals are stored raw, single-valued ones as RLE;
-// fewer than 32 literals are always raw (a tree would cost more). With
-// WithLiteralMinGain(k) (what chronon uses at levels 1 to 3) literals are
-// also stored raw when their order-0 entropy says Huffman coding would save
-// less than 1/2^k of them: random argument bytes cost a table build and
-// four streams for a few percent.
+// Literals are Huffman coded with a table built for the block: the
+// histogram is counted once, the present symbols sorted by count (a radix
+// sort), the code lengths computed in place (Moffat and Katajainen) and
+// limited to 11 bits, and the exact size is known before anything is
+// written, so choosing between raw and coded literals costs no trial
+// encoding. The table description is FSE compressed by klauspost's fse
+// package (as its huff0 does) or written 4 bits a weight. One stream is
+// used up to 1023 literals (the 10-bit single-stream header, and libzstd
+// refuses 4 streams for tiny inputs), four streams above, with the 4- or
+// 5-byte header as the sizes require. Single-valued literals are stored
+// as RLE; fewer than 32 are always raw. With WithLiteralMinGain(k) (what
+// chronon uses at levels 1 to 3) literals are also stored raw when coding
+// them would save less than 1/2^k of them: random argument bytes cost a
+// table and four streams for a few percent.
 //
 // # Sequences section (sequences.go, fse.go, bitwriter.go)
 //
@@ -70,7 +88,8 @@
 // types the encoder picks, from the block's histogram:
 //   - RLE when only one code occurs (zero bits per sequence);
 //   - otherwise FSE_Compressed with its own normalized counts (accuracy log
-//     5..9 for LL/ML, 5..8 for OF, chosen from the sequence count) and the
+//     5..8, chosen from the sequence count; the format allows 9 for LL/ML,
+//     which saved 0.01-0.06% for twice the table building) and the
 //     table description, or Predefined when an estimate of the bit cost
 //     says the default distribution is cheaper than describing a table
 //     (few sequences).
@@ -96,24 +115,19 @@
 // table degenerates to RLE or near-RLE; rep1/rep2 pay off when two formats
 // alternate.
 //
-// # Measured against klauspost's encoder
+// # Measured
 //
-// BenchmarkEncode keeps the comparison: the same per-unit 64 KiB blocks of
-// 2M W1 events, one goroutine per encoder, best of three runs (2026-11-23,
-// 2-core development host under load; compare within one run only):
+// BenchmarkEncodeWorkloads compresses the writer's own blocks (2M events of
+// W1 and of the pipeline workload, as chronon's level 3 does);
+// BenchmarkEncode compares with klauspost's generic encoder on per-unit
+// 64 KiB W1 blocks; docs/performance.md has the figures.
 //
-//	encoder                      MB/s   events/s   bytes/event
-//	zrec                          328     9.6 M       6.392
-//	zrec WithLiteralMinGain(3)    418    12.3 M       6.801   (chronon, levels 1-3)
-//	klauspost SpeedFastest        160     4.7 M       6.389
-//	klauspost SpeedDefault         96     2.8 M       6.489
-//
-//	go test -run NONE -bench 'BenchmarkEncode$' -benchtime 5x -count 3 ./internal/zrec
+//	go test -run NONE -bench 'BenchmarkEncode' -benchtime 5x -count 3 ./internal/zrec
 //
 // # Cost and limits
 //
 // An Encoder keeps all scratch space between calls (tables, sequence and
-// literal buffers sized for one 128 KiB block, huff0 scratch): once warm,
+// literal buffers sized for one 128 KiB block, Huffman scratch): once warm,
 // EncodeAll allocates nothing if dst has MaxEncodedSize(len(src)) bytes of
 // spare capacity. It is not safe for concurrent use; keep one per worker.
 //

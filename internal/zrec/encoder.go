@@ -1,10 +1,6 @@
 package zrec
 
-import (
-	"fmt"
-
-	"github.com/klauspost/compress/huff0"
-)
+import "fmt"
 
 // Encoder compresses event blocks into zstd frames. It holds only reusable
 // scratch space, so after the first few calls EncodeAll does not allocate.
@@ -16,9 +12,8 @@ type Encoder struct {
 	prevSize int
 	reps     [3]uint32 // repeat offsets, mirrored from the decoder
 
-	raw  []rawSeq // sequences of the current zstd block as found
-	seqs []seq    // ... and as coded
-	lits []byte   // literals of the current zstd block
+	seqs []seq  // sequences of the current zstd block, coded
+	lits []byte // literals of the current zstd block
 
 	stats  BlockStats // of the current frame
 	srcLen int
@@ -26,7 +21,10 @@ type Encoder struct {
 	llHist, mlHist, ofHist [maxSymbolSize]uint32
 	norm                   [maxSymbolSize]int16
 	tabs                   seqTables
-	huff                   huff0.Scratch
+	huff                   huffScratch
+
+	mr matchRegs // the assembly match loop's state (match_amd64.s)
+	ct codeTabs  // code tables where the assembly addresses them
 
 	// litGainShift: Huffman-code literals only when that is estimated to
 	// save at least 1/2^litGainShift of them (0: whenever it saves bytes).
@@ -55,6 +53,8 @@ func WithLiteralMinGain(shift int) Option {
 // of the largest zstd block seen (at most 128 KiB of input).
 func NewEncoder(opts ...Option) (*Encoder, error) {
 	e := &Encoder{prevPos: -1}
+	e.tabs.init()
+	e.ct = codeTables
 	for _, o := range opts {
 		if err := o(e); err != nil {
 			return nil, err
@@ -78,7 +78,7 @@ func (e *Encoder) EncodeAll(src, dst []byte) []byte {
 	e.stats, e.srcLen = BlockStats{MinCycle: ^uint64(0)}, len(src)
 	if len(src) == 0 {
 		e.stats.MinCycle = 0
-		return appendBlockHeader(dst, true, blockRaw, 0)
+		return appendChecksum(appendBlockHeader(dst, true, blockRaw, 0), src)
 	}
 	e.resetFrame()
 	e.srcLen = len(src)
@@ -88,7 +88,7 @@ func (e *Encoder) EncodeAll(src, dst []byte) []byte {
 		dst = e.appendBlock(dst, src[pos:end], end == len(src), reps)
 		pos = end
 	}
-	return dst
+	return appendChecksum(dst, src)
 }
 
 // BlockStats describes the events EncodeAll parsed in its last input.
@@ -116,7 +116,7 @@ func (e *Encoder) Stats() (BlockStats, bool) {
 // blocks end at event boundaries but always cover more than 64000 bytes
 // unless last.
 func MaxEncodedSize(n int) int {
-	return frameHeaderMax + n + blockHeaderLen*(n/64000+2) + blockSlack
+	return frameHeaderMax + n + blockHeaderLen*(n/64000+2) + checksumLen + blockSlack
 }
 
 func (e *Encoder) resetFrame() {

@@ -10,6 +10,7 @@ const (
 
 	frameHeaderMax = 4 + 1 + 8 // magic + descriptor + largest FCS field
 	blockHeaderLen = 3
+	checksumLen    = 4 // Content_Checksum: low 32 bits of XXH64(content)
 
 	// blockSlack is room past a block's raw size that building the
 	// compressed block may touch before it gives up: table descriptions
@@ -20,11 +21,13 @@ const (
 
 // appendFrameHeader writes the magic number and a header with
 // Single_Segment_flag set (no Window_Descriptor: the window is the whole
-// content), no checksum, no dictionary, and the content size in the
-// smallest field that holds it (the 2-byte form is biased by 256).
+// content), Content_Checksum_flag set (the frame ends with the low 32 bits
+// of XXH64 of the content, which every decoder verifies), no dictionary,
+// and the content size in the smallest field that holds it (the 2-byte form
+// is biased by 256).
 func appendFrameHeader(dst []byte, size int) []byte {
 	dst = append(dst, 0x28, 0xB5, 0x2F, 0xFD)
-	const single = 1 << 5
+	const single = 1<<5 | 1<<2 // Single_Segment_flag, Content_Checksum_flag
 	v := uint64(size)
 	switch {
 	case v < 256:
@@ -47,4 +50,10 @@ func appendBlockHeader(dst []byte, last bool, typ uint32, size int) []byte {
 		h |= 1
 	}
 	return append(dst, byte(h), byte(h>>8), byte(h>>16))
+}
+
+// appendChecksum writes the frame's Content_Checksum for content src.
+func appendChecksum(dst, src []byte) []byte {
+	h := uint32(xxh64(src))
+	return append(dst, byte(h), byte(h>>8), byte(h>>16), byte(h>>24))
 }

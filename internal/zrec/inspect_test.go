@@ -18,8 +18,8 @@ func inspectFrame(t testing.TB, frame []byte, features map[string]int) {
 		t.Fatalf("bad magic")
 	}
 	fhd := frame[4]
-	if fhd&(1<<5) == 0 || fhd&0x1F != 0 {
-		t.Fatalf("frame header descriptor %#x: want single segment, no checksum/dict", fhd)
+	if fhd&(1<<5) == 0 || fhd&(1<<2) == 0 || fhd&0x1B != 0 {
+		t.Fatalf("frame header descriptor %#x: want single segment, content checksum, no dictionary", fhd)
 	}
 	fcsLen := []int{1, 2, 4, 8}[fhd>>6]
 	features[fmt.Sprintf("fcs:%d", fcsLen)]++
@@ -44,9 +44,10 @@ func inspectFrame(t testing.TB, frame []byte, features map[string]int) {
 			break
 		}
 	}
-	if p != len(frame) {
-		t.Fatalf("frame has %d trailing bytes", len(frame)-p)
+	if p+checksumLen != len(frame) {
+		t.Fatalf("frame has %d bytes after its last block, want the %d of the checksum", len(frame)-p, checksumLen)
 	}
+	features["checksum"]++
 	if nblocks > 1 {
 		features["multi-block"]++
 	}
@@ -127,7 +128,7 @@ func TestFeatureCoverage(t *testing.T) {
 	inspectFrame(t, f, features)
 	t.Log(features)
 	for _, want := range []string{
-		"fcs:1", "fcs:2", "fcs:4", "block:raw", "block:compressed", "multi-block",
+		"fcs:1", "fcs:2", "fcs:4", "checksum", "block:raw", "block:compressed", "multi-block",
 		"lit:raw-1B", "lit:raw-2B", "lit:raw-3B", "lit:rle-2B", "lit:huff1", "lit:huff4-4B", "lit:huff4-5B",
 		"nseq:1B", "nseq:2B", "nseq:3B",
 		"LL:rle", "LL:fse", "LL:predef", "OF:rle", "OF:fse", "OF:predef", "ML:rle", "ML:fse", "ML:predef",
@@ -148,7 +149,7 @@ func TestFrameHeaderSizes(t *testing.T) {
 		if err := h.Decode(b); err != nil {
 			t.Fatalf("size %d: %v", n, err)
 		}
-		if !h.HasFCS || h.FrameContentSize != uint64(n) || !h.SingleSegment || h.HasCheckSum {
+		if !h.HasFCS || h.FrameContentSize != uint64(n) || !h.SingleSegment || !h.HasCheckSum {
 			t.Fatalf("size %d: decoded header %+v", n, h)
 		}
 	}
@@ -175,12 +176,11 @@ func manySequencesFrame(e *Encoder) []byte {
 	}
 	e.findSequences(src, 0) // sizes the buffers
 	e.lits = append(e.lits[:0], src[:3]...)
-	e.raw = raw
 	e.seqs = make([]seq, n)
 	reps := e.reps
 	e.codeSequences(raw)
 	frame := appendFrameHeader(nil, len(src))
-	return e.appendBlock(frame, src, true, reps)
+	return appendChecksum(e.appendBlock(frame, src, true, reps), src)
 }
 
 func roundTripFrame(t testing.TB, frame, want []byte) {
@@ -189,4 +189,20 @@ func roundTripFrame(t testing.TB, frame, want []byte) {
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("round trip failed: %v", err)
 	}
+}
+
+// rawSeq is a sequence as found: literal length, match length, offset.
+type rawSeq struct {
+	ll, ml, off uint32
+}
+
+// codeSequences codes sequences given directly, as the match finder would
+// have (tests that need shapes no event block produces).
+func (e *Encoder) codeSequences(raw []rawSeq) {
+	e.llHist, e.mlHist, e.ofHist = [maxSymbolSize]uint32{}, [maxSymbolSize]uint32{}, [maxSymbolSize]uint32{}
+	seqs := e.seqs[:len(raw)]
+	for i, r := range raw {
+		e.codeSeq(&seqs[i], r.ll, r.ml-minMatch, r.off)
+	}
+	e.seqs = seqs
 }

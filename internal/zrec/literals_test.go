@@ -2,32 +2,43 @@ package zrec
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// The estimate separates what W1 produces: decode-event literals (random
+// litType is the literals section type appendLiterals chooses for lits
+// with WithLiteralMinGain(shift).
+func litType(shift int, lits []byte) uint8 {
+	e := newTestEncoder(WithLiteralMinGain(shift))
+	return e.appendLiterals(make([]byte, 0, len(lits)+blockSlack), lits)[0] & 3
+}
+
+// The exact size separates what W1 produces: decode-event literals (random
 // argument bytes, Huffman saves ~8%) stay raw at shift 3, fetch-event
 // literals (a taken flag, a few pc bytes: ~33%) are coded.
 func TestHuffmanPaysDecision(t *testing.T) {
-	require.False(t, huffmanPays(randomBytes(20_000, 1), 3), "uniform random bytes")
-	require.False(t, huffmanPays(randomBytes(20_000, 1), 6), "uniform random bytes, at any gain")
+	require.EqualValues(t, litRaw, litType(3, randomBytes(20_000, 1)), "uniform random bytes")
+	require.EqualValues(t, litRaw, litType(6, randomBytes(20_000, 1)), "uniform random bytes, at any gain")
+	require.EqualValues(t, litRaw, litType(0, randomBytes(20_000, 1)), "uniform random bytes, with any saving")
 	skewed := make([]byte, 20_000)
 	for i, b := range randomBytes(20_000, 2) {
 		skewed[i] = b & 0x0f // 4 bits of entropy in 8
 	}
-	require.True(t, huffmanPays(skewed, 3))
-	require.True(t, huffmanPays(skewed, 2), "saves more than a quarter")
-	require.False(t, huffmanPays(skewed, 1), "but not half (the table costs)")
+	require.EqualValues(t, litCompressed, litType(3, skewed))
+	require.EqualValues(t, litCompressed, litType(2, skewed), "saves more than a quarter")
+	require.EqualValues(t, litRaw, litType(1, skewed), "but not half (the table costs)")
 
 	// 7/8 random bytes plus 1/8 zeros: ~10% gain, between the two shifts.
 	mixed := randomBytes(20_000, 3)
 	for i := 0; i < len(mixed); i += 8 {
 		mixed[i] = 0
 	}
-	require.False(t, huffmanPays(mixed, 3))
-	require.True(t, huffmanPays(mixed, 6))
+	require.EqualValues(t, litRaw, litType(3, mixed))
+	require.EqualValues(t, litCompressed, litType(6, mixed))
+	require.EqualValues(t, litCompressed, litType(0, mixed))
+	require.EqualValues(t, litRLE, litType(3, make([]byte, 100)), "one value")
 }
 
 func TestWithLiteralMinGainValidates(t *testing.T) {
@@ -61,4 +72,58 @@ func TestRoundTripFastLiterals(t *testing.T) {
 	require.NotNil(t, decode)
 	require.Equal(t, len(roundTrip(t, full, fetch)), len(roundTrip(t, fast, fetch)), "fetch literals still Huffman coded")
 	require.Greater(t, len(roundTrip(t, fast, decode)), len(roundTrip(t, full, decode)), "decode literals stored raw")
+}
+
+// sortByCount orders by count, ties by symbol, as a comparison sort of the
+// keys does, for counts of one, two and three bytes.
+func TestSortByCount(t *testing.T) {
+	for _, maxCount := range []uint32{200, 60_000, 130_000} {
+		var keys, tmp [256]uint32
+		r := splitmix64(maxCount)
+		n := 0
+		for s := range 256 {
+			if c := uint32(r.next() % uint64(maxCount+1)); c != 0 {
+				keys[n] = c<<8 | uint32(s)
+				n++
+			}
+		}
+		want := slices.Clone(keys[:n])
+		slices.Sort(want)
+		sortByCount(keys[:n], tmp[:n], maxCount)
+		require.Equal(t, want, keys[:n], "counts up to %d", maxCount)
+	}
+}
+
+// The sample only ever sends to raw literals that the full count would
+// have stored raw too: over literal sets from uniform to skewed, at every
+// gain shift, whenever samplePays says no, appendCounted (no sample)
+// writes raw literals. And it does say no for random bytes.
+func TestSampleNeverStoresRawWhatWouldCode(t *testing.T) {
+	r := splitmix64(11)
+	skipped := 0
+	for trial := range 300 {
+		n := 4*litSample + int(r.next()%40000)
+		lits := make([]byte, n)
+		alphabet := 2 + r.next()%255
+		peak := r.next() % 100 // percent of the literals that are one value
+		for i := range lits {
+			if r.next()%100 < peak {
+				lits[i] = 7
+			} else {
+				lits[i] = byte(r.next() % alphabet)
+			}
+		}
+		for shift := 1; shift <= 6; shift++ {
+			e := newTestEncoder(WithLiteralMinGain(shift))
+			if e.huff.samplePays(lits, n>>shift) {
+				continue
+			}
+			skipped++
+			out := e.appendCounted(make([]byte, 0, n+blockSlack), lits)
+			require.EqualValues(t, litRaw, out[0]&3, "trial %d, shift %d: %d literals, alphabet %d, peak %d%%: the sample said raw, the count codes them", trial, shift, n, alphabet, peak)
+		}
+	}
+	require.Positive(t, skipped)
+	e := newTestEncoder(WithLiteralMinGain(3))
+	require.False(t, e.huff.samplePays(randomBytes(20_000, 4), 20_000>>3), "random bytes")
 }

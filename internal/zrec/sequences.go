@@ -7,30 +7,34 @@ import "encoding/binary"
 // backward bitstream holding every sequence.
 
 // seq is one zstd sequence, reduced at match time to what the bitstream
-// needs: the three symbol codes and the extra bits of LL, ML and OF packed
-// LSB first in that order (at most 16+16+30 = 62 bits).
+// needs: the extra bits of LL, ML and OF packed LSB first in that order (at
+// most 16+16+30 = 62 bits), and code = LL code | ML code<<8 | OF code<<16 |
+// number of extra bits<<24.
 type seq struct {
 	extra uint64
-	ebits uint8 // number of bits in extra
-	llc   uint8
-	mlc   uint8
-	ofc   uint8
+	code  uint32
 }
-
-// lowMask[k] has the low k bits set (a load instead of a variable shift,
-// which on amd64 must go through CL, in the hot loop).
-var lowMask = func() (m [32]uint32) {
-	for k := range m {
-		m[k] = 1<<k - 1
-	}
-	return m
-}()
 
 // seqTables holds the three tables of a block side by side so the encoding
-// loop addresses all of them from one base register.
+// loop addresses all of them from one base register, and lowMask[k], the
+// low k bits set (a load instead of a variable shift, which on amd64 must
+// go through CL, in the hot loop).
 type seqTables struct {
 	ll, ml, of fseTable
+	lowMask    [32]uint32
 }
+
+func (t *seqTables) init() {
+	for k := range t.lowMask {
+		t.lowMask[k] = 1<<k - 1
+	}
+}
+
+// seqTableLogMax caps the accuracy of our sequence tables below the
+// format's 9: a 512-cell table costs twice the building of a 256-cell one
+// for blocks of a few thousand sequences over a few dozen codes, where it
+// saved 0.01% (W1) to 0.06% (pipeline workload) of the bytes.
+const seqTableLogMax = 8
 
 const (
 	modePredefined = 0
@@ -76,7 +80,7 @@ func chooseTable(out []byte, k *symKind, hist []uint32, nbSeq uint32, own *fseTa
 	}
 	preCost, preOK := cost(hist, k.predef, k.predefLog)
 	if allowFSE {
-		tl := optimalTableLog(k.maxLog, nbSeq, maxSym)
+		tl := optimalTableLog(min(k.maxLog, seqTableLogMax), nbSeq, maxSym)
 		normalize(norm[:maxSym+1], hist[:maxSym+1], nbSeq, tl)
 		start := len(out)
 		out = appendNCount(out, norm[:maxSym+1], tl)
@@ -164,48 +168,79 @@ func (e *Encoder) appendSequences(out []byte, limit int) (_ []byte, ok bool) {
 // end; false if it passed limit. Order (the decoder reads it backwards):
 // states are initialised with the last sequence, whose extra bits come
 // first; then for each earlier sequence the OF, ML, LL state transitions
-// followed by its LL, ML, OF extra bits; finally the ML, OF, LL states and
-// the end mark. out must have 24 bytes of room past limit.
+// followed by its LL, ML, OF extra bits (seqLoop); finally the ML, OF, LL
+// states and the end mark. out must have 24 bytes of room past limit.
 func encodeSeqs(out []byte, start, limit int, seqs []seq, tabs *seqTables) (int, bool) {
 	n := len(seqs)
 	last := seqs[n-1]
-	llS := tabs.ll.initState(last.llc)
-	mlS := tabs.ml.initState(last.mlc)
-	ofS := tabs.of.initState(last.ofc)
-	c, nbits, pos := last.extra, uint(last.ebits), start
+	st := seqState{
+		ll: uint64(tabs.ll.initState(uint8(last.code))),
+		ml: uint64(tabs.ml.initState(uint8(last.code >> 8))),
+		of: uint64(tabs.of.initState(uint8(last.code >> 16))),
+	}
+	c, nbits, pos := last.extra, uint(last.code>>24), start
 	binary.LittleEndian.PutUint64(out[pos:], c)
 	pos += int(nbits >> 3)
-	c >>= (nbits >> 3 << 3) & 63 // ebits <= 62: never a full 64-bit shift
-	nbits &= 7
+	st.c = c >> ((nbits >> 3 << 3) & 63) // ebits <= 62: never a full 64-bit shift
+	st.nbits = uint64(nbits & 7)
+	if n > 1 {
+		if pos = seqLoop(out, pos, limit, seqs[:n-1], tabs, &st); pos > limit {
+			return pos, false
+		}
+	}
+	bw := bitWriter{c: st.c, n: uint(st.nbits), out: out, pos: pos}
+	bw.add(uint32(st.ml), tabs.ml.tableLog)
+	bw.add(uint32(st.of), tabs.of.tableLog)
+	bw.add(uint32(st.ll), tabs.ll.tableLog)
+	bw.close()
+	return bw.pos, bw.pos <= limit
+}
 
+// seqState is the bitstream writer's state between encodeSeqs and its loop:
+// the pending bits (c, nbits <= 7 between sequences) and the three FSE
+// states.
+type seqState struct {
+	c, nbits   uint64
+	ll, ml, of uint64
+}
+
+// seqLoopGo is seqLoop in Go (seqs_generic.go, seqs_amd64.go choose): it
+// writes seqs[len-1] down to seqs[0] (each: the OF, ML, LL state
+// transitions, then its LL, ML, OF extra bits, then whole bytes spilled)
+// from out[pos:] and returns the new pos, or a pos past limit as soon as
+// the stream passes it (out has 24 bytes of room past limit).
+func seqLoopGo(out []byte, pos, limit int, seqs []seq, tabs *seqTables, st *seqState) int {
+	c, nbits := st.c, uint(st.nbits)
+	llS, mlS, ofS := uint32(st.ll), uint32(st.ml), uint32(st.of)
 	// Shift counts are masked (&63, &31) so the compiler emits plain shifts
 	// without Go's fix-ups for counts >= the operand width. nbits stays
 	// below 64 throughout: <= 7 after a flush, + at most 26 state bits,
 	// + extras only if they fit (else the slow path spills first).
-	for i := n - 2; i >= 0; i-- {
+	for i := len(seqs) - 1; i >= 0; i-- {
 		s := &seqs[i]
-		t := tabs.of.tt[s.ofc&(maxSymbolSize-1)]
+		code := s.code
+		t := tabs.of.tt[(code>>16)&(maxSymbolSize-1)]
 		k := (ofS + t.deltaNbBits) >> 16 & 31
-		c |= uint64(ofS&lowMask[k]) << (nbits & 63)
+		c |= uint64(ofS&tabs.lowMask[k]) << (nbits & 63)
 		nbits += uint(k)
 		ofS = uint32(tabs.of.st[(int32(ofS>>k)+t.deltaFindState)&(maxTableSize-1)])
 
-		t = tabs.ml.tt[s.mlc&(maxSymbolSize-1)]
+		t = tabs.ml.tt[(code>>8)&(maxSymbolSize-1)]
 		k = (mlS + t.deltaNbBits) >> 16 & 31
-		c |= uint64(mlS&lowMask[k]) << (nbits & 63)
+		c |= uint64(mlS&tabs.lowMask[k]) << (nbits & 63)
 		nbits += uint(k)
 		mlS = uint32(tabs.ml.st[(int32(mlS>>k)+t.deltaFindState)&(maxTableSize-1)])
 
-		t = tabs.ll.tt[s.llc&(maxSymbolSize-1)]
+		t = tabs.ll.tt[code&(maxSymbolSize-1)]
 		k = (llS + t.deltaNbBits) >> 16 & 31
-		c |= uint64(llS&lowMask[k]) << (nbits & 63)
+		c |= uint64(llS&tabs.lowMask[k]) << (nbits & 63)
 		nbits += uint(k)
 		llS = uint32(tabs.ll.st[(int32(llS>>k)+t.deltaFindState)&(maxTableSize-1)])
 
 		if pos > limit {
-			return pos, false
+			return pos
 		}
-		eb := uint(s.ebits)
+		eb := uint(code >> 24)
 		if eb > 64-34 {
 			// Long lengths or offsets (rare): spill, then write the extras in
 			// two halves so the container never overflows.
@@ -235,10 +270,7 @@ func encodeSeqs(out []byte, start, limit int, seqs []seq, tabs *seqTables) (int,
 		c >>= (nbits >> 3 << 3) & 63
 		nbits &= 7
 	}
-	bw := bitWriter{c: c, n: nbits, out: out, pos: pos}
-	bw.add(mlS, tabs.ml.tableLog)
-	bw.add(ofS, tabs.of.tableLog)
-	bw.add(llS, tabs.ll.tableLog)
-	bw.close()
-	return bw.pos, bw.pos <= limit
+	st.c, st.nbits = c, uint64(nbits)
+	st.ll, st.ml, st.of = uint64(llS), uint64(mlS), uint64(ofS)
+	return pos
 }

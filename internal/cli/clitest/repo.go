@@ -21,7 +21,7 @@ type Repo struct {
 	Commit string
 }
 
-// NewRepo copies go.mod, go.sum and the non-test Go files of every package
+// NewRepo copies go.mod, go.sum and the non-test Go and assembly files of every package
 // of the module the command in the current directory imports into a new
 // repository, and commits them.
 func NewRepo(t *testing.T) *Repo {
@@ -38,7 +38,9 @@ func NewRepo(t *testing.T) *Repo {
 	for _, d := range strings.Fields(string(out)) {
 		gos, err := filepath.Glob(filepath.Join(d, "*.go"))
 		require.NoError(t, err)
-		for _, g := range gos {
+		asm, err := filepath.Glob(filepath.Join(d, "*.s")) // internal/zrec's assembly
+		require.NoError(t, err)
+		for _, g := range append(gos, asm...) {
 			if !strings.HasSuffix(g, "_test.go") {
 				rel, err := filepath.Rel(mod, g)
 				require.NoError(t, err)

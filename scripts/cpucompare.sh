@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# cpucompare.sh BASE [ROUNDS]: the writer's process CPU per event in the
+# working tree against commit BASE, side by side (docs/performance.md,
+# "Writer CPU per event"). Builds tracegen at both, then runs, alternately,
+# ROUNDS times (default 5):
+#
+#   tracegen --workload w1       --events $EVENTS --units 16   (base, new)
+#   tracegen --workload pipeline --events $EVENTS --units 16   (base, new)
+#   $CPP $EVENTS 16 FILE                                       (if CPP is set: the
+#       original C++ writer on the same W1 events, scripts/cppwriter.sh)
+#
+# and prints, per run kind, min / median / max of wall seconds, process CPU
+# seconds (user + system, /usr/bin/time) and bytes per event, then the
+# ratios of the medians. EVENTS defaults to 20000000; EXTRA adds tracegen
+# options to both sides (EXTRA='--level 1').
+#
+#   CPP=bin/cpp_w1_writer scripts/cpucompare.sh c3c3b68 7
+set -euo pipefail
+base=${1:?usage: scripts/cpucompare.sh BASE-COMMIT [ROUNDS]}
+rounds=${2:-5}
+EVENTS=${EVENTS:-20000000}
+EXTRA=${EXTRA:-}
+CPP=${CPP:-}
+[ -x /usr/bin/time ] || { echo "cpucompare.sh: needs /usr/bin/time (Debian: time)" >&2; exit 1; }
+# shellcheck source=compare_lib.sh
+. "$(dirname "$0")/compare_lib.sh"
+compare_setup "$base"
+for side in base new; do
+	(cd "$(compare_tree "$side")" && go build -o "$tmp/$side.tracegen" ./cmd/tracegen)
+done
+out=${TMPDIR:-/tmp}/cpucompare.$$
+mkdir -p "$out"
+trap 'rm -rf "$out"; git -C "$repo" worktree remove --force "$tmp/base-tree" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+# measure KIND SIDE CMD...: one run, its wall, cpu and bytes/event appended
+# to the results as "side kind.metric value" lines.
+measure() {
+	local kind=$1 side=$2
+	shift 2
+	/usr/bin/time -f '%e %U %S' -o "$out/time" "$@" >/dev/null 2>"$out/log" || { cat "$out/log" >&2; exit 1; }
+	read -r wall user sys <"$out/time"
+	size=$(stat -c %s "$out/trace")
+	{
+		echo "$side $kind.wall_s $wall"
+		echo "$side $kind.cpu_s $(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u+s}')"
+		echo "$side $kind.cpu_ns_ev $(awk -v u="$user" -v s="$sys" -v n="$EVENTS" 'BEGIN{printf "%.1f", (u+s)*1e9/n}')"
+		echo "$side $kind.bytes_ev $(awk -v z="$size" -v n="$EVENTS" 'BEGIN{printf "%.3f", z/n}')"
+	} >>"$tmp/results"
+	rm -f "$out/trace"
+}
+for ((r = 1; r <= rounds; r++)); do
+	for w in w1 pipeline; do
+		for side in base new; do
+			# shellcheck disable=SC2086
+			measure "$w" "$side" "$tmp/$side.tracegen" --workload "$w" --events "$EVENTS" --units 16 $EXTRA -o "$out/trace"
+		done
+		if [ "$w" = w1 ] && [ -n "$CPP" ]; then
+			measure w1 cpp "$CPP" "$EVENTS" 16 "$out/trace"
+		fi
+	done
+done
+echo "$EVENTS events, 16 units, $rounds alternating rounds: min / median / max (base $(git -C "$repo" rev-parse --short "$base"), new = working tree${CPP:+, cpp = $CPP})"
+compare_summary "%8.3f"
+# Ratios of medians.
+sort -k2,2 -k1,1 -k3,3g "$tmp/results" | awk '
+	{ k = $1 " " $2; v[k, ++n[k]] = $3 + 0; keys[k] = 1 }
+	END {
+		for (k in keys) { m = n[k]; med[k] = (m % 2) ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2 }
+		for (w = 1; w <= 2; w++) {
+			kind = (w == 1) ? "w1" : "pipeline"
+			if (("base " kind ".cpu_s") in med)
+				printf "%-9s new/base: cpu %.3f  wall %.3f  bytes/event %.3f\n", kind, med["new " kind ".cpu_s"] / med["base " kind ".cpu_s"], med["new " kind ".wall_s"] / med["base " kind ".wall_s"], med["new " kind ".bytes_ev"] / med["base " kind ".bytes_ev"]
+			if (("cpp " kind ".cpu_s") in med)
+				printf "%-9s new/cpp:  cpu %.3f  wall %.3f (cpp/new wall %.2fx)  bytes/event %.3f\n", kind, med["new " kind ".cpu_s"] / med["cpp " kind ".cpu_s"], med["new " kind ".wall_s"] / med["cpp " kind ".wall_s"], med["cpp " kind ".wall_s"] / med["new " kind ".wall_s"], med["new " kind ".bytes_ev"] / med["cpp " kind ".bytes_ev"]
+		}
+	}'
