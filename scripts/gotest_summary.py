@@ -12,6 +12,7 @@ import sys
 
 verbose = set(a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--verbose="))
 passed = failed = skipped = 0
+skips = []  # (pkg, test, reason) of every skipped test, named in the summary
 bad_pkgs = []
 out = {}  # (pkg, test) -> lines, kept until the test ends
 for line in sys.stdin:
@@ -35,6 +36,11 @@ for line in sys.stdin:
             passed += 1
         elif action == "skip":
             skipped += 1
+            # The reason is the t.Skip message: the output lines between
+            # "=== RUN" and "--- SKIP", without them.
+            reason = " ".join(l.strip() for l in lines
+                              if l.strip() and not l.lstrip().startswith(("=== ", "--- SKIP")))
+            skips.append((pkg, test, reason))
         else:
             failed += 1
         if action == "fail" and "/" not in test:
@@ -53,6 +59,8 @@ for line in sys.stdin:
     else:
         print(f"  ok {pkg} ({elapsed:.1f}s)", flush=True)
 print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
+for pkg, test, reason in skips:
+    print(f"  SKIPPED {pkg} {test}: {reason or '(no reason given)'}")
 if bad_pkgs and not failed:
     print("packages that failed without a failing test (build error?): " + " ".join(bad_pkgs))
 sys.exit(1 if failed or bad_pkgs else 0)

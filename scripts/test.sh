@@ -33,7 +33,7 @@ $GO test -race -count=1 -timeout 15m -json ./... | $PY scripts/gotest_summary.py
 # bounds, so under -race they check less (or, for allocations, nothing):
 # here they run as users build.
 stage "5/6 memory and allocation bounds without the race detector"
-$GO test -count=1 -timeout 10m -json -run 'TestMergeRewriteAllocations|TestIdleUnitsCostNoRing|TestWindowedDumpPeakRSS|TestMemoryBoundDumpRSS' \
+$GO test -count=1 -timeout 10m -json -run 'TestMergeRewriteAllocations|TestIdleUnitsCostNoRing|TestWindowedDumpPeakRSS|TestMemoryBoundDumpRSS|TestDiffMemoryBoundRSS' \
 	./chronon ./mmapio ./rewrite ./cmd/trace_reader | $PY scripts/gotest_summary.py || failed+=(memory)
 
 stage "6/6 fuzz targets, ${FUZZTIME:-10s} each"

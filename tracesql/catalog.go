@@ -1,11 +1,8 @@
 package tracesql
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
-	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 	"github.com/chronon-sim/chronon-go/tracetext"
 )
@@ -25,6 +22,9 @@ type Table struct {
 	Columns []Column
 	// Format is the format text of a per-format table ("" for the others).
 	Format string
+	// Span is the span name of a span's table ("" for the others): its
+	// rows are the spans of that name, as in spans.
+	Span string
 }
 
 // Fixed tables, in the order --help and .tables list them. The per-format
@@ -113,11 +113,12 @@ var fixedTables = []Table{
 }
 
 // FixedTables returns the tables every database has (per-format tables
-// depend on the trace: see Catalog).
+// depend on the trace: see DB.Tables).
 func FixedTables() []Table { return slices.Clone(fixedTables) }
 
-// fmtTable is a per-format table: its name and columns, and the format id
-// it reads in each trace (-1: the trace has no such format).
+// fmtTable is a per-format table (or a span's table): its name and
+// columns, and the format id it reads in each trace (-1: the trace has no
+// such format).
 type fmtTable struct {
 	Table
 	types []schema.ArgType
@@ -151,131 +152,6 @@ func sqlType(t schema.ArgType) string {
 		return "BOOLEAN"
 	}
 	return "VARCHAR" // ArgString
-}
-
-// tableBase is the table name a format's text gives: its first word,
-// lower-cased, as an identifier ("" when the text starts with no letter).
-func tableBase(text string) string {
-	var b strings.Builder
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case c >= 'a' && c <= 'z', c == '_', c >= '0' && c <= '9' && b.Len() > 0:
-			b.WriteByte(c)
-		case c >= 'A' && c <= 'Z':
-			b.WriteByte(c + 'a' - 'A')
-		default:
-			return b.String()
-		}
-	}
-	return b.String()
-}
-
-// ident makes an argument name a column name: letters, digits and '_',
-// lower-cased, not starting with a digit.
-func ident(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c == '_', c >= '0' && c <= '9':
-			b.WriteByte(c)
-		case c >= 'A' && c <= 'Z':
-			b.WriteByte(c + 'a' - 'A')
-		default:
-			b.WriteByte('_')
-		}
-	}
-	out := b.String()
-	if out == "" || out[0] >= '0' && out[0] <= '9' {
-		out = "a" + out
-	}
-	return out
-}
-
-// argColumns names the argument columns of a format: the name before each
-// placeholder (Format.ArgName), else argN; a name that repeats one before
-// it, or one of the leading columns, gets a suffix.
-func argColumns(f *mmapio.Format, lead []string) []Column {
-	taken := map[string]bool{}
-	for _, l := range lead {
-		taken[l] = true
-	}
-	cols := make([]Column, len(f.ArgTypes))
-	for i, t := range f.ArgTypes {
-		name := ident(f.ArgName(i))
-		if f.ArgName(i) == "" {
-			name = fmt.Sprintf("arg%d", i)
-		}
-		for k := 2; taken[name]; k++ {
-			name = fmt.Sprintf("%s_%d", strings.TrimRight(name, "0123456789_"), k)
-		}
-		taken[name] = true
-		cols[i] = Column{Name: name, Type: sqlType(t), Doc: fmt.Sprintf("argument %d (%s)", i, t)}
-	}
-	return cols
-}
-
-// buildFormatTables names a table for every format of every trace. A name
-// is the format's first word; a clash (another format with the same word, a
-// fixed table's name) gets _<format_id>. Traces share a table when their
-// formats have the same name and argument types.
-func buildFormatTables(readers []*mmapio.Reader, multi bool) ([]*fmtTable, map[*mmapio.Format]string) {
-	var tables []*fmtTable
-	byName := map[string]*fmtTable{}
-	names := map[*mmapio.Format]string{}
-	for _, t := range fixedTables {
-		byName[t.Name] = nil
-	}
-	lead := []string{"cycle", "unit", "unit_id"}
-	if multi {
-		lead = append([]string{"trace"}, lead...)
-	}
-	for ti, r := range readers {
-		seenID := map[uint32]bool{}
-		for _, f := range r.Formats() {
-			if seenID[f.ID] { // the reader uses the first entry of an id
-				continue
-			}
-			seenID[f.ID] = true
-			base := tableBase(f.Format.Format)
-			if base == "" {
-				base = "format"
-			}
-			name := base
-			for k := 0; ; k++ {
-				t, used := byName[name]
-				if !used {
-					break
-				}
-				if t != nil && t.ids[ti] < 0 && slices.Equal(t.types, f.ArgTypes) {
-					break // the same format in another trace
-				}
-				name = fmt.Sprintf("%s_%d", base, f.ID)
-				if k > 0 {
-					name = fmt.Sprintf("%s_%d_%d", base, f.ID, k)
-				}
-			}
-			t := byName[name]
-			if t == nil {
-				t = &fmtTable{types: f.ArgTypes, ids: make([]int64, len(readers))}
-				for i := range t.ids {
-					t.ids[i] = -1
-				}
-				t.Name, t.Format = name, f.Format.Format
-				t.Doc = "events of format " + strconvQuote(f.Format.Format)
-				for _, l := range lead {
-					t.Columns = append(t.Columns, leadColumn(l))
-				}
-				t.Columns = append(t.Columns, argColumns(f, lead)...)
-				byName[name] = t
-				tables = append(tables, t)
-			}
-			t.ids[ti] = int64(f.ID)
-			names[f] = name
-		}
-	}
-	return tables, names
 }
 
 func leadColumn(name string) Column {

@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -29,9 +29,12 @@ type DB struct {
 	cfg    config
 
 	unitEnum, fmtEnum duckdb.TypeInfo
-	// reserved are the table names the SQL parser takes for keywords (a
-	// table named fetch): Query quotes them.
-	reserved map[string]bool
+	// names are what generated names avoid (names.go).
+	names *reservedNames
+	// dataset is the directory of a dataset database (Parquet files),
+	// whose tables are dsTables; "" for traces.
+	dataset  string
+	dsTables []Table
 
 	argDecodes atomic.Int64 // events whose arguments a scan walked (tests: projection pushdown)
 }
@@ -39,7 +42,7 @@ type DB struct {
 // trace is one open file and what the scans need of it, computed once.
 type trace struct {
 	r         *mmapio.Reader
-	name      string   // the trace column
+	name      string   // the trace column: the file's label
 	unitNames [][]byte // by unit id ("" none)
 	unitStrs  []string // the same as strings (ENUM values are set as strings)
 	fmtNames  map[uint32][]byte
@@ -61,11 +64,17 @@ func Open(paths []string, opts ...Option) (*DB, error) {
 		o(&cfg)
 	}
 	d := &DB{multi: len(paths) > 1, cfg: cfg}
-	if err := d.openTraces(paths); err != nil {
-		d.closeTraces()
+	if err := d.connect(); err != nil {
+		d.Close()
 		return nil, err
 	}
-	if err := d.openSQL(); err != nil {
+	var err error
+	if dir, ok := datasetDir(paths); ok {
+		err = d.openDataset(dir)
+	} else if err = d.openTraces(paths); err == nil {
+		err = d.registerTables()
+	}
+	if err != nil {
 		d.Close()
 		return nil, err
 	}
@@ -80,11 +89,14 @@ func (d *DB) openTraces(paths []string) error {
 	}
 	matched := false
 	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return fmt.Errorf("%s is a directory: a dataset (export --dataset) is read alone, not with other files", p)
+		}
 		r, err := mmapio.Open(p)
 		if err != nil {
 			return err
 		}
-		t := &trace{r: r, name: traceName(r)}
+		t := &trace{r: r}
 		d.traces = append(d.traces, t)
 		if d.cfg.hasUnit {
 			t.hasUnits, t.units = true, unitsSelected(r, d.cfg.unit)
@@ -94,45 +106,18 @@ func (d *DB) openTraces(paths []string) error {
 	if d.cfg.hasUnit && !matched {
 		return fmt.Errorf("no unit name %s", unitsel.Describe(d.cfg.unit))
 	}
-	// Two files with the same base name (and no rank) keep their paths.
-	seen := map[string]int{}
-	for _, t := range d.traces {
-		seen[t.name]++
+	readers := d.Readers()
+	// The trace column holds each file's label, as dump names its units
+	// (rank3, else the file's name; rank3#2 for a second rank 3).
+	for i, l := range mmapio.Labels(readers) {
+		d.traces[i].name = sqlText(l)
 	}
-	for _, t := range d.traces {
-		if seen[t.name] > 1 && !hasRank(t.r) {
-			t.name = t.r.Path()
-		}
-	}
-	readers := make([]*mmapio.Reader, len(d.traces))
-	for i, t := range d.traces {
-		readers[i] = t.r
-	}
-	tables, names := buildFormatTables(readers, d.multi)
+	tables, names := buildFormatTables(readers, d.multi, d.names)
 	d.fmts = tables
 	for _, t := range d.traces {
 		t.prepare(names)
 	}
 	return d.buildEnums()
-}
-
-func hasRank(r *mmapio.Reader) bool {
-	for _, kv := range r.Metadata() {
-		if kv.Key == "rank" && kv.Value != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// traceName is the rank the writer recorded, else the file's base name.
-func traceName(r *mmapio.Reader) string {
-	for _, kv := range r.Metadata() {
-		if kv.Key == "rank" && kv.Value != "" {
-			return kv.Value
-		}
-	}
-	return filepath.Base(r.Path())
 }
 
 func (t *trace) prepare(names map[*mmapio.Format]string) {
@@ -143,7 +128,7 @@ func (t *trace) prepare(names map[*mmapio.Format]string) {
 	t.unitNames = make([][]byte, maxID+1)
 	t.unitStrs = make([]string, maxID+1)
 	for id := range t.unitNames {
-		t.unitStrs[id] = utf8String(t.r.UnitName(uint16(id)))
+		t.unitStrs[id] = sqlText(t.r.UnitName(uint16(id)))
 		t.unitNames[id] = []byte(t.unitStrs[id])
 	}
 	t.fmtNames = map[uint32][]byte{}
@@ -204,54 +189,95 @@ func enumOf(set map[string]bool) (duckdb.TypeInfo, error) {
 	return duckdb.NewEnumInfo(vals[0], vals[1:]...)
 }
 
-// openSQL opens the DuckDB database and registers the table functions and
-// the views that name them.
-func (d *DB) openSQL() error {
+// connect opens the DuckDB database and reads what generated names must
+// avoid: its keywords, its table functions and macros, its tables and
+// views.
+func (d *DB) connect() error {
 	conn, err := duckdb.NewConnector("", nil)
 	if err != nil {
 		return err
 	}
 	d.sqldb = sql.OpenDB(conn)
 	ctx := context.Background()
+	if d.cfg.threads > 0 {
+		if _, err := d.sqldb.ExecContext(ctx, fmt.Sprintf("SET threads = %d", d.cfg.threads)); err != nil {
+			return err
+		}
+	}
+	kw, err := d.strings(ctx, "SELECT keyword_name || ' ' || keyword_category FROM duckdb_keywords()")
+	if err != nil {
+		return err
+	}
+	keywords := map[string]string{}
+	for _, k := range kw {
+		name, cat, _ := strings.Cut(k, " ")
+		keywords[name] = cat
+	}
+	taken, err := d.strings(ctx, `SELECT function_name FROM duckdb_functions() WHERE function_type IN ('table', 'table_macro')
+		UNION SELECT table_name FROM duckdb_tables() WHERE schema_name IN ('main', 'pg_catalog')
+		UNION SELECT view_name FROM duckdb_views() WHERE schema_name IN ('main', 'pg_catalog')`)
+	if err != nil {
+		return err
+	}
+	d.names = newReservedNames(keywords, taken, d.parses)
+	return nil
+}
+
+// parses reports whether query parses: running it fails, but not with a
+// parser error (what it names does not exist yet).
+func (d *DB) parses(query string) bool {
+	rows, err := d.sqldb.Query(query)
+	if err == nil {
+		rows.Close()
+		return true
+	}
+	return !strings.HasPrefix(err.Error(), "Parser Error")
+}
+
+// strings runs a query whose rows are one string each.
+func (d *DB) strings(ctx context.Context, query string) ([]string, error) {
+	rows, err := d.sqldb.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// registerTables registers the table functions and the views and macros
+// that name them; a span's table is a view on spans.
+func (d *DB) registerTables() error {
+	ctx := context.Background()
 	c, err := d.sqldb.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if d.cfg.threads > 0 {
-		if _, err := c.ExecContext(ctx, fmt.Sprintf("SET threads = %d", d.cfg.threads)); err != nil {
-			return err
-		}
-	}
-	kw, err := c.QueryContext(ctx, "SELECT keyword_name FROM duckdb_keywords() WHERE keyword_category <> 'unreserved'")
-	if err != nil {
-		return err
-	}
-	keywords := map[string]bool{}
-	for kw.Next() {
-		var k string
-		if err := kw.Scan(&k); err != nil {
-			kw.Close()
-			return err
-		}
-		keywords[strings.ToLower(k)] = true
-	}
-	kw.Close()
-	d.reserved = map[string]bool{}
+	var spanTables []Table
 	for _, t := range d.Tables() {
-		if keywords[t.Name] {
-			d.reserved[t.Name] = true
+		if t.Span != "" {
+			spanTables = append(spanTables, t) // once spans is there
+			continue
 		}
 		if err := d.register(c, t); err != nil {
 			return fmt.Errorf("tracesql: table %s: %w", t.Name, err)
 		}
 		// The view answers FROM t, the macro FROM t(cycles := ..., unit := ...).
-		stmts := []string{fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM %s()", quoteIdent(t.Name), funcName(t.Name))}
+		fn := quoteIdent(funcName(t.Name))
+		stmts := []string{fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM %s()", quoteIdent(t.Name), fn)}
 		if hasSelection(t.Name) {
 			sel := selectList(t)
 			stmts = []string{
-				fmt.Sprintf("CREATE VIEW %s AS SELECT %s FROM %s('', '', '') AS ctrace_t", quoteIdent(t.Name), sel, funcName(t.Name)),
-				fmt.Sprintf("CREATE MACRO %s(cycles := '', unit := '') AS TABLE SELECT %s FROM %s(coalesce(cycles, ''), coalesce(unit, ''), '') AS ctrace_t", quoteIdent(t.Name), sel, funcName(t.Name)),
+				fmt.Sprintf("CREATE VIEW %s AS SELECT %s FROM %s('', '', '') AS ctrace_t", quoteIdent(t.Name), sel, fn),
+				fmt.Sprintf("CREATE MACRO %s(cycles := '', unit := '') AS TABLE SELECT %s FROM %s(coalesce(cycles, ''), coalesce(unit, ''), '') AS ctrace_t", quoteIdent(t.Name), sel, fn),
 			}
 		}
 		for _, st := range stmts {
@@ -260,18 +286,32 @@ func (d *DB) openSQL() error {
 			}
 		}
 	}
+	for _, t := range spanTables {
+		for _, st := range []string{
+			fmt.Sprintf("CREATE VIEW %s AS SELECT * EXCLUDE (name) FROM spans WHERE name = %s", quoteIdent(t.Name), quoteString(t.Span)),
+			fmt.Sprintf("CREATE MACRO %s(cycles := '', unit := '') AS TABLE SELECT * EXCLUDE (name) FROM spans(cycles := cycles, unit := unit) WHERE name = %s", quoteIdent(t.Name), quoteString(t.Span)),
+		} {
+			if _, err := c.ExecContext(ctx, st); err != nil {
+				return fmt.Errorf("tracesql: table %s: %w", t.Name, err)
+			}
+		}
+	}
 	return nil
 }
 
-// SQL returns the database: its connections see every table. A table
-// whose name is a SQL keyword (fetch) must be quoted in queries run on it
-// ("fetch"); Query does that.
+// SQL returns the database: its connections see every table.
 func (d *DB) SQL() *sql.DB { return d.sqldb }
 
 // Query runs a query (statements separated by ';': the rows are the last
-// one's) after quoting the table names that are SQL keywords (QuoteTables).
+// one's). It is SQL().Query with a hint added to a syntax error at a
+// keyword that names a table by another name (FROM fetch: the table is
+// fetch_).
 func (d *DB) Query(query string, args ...any) (*sql.Rows, error) {
-	return d.sqldb.Query(QuoteTables(query, d.reserved), args...)
+	rows, err := d.sqldb.Query(query, args...)
+	if err != nil {
+		return nil, d.hint(err)
+	}
+	return rows, nil
 }
 
 // Readers returns the open traces, in the order Open was given them.
@@ -283,13 +323,17 @@ func (d *DB) Readers() []*mmapio.Reader {
 	return rs
 }
 
-// Tables lists the database's tables: events, the per-format tables, then
-// the others, each with its columns (a leading trace column when several
-// traces are open).
+// Tables lists the database's tables: events, the per-format tables (and
+// the spans' tables), then the others, each with its columns (a leading
+// trace column when several traces are open). A dataset's are its
+// directories'.
 func (d *DB) Tables() []Table {
+	if d.dataset != "" {
+		return slices.Clone(d.dsTables)
+	}
 	var out []Table
 	add := func(t Table) {
-		if d.multi && t.Format == "" {
+		if d.multi && t.Format == "" && t.Span == "" {
 			t.Columns = append([]Column{leadColumn("trace")}, t.Columns...)
 		}
 		out = append(out, t)
@@ -359,3 +403,6 @@ func selectList(t Table) string {
 
 // quoteIdent quotes a SQL identifier.
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// quoteString quotes a SQL string literal.
+func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -29,7 +29,7 @@ func Example() {
 	}
 	defer db.Close()
 	rows, err := db.Query(`SELECT unit, count(*) AS fetches, count(*) FILTER (WHERE taken) AS taken
-		FROM fetch(cycles := '10000-20000') GROUP BY unit ORDER BY unit`)
+		FROM fetch_(cycles := '10000-20000') GROUP BY unit ORDER BY unit`)
 	if err != nil {
 		log.Fatal(err)
 	}

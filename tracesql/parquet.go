@@ -9,45 +9,69 @@ import (
 	"strings"
 )
 
-// ParquetTables are the tables ExportParquet writes, with the per-format
-// tables in place of "<format>".
-var parquetTables = []string{"events", "<format>", "spans", "counters", "flows"}
+// parquetTables are the tables ExportParquet writes, in order, with the
+// per-format tables in place of "<format>" and the spans' tables (read
+// back from spans' files) in place of "<span>".
+var parquetTables = []string{"events", "<format>", "spans", "<span>", "counters", "flows"}
 
 // ExportParquet writes the database's event tables (events, every
-// per-format table, spans, counters, flows) as Parquet under dir, one
-// directory per table: dir/<table>/part-0.parquet, part-1 ... with DuckDB's
-// own writer: zstd (level 1: as small as level 3 on traces, at half the
-// CPU), row groups of 1M rows (what scan engines split work
-// by), strings dictionary-encoded where that pays (unit, format), rows in
-// cycle order (so sorted within every unit) and a window filter skips row
-// groups by their statistics. The events table
-// leaves out message (rendered text: the per-format tables hold its
-// values, typed). It returns the files written.
+// per-format table, spans, every span's table, counters, flows) as Parquet
+// under dir, one directory per table: dir/<table>/part-0.parquet, part-1
+// ... with DuckDB's own writer: zstd (level 1: as small as level 3 on
+// traces, at half the CPU), row groups of 1M rows (what scan engines split
+// work by), strings dictionary-encoded where that pays (unit, format), rows
+// in cycle order (so sorted within every unit) and a window filter skips
+// row groups by their statistics. The events table leaves out message
+// (rendered text: the per-format tables hold its values, typed). It
+// returns the files written.
 func (d *DB) ExportParquet(dir string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if d.dataset != "" {
+		return nil, fmt.Errorf("%s is a dataset already: export the traces it was made from", d.dataset)
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, err
 	}
 	var files []string
 	for _, name := range parquetTables {
-		tables := []Table{}
 		for _, t := range d.Tables() {
-			if name == "<format>" && t.Format != "" || t.Name == name {
-				tables = append(tables, t)
+			if !(name == "<format>" && t.Format != "" || name == "<span>" && t.Span != "" || t.Name == name) {
+				continue
 			}
-		}
-		for _, t := range tables {
 			out := filepath.Join(dir, t.Name)
 			if err := os.RemoveAll(out); err != nil {
 				return files, err
 			}
-			if _, err := d.sqldb.Exec(copyStatement(t, out)); err != nil {
+			st := copyStatement(t, out)
+			if t.Span != "" {
+				spans, err := parquetFiles(filepath.Join(dir, "spans"))
+				if err != nil {
+					return files, err
+				}
+				st = copySpanStatement(t, spans, out)
+			}
+			if _, err := d.sqldb.Exec(st); err != nil {
 				return files, fmt.Errorf("parquet %s: %w", t.Name, err)
 			}
-			parts, err := filepath.Glob(filepath.Join(out, "*.parquet"))
+			parts, err := parquetFiles(out)
 			if err != nil {
 				return files, err
 			}
 			files = append(files, parts...)
+		}
+	}
+	return files, nil
+}
+
+// parquetFiles lists the Parquet files in dir.
+func parquetFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".parquet") {
+			files = append(files, filepath.Join(dir, e.Name()))
 		}
 	}
 	return files, nil
@@ -69,6 +93,20 @@ func copyStatement(t Table, out string) string {
 	if t.Name == "events" {
 		sel = "* EXCLUDE (message)"
 	}
-	return fmt.Sprintf("COPY (SELECT %s FROM %s('', '', '%s')) TO '%s' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 1048576, FILE_SIZE_BYTES %d, FILENAME_PATTERN 'part-{i}')",
-		sel, funcName(t.Name), groupedMode, strings.ReplaceAll(out, "'", "''"), parquetFileBytes)
+	return fmt.Sprintf("COPY (SELECT %s FROM %s('', '', '%s')) TO %s (%s)",
+		sel, quoteIdent(funcName(t.Name)), groupedMode, quoteString(out), parquetOptions)
 }
+
+// copySpanStatement is the COPY that writes span table t into directory
+// out from the spans table's files.
+func copySpanStatement(t Table, spans []string, out string) string {
+	quoted := make([]string, len(spans))
+	for i, f := range spans {
+		quoted[i] = quoteString(f)
+	}
+	return fmt.Sprintf("COPY (SELECT * EXCLUDE (name) FROM read_parquet([%s]) WHERE name = %s) TO %s (%s)",
+		strings.Join(quoted, ", "), quoteString(t.Span), quoteString(out), parquetOptions)
+}
+
+// parquetOptions are the COPY options of every table.
+var parquetOptions = fmt.Sprintf("FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 1048576, FILE_SIZE_BYTES %d, FILENAME_PATTERN 'part-{i}'", parquetFileBytes)

@@ -47,9 +47,6 @@ func selectionArgs() []duckdb.TypeInfo {
 // scan a unit's blocks on one thread, in cycle order (the Parquet export).
 const groupedMode = "grouped"
 
-// funcName is the name of the table function behind table t.
-func funcName(t string) string { return "ctrace_" + t }
-
 // hasSelection reports whether table t takes the selection parameters.
 func hasSelection(t string) bool {
 	switch t {

@@ -61,7 +61,7 @@ func (d *DB) staticRows(name string) [][]any {
 				if c, ok := counts[u.ID]; ok {
 					n = c
 				}
-				add(u.ID, utf8String(u.Name), utf8String(u.TypeName), n)
+				add(u.ID, sqlText(u.Name), sqlText(u.TypeName), n)
 			}
 		case "formats":
 			for _, f := range r.Formats() {
@@ -71,16 +71,16 @@ func (d *DB) staticRows(name string) [][]any {
 					types[i] = at.String()
 					names[i] = f.ArgName(i)
 				}
-				add(f.ID, string(t.fmtNames[f.ID]), utf8String(f.Format.Format), kindName(f.Kind),
-					strings.Join(types, ","), utf8String(strings.Join(names, ",")), utf8String(f.File), f.Line, f.Category)
+				add(f.ID, string(t.fmtNames[f.ID]), sqlText(f.Format.Format), kindName(f.Kind),
+					strings.Join(types, ","), sqlText(strings.Join(names, ",")), sqlText(f.File), f.Line, f.Category)
 			}
 		case "categories":
 			for _, c := range r.Categories() {
-				add(c.Mask, utf8String(c.Name), utf8String(c.Description))
+				add(c.Mask, sqlText(c.Name), sqlText(c.Description))
 			}
 		case "metadata":
 			for _, kv := range r.Metadata() {
-				add(utf8String(kv.Key), utf8String(kv.Value))
+				add(sqlText(kv.Key), sqlText(kv.Value))
 			}
 		case "blocks":
 			for _, b := range r.Blocks() {
@@ -98,8 +98,6 @@ func (d *DB) staticRows(name string) [][]any {
 	}
 	return rows
 }
-
-func utf8String(s string) string { return string(validUTF8([]byte(s))) }
 
 func kindName(k schema.EventKind) string {
 	switch k {

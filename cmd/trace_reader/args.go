@@ -41,6 +41,7 @@ type config struct {
 	query        string  // sql -c
 	hasQuery     bool    // sql: -c given
 	csv          bool    // sql
+	dataset      string  // export --format parquet --dataset DIR
 }
 
 // usageError is a command line the tool cannot run: exit status 2.
@@ -82,6 +83,8 @@ var (
 		})
 	optOutput = withFiles(opt([]string{"-o", "--output"}, "FILE", "Write to FILE instead of standard output (not the input file)",
 		func(c *config, v string) error { c.output = v; return nil }))
+	optDataset = withFiles(opt([]string{"--dataset"}, "DIR", "With --format parquet, instead of -o: each file's rows as partitions DIR/<table>/trace=<label>/ of one dataset (a label's partitions are replaced)",
+		func(c *config, v string) error { c.dataset = v; return nil }))
 	optVerbose = opt([]string{"-v", "--verbose"}, "", "More detail",
 		func(c *config, _ string) error { c.verbose = true; return nil })
 	optHelp = opt([]string{"-h", "--help"}, "", "Show this help",
@@ -267,7 +270,15 @@ func parseOptions(c *config, cmd *command, rest []string) error {
 		// by cycle would need them all to advance together.
 		return usagef("follows one file only, not %d", len(c.files))
 	}
-	if cmd.needsOut && c.output == "" {
+	if c.dataset != "" {
+		if c.format != formatParquet {
+			return usagef("--dataset writes Parquet: give --format parquet")
+		}
+		if c.output != "" {
+			return usagef("--dataset DIR and -o exclude each other (one dataset of many runs, or one directory of tables)")
+		}
+	}
+	if cmd.needsOut && c.output == "" && c.dataset == "" {
 		return usagef("needs -o OUT")
 	}
 	if cmd.name == "sql" || cmd.name == "export" && c.format == formatParquet {
@@ -296,7 +307,7 @@ func checkSQL(c *config, cmd *command) error {
 }
 
 // parquetOptions are the export options that apply to --format parquet.
-var parquetOptions = []*option{optFormat, optCycles, optUnit, optOutput, optVerbose, optHelp}
+var parquetOptions = []*option{optFormat, optCycles, optUnit, optOutput, optDataset, optVerbose, optHelp}
 
 func findOption(opts []*option, name string) *option {
 	for _, o := range opts {

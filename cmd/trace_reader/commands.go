@@ -72,8 +72,11 @@ func init() {
 			"(events without message, every per-format table, spans, counters, flows;\n" +
 			"zstd, rows in unit, cycle order) for Spark, Trino, DuckDB, pandas, polars;\n" +
 			"several files: a trace column; one --unit; --ns-per-cycle, --max-file-size\n" +
-			"and --memory do not apply. Prints the files written (parquet: OUT).",
-			options:  []*option{optFormat, optCycles, optUnit, optNsPerCycle, optMaxFileSize, optOutput, optVerbose, optMemory, optHelp},
+			"and --memory do not apply. --dataset DIR instead of -o: each file's rows\n" +
+			"into DIR's Hive partitions DIR/<table>/trace=<label>/, replacing that\n" +
+			"label's; many runs, exported anywhere at once, make one dataset that\n" +
+			"sql DIR reads. Prints the files written (parquet: OUT, or DIR).",
+			options:  []*option{optFormat, optCycles, optUnit, optNsPerCycle, optMaxFileSize, optOutput, optDataset, optVerbose, optMemory, optHelp},
 			operands: traces, needsOut: true},
 		{name: "merge", synopsis: "-o OUT <file.ctrace>...", summary: "Write one trace holding every event of the files, units named <label>/<unit>\n" +
 			"(label: rank<N> from the metadata, else the file's base name), formats\n" +

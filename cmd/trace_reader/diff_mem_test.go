@@ -21,6 +21,9 @@ import (
 // the soft limit's slack), and a block too large for the budget is
 // refused, exit 2, saying --memory.
 func TestDiffMemoryBoundRSS(t *testing.T) {
+	if raceEnabled {
+		t.Skip("an RSS bound: runs in make test's bounds stage (stage 5), without the race detector, whose shadow memory and slowness (3 minutes to build its files) would swamp it")
+	}
 	bin := toolBinary(t)
 	dir := t.TempDir()
 	write := func(name string, blocks, size int) string {

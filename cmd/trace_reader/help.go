@@ -76,6 +76,9 @@ Export options (and --cycles, --unit, -o, -v, --memory):
   --ns-per-cycle X    Nanoseconds per cycle on the timeline (default 1)
   --max-file-size N   Split into files of about N bytes, by cycle window
                       (default 536870912; 0 = one file)
+  --dataset DIR       With parquet, instead of -o: each file's rows as the
+                      partitions DIR/<table>/trace=<label>/ of one dataset of
+                      many runs (a label's are replaced); sql DIR reads it
 
 Stats options (and --cycles, --unit, -o, --memory):
   --json              JSON instead of tables (also info, diff, merge, recover)

@@ -137,8 +137,9 @@ func (o *output) removeTemp() {
 
 // createTemp creates a file (or a directory) next to target under a hidden
 // name that cannot clash: ".NAME.tmp-RANDOM". The file is created with mode
-// 0666 less the umask, as os.Create would create the output itself
-// (os.CreateTemp would make it 0600).
+// 0666 less the umask, a directory 0777 less the umask, as os.Create and
+// os.Mkdir would create the output itself (os.CreateTemp would make it
+// 0600, os.MkdirTemp 0700: a renamed Parquet export stayed 0700).
 func createTemp(target string, dir bool) (*os.File, string, error) {
 	d, base := filepath.Split(target)
 	for range 100 {
@@ -149,7 +150,7 @@ func createTemp(target string, dir bool) (*os.File, string, error) {
 		// interrupt in between would leave it behind.
 		temps.Lock()
 		if dir {
-			err = os.Mkdir(name, 0o700)
+			err = os.Mkdir(name, 0o777)
 		} else {
 			f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		}

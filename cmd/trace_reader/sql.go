@@ -11,11 +11,14 @@ import (
 const sqlSummary = `Runs SQL (DuckDB) on the traces, read in place: no import step. With -c,
 runs QUERY (statements separated by ';') and prints the last result; without
 -c, reads the statements from standard input, or opens a prompt on a
-terminal (.tables, .schema T, .quit; history with the arrow keys).
+terminal (.tables, .schema T, .quit; history with the arrow keys). A script
+(-c or standard input) takes dot commands on their own lines too, as the
+duckdb shell does.
 
 --cycles and --unit (one) narrow every table, as filter's do. Several files:
-every table gains a first column, trace (the rank the file's metadata
-records, else its file name). The same tables as Parquet files:
+every table gains a first column, trace (each file's label as dump prints
+it: rank3 from the file's metadata, else its name; a second rank3 is
+rank3#2). A directory is a dataset (export --dataset): its Parquet files. The same tables as Parquet files:
 trace_reader export --format parquet -o DIR FILE...`
 
 // writeSQLTables prints the tables with their columns (help sql).
@@ -26,13 +29,16 @@ func writeSQLTables(w io.Writer) {
 	for i, t := range tracesql.FixedTables() {
 		writeTable(w, t)
 		if i == 0 {
-			fmt.Fprintf(w, "  <format>   one per format, named by its first word (fetch pc=0x{:x} taken={}\n"+
-				"             -> fetch; clashes get _<format_id>): cycle, unit, unit_id, then one\n"+
+			fmt.Fprintf(w, "  <format>   one per format, named by its first word (decode uop={} dst={}\n"+
+				"             -> decode; clashes get _<format_id>): cycle, unit, unit_id, then one\n"+
 				"             column per argument, named by the name= before it, else argN,\n"+
-				"             typed as the argument (UInt64 -> UBIGINT, Bool -> BOOLEAN, ...)\n")
+				"             typed as the argument (UInt64 -> UBIGINT, Bool -> BOOLEAN, ...)\n"+
+				"  <span>     one per named span: its rows of spans\n")
 		}
 	}
-	fmt.Fprint(w, "\n\"end\" is a keyword in SQL: quote it (SELECT \"end\" FROM spans).\n"+
+	fmt.Fprint(w, "\nA generated name that is a keyword (fetch, at), one of DuckDB's functions or\n"+
+		"tables (range) or one of ours (events) ends with '_': fetch pc={} is table\n"+
+		"fetch_. \"end\" is a keyword in SQL: quote it (SELECT \"end\" FROM spans).\n"+
 		"Exit status: 0 ok; 1 a bad file, a SQL error (one line on stderr); 2 usage.\n")
 }
 

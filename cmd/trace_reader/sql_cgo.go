@@ -33,13 +33,13 @@ func sqlCommand(c *config, stdout io.Writer) error {
 	out := &resultWriter{w: stdout, csv: c.csv, json: c.json}
 	switch {
 	case c.hasQuery:
-		err = runQuery(db, c.query, out)
+		err = runScript(db, c.query, out)
 	case isTerminal(os.Stdin) && stdout == os.Stdout && isTerminal(os.Stdout):
 		err = interactive(db, stdout)
 	default:
 		var b []byte
 		if b, err = io.ReadAll(os.Stdin); err == nil {
-			err = runQuery(db, string(b), out)
+			err = runScript(db, string(b), out)
 		}
 	}
 	if err != nil && !isBrokenPipe(err) {
@@ -56,6 +56,24 @@ func sqlErrLine(err error) string {
 		s = strings.TrimSpace(first)
 	}
 	return oneLine(s)
+}
+
+// runScript runs a script (sqlscript.go): its SQL, and its dot commands;
+// the first error ends it, .quit too.
+func runScript(db *tracesql.DB, script string, out *resultWriter) error {
+	for _, it := range splitScript(script) {
+		if it.dot == "" {
+			if err := runQuery(db, it.sql, out); err != nil {
+				return err
+			}
+			continue
+		}
+		quit, err := dotCommand(db, out.w, it.dot)
+		if err != nil || quit {
+			return err
+		}
+	}
+	return nil
 }
 
 // runQuery runs the statements and prints the result of the last one that

@@ -48,7 +48,8 @@ func TestSQLCommand(t *testing.T) {
 	require.Equal(t, []map[string]any{{"n": float64(strings.Count(filtered, "\n")), "u": "core1.l2", "z": nil}}, js)
 }
 
-// TestSQLSeveralFiles: a trace column names each file.
+// TestSQLSeveralFiles: a trace column names each file with its label, as
+// dump labels its units (rank3, else the file's name without .ctrace).
 func TestSQLSeveralFiles(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.ctrace"), filepath.Join(dir, "b.ctrace")
@@ -58,7 +59,7 @@ func TestSQLSeveralFiles(t *testing.T) {
 	require.NoError(t, err)
 	code, out, errOut := runTool("sql", "--csv", a, b, "-c", "SELECT trace, count(*) FROM events GROUP BY trace ORDER BY trace")
 	require.Equal(t, 0, code, errOut)
-	require.Equal(t, "trace,count_star()\n3,3000\na.ctrace,1000\n", out)
+	require.Equal(t, "trace,count_star()\na,1000\nrank3,3000\n", out)
 }
 
 // TestSQLErrors: a SQL error or a bad file is one line on stderr and status
@@ -216,4 +217,40 @@ func TestParquetExportPrintsItsOutput(t *testing.T) {
 	code, stdout, stderr = runTool("export", "--format", "perfetto", "-o", out+".pftrace", path)
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, out+".pftrace\n", stdout)
+}
+
+// Dot commands work through -c and standard input as in the duckdb shell
+// (`sql FILE -c ".tables"` was a parser error): on their own lines, between
+// statements; the SQL between two of them prints its last result.
+func TestSQLDotCommands(t *testing.T) {
+	path := w1Trace(t, ctracetest.Options{})
+	tables := "events  fetch_  decode  spans  counters  flows  units  formats  categories  metadata  blocks\n"
+	code, out, errOut := runTool("sql", path, "-c", ".tables")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, tables, out)
+
+	code, out, errOut = runTool("sql", path, "-c", ".schema fetch_")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "fetch_ ")
+	require.Contains(t, out, "pc UBIGINT, taken BOOLEAN")
+
+	script := "SELECT 1 AS a;\n.tables\nSELECT 2 AS b;\nSELECT count(*) = (SELECT count(*) FROM fetch_) AS n FROM fetch_ f, events e WHERE e.format = 'fetch_' AND e.unit_id = f.unit_id AND e.cycle = f.cycle AND e.message LIKE 'fetch pc=0x' || printf('%x', f.pc) || ' %';\n.quit\nSELECT 3 AS c;"
+	code, out, errOut = runTool("sql", path, "-c", script)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "a\n-\n1\n"+tables+"n\n----\ntrue\n", out)
+
+	// From standard input (not a terminal): the same.
+	cmd := exec.Command(toolBinary(t), "sql", path)
+	cmd.Stdin = strings.NewReader(script)
+	got, err := cmd.Output()
+	require.NoError(t, err)
+	require.Equal(t, out, string(got))
+
+	code, out, errOut = runTool("sql", path, "-c", "SELECT 1;\n.bogus")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "unknown command .bogus")
+	require.Equal(t, "1\n-\n1\n", out) // what ran before it printed
+	code, _, errOut = runTool("sql", path, "-c", ".schema nosuch")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, `no table "nosuch"`)
 }

@@ -28,7 +28,11 @@ func interactive(db *tracesql.DB, stdout io.Writer) error {
 		io.Reader
 		io.Writer
 	}{os.Stdin, stdout}, "sql> ")
-	fmt.Fprintf(t, "%d trace(s); .tables lists the tables, .schema T a table's columns, .quit ends.\n", len(db.Readers()))
+	what := fmt.Sprintf("%d trace(s)", len(db.Readers()))
+	if len(db.Readers()) == 0 {
+		what = "a dataset of Parquet files" // sql DIR
+	}
+	fmt.Fprintf(t, "%s; .tables lists the tables, .schema T a table's columns, .quit ends.\n", what)
 	var pending strings.Builder
 	for {
 		line, err := t.ReadLine()
@@ -40,7 +44,11 @@ func interactive(db *tracesql.DB, stdout io.Writer) error {
 		}
 		trimmed := strings.TrimSpace(line)
 		if pending.Len() == 0 && strings.HasPrefix(trimmed, ".") {
-			if dotCommand(db, t, trimmed) {
+			quit, err := dotCommand(db, t, trimmed)
+			if err != nil {
+				fmt.Fprintf(t, "error: %v\n", err)
+			}
+			if quit {
 				return nil
 			}
 			continue
@@ -60,19 +68,19 @@ func interactive(db *tracesql.DB, stdout io.Writer) error {
 	}
 }
 
-// dotCommand runs one dot command; true means quit.
-func dotCommand(db *tracesql.DB, w io.Writer, cmd string) bool {
+// dotCommand runs one dot command; quit means .quit (or .exit).
+func dotCommand(db *tracesql.DB, w io.Writer, cmd string) (quit bool, err error) {
 	name, arg, _ := strings.Cut(cmd, " ")
 	arg = strings.TrimSpace(arg)
 	switch name {
 	case ".quit", ".exit", ".q":
-		return true
+		return true, nil
 	case ".tables":
 		names := []string{}
 		for _, t := range db.Tables() {
 			names = append(names, t.Name)
 		}
-		fmt.Fprintln(w, strings.Join(names, "  "))
+		_, err = fmt.Fprintln(w, strings.Join(names, "  "))
 	case ".schema":
 		found := false
 		for _, t := range db.Tables() {
@@ -82,10 +90,15 @@ func dotCommand(db *tracesql.DB, w io.Writer, cmd string) bool {
 			}
 		}
 		if !found {
-			fmt.Fprintf(w, "no table %q (.tables lists them)\n", arg)
+			return false, fmt.Errorf("no table %q (.tables lists them)", arg)
 		}
+	case ".help":
+		_, err = fmt.Fprintln(w, dotHelp)
 	default:
-		fmt.Fprintln(w, ".tables  .schema [TABLE]  .quit  (SQL statements end with ';')")
+		return false, fmt.Errorf("unknown command %s: %s", name, dotHelp)
 	}
-	return false
+	return false, err
 }
+
+// dotHelp lists the dot commands.
+const dotHelp = ".tables  .schema [TABLE]  .help  .quit  (SQL statements end with ';')"

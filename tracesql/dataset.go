@@ -1,0 +1,174 @@
+//go:build cgo
+
+package tracesql
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// A dataset is a directory of Parquet files with a directory per table:
+// DIR/<table>/trace=<label>/part-*.parquet (PublishPartition: Hive partitions,
+// one per trace), or DIR/<table>/part-*.parquet (ExportParquet). Open
+// given such a directory makes a view per table over its files; in a
+// partitioned dataset the trace column comes first, from the partitions'
+// names, as when several traces are open.
+
+// datasetDir reports whether paths is one directory.
+func datasetDir(paths []string) (string, bool) {
+	if len(paths) != 1 {
+		return "", false
+	}
+	st, err := os.Stat(paths[0])
+	return paths[0], err == nil && st.IsDir()
+}
+
+// openDataset registers a view per table directory of dir.
+func (d *DB) openDataset(dir string) error {
+	if d.cfg.hasCycles || d.cfg.hasUnit {
+		return fmt.Errorf("%s: a dataset is read whole: select cycles and units in SQL (WHERE cycle BETWEEN ..., WHERE unit = ...)", dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") { // an export's temporaries
+			continue
+		}
+		files, hive, err := tableFiles(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if len(files) == 0 {
+			continue
+		}
+		quoted := make([]string, len(files))
+		for i, f := range files {
+			quoted[i] = quoteString(f)
+		}
+		src := fmt.Sprintf("read_parquet([%s], union_by_name = true)", strings.Join(quoted, ", "))
+		sel := "*"
+		if hive {
+			// The label stays a string (rank3, or a file's name such as 7).
+			src = fmt.Sprintf("read_parquet([%s], hive_partitioning = true, hive_types = {'trace': 'VARCHAR'}, union_by_name = true)", strings.Join(quoted, ", "))
+			sel = "trace, * EXCLUDE (trace)"
+		}
+		if _, err := d.sqldb.ExecContext(ctx, fmt.Sprintf("CREATE VIEW %s AS SELECT %s FROM %s", quoteIdent(name), sel, src)); err != nil {
+			return fmt.Errorf("%s: table %s: %w", dir, name, err)
+		}
+		t := Table{Name: name, Doc: "the Parquet files of " + filepath.Join(dir, name)}
+		if t.Columns, err = d.describe(ctx, name); err != nil {
+			return fmt.Errorf("%s: table %s: %w", dir, name, err)
+		}
+		d.dsTables = append(d.dsTables, t)
+	}
+	if len(d.dsTables) == 0 {
+		return fmt.Errorf("%s: a directory with no table of Parquet files (DIR/<table>/part-*.parquet, or DIR/<table>/trace=<label>/part-*.parquet)", dir)
+	}
+	// The order of the tables of a trace: events, the per-format ones,
+	// then spans, counters, flows.
+	rank := func(t Table) int {
+		switch i := slices.IndexFunc(fixedTables, func(f Table) bool { return f.Name == t.Name }); i {
+		case 0:
+			return 0
+		case -1:
+			return 1
+		default:
+			return 1 + i
+		}
+	}
+	slices.SortStableFunc(d.dsTables, func(a, b Table) int { return rank(a) - rank(b) })
+	d.dataset = dir
+	return nil
+}
+
+// tableFiles lists the Parquet files of a table directory: those of its
+// trace=<label> partitions (hive), or those directly in it.
+func tableFiles(dir string) (files []string, hive bool, err error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
+			return nil, false, nil // a file beside the tables
+		}
+		return nil, false, err
+	}
+	var direct []string
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case strings.HasPrefix(e.Name(), "."):
+		case strings.HasSuffix(e.Name(), ".parquet"):
+			direct = append(direct, p)
+		case strings.HasPrefix(e.Name(), partitionPrefix):
+			parts, err := os.ReadDir(p)
+			if err != nil {
+				return nil, false, err
+			}
+			for _, f := range parts {
+				if !strings.HasPrefix(f.Name(), ".") && strings.HasSuffix(f.Name(), ".parquet") {
+					files = append(files, filepath.Join(p, f.Name()))
+				}
+			}
+			hive = true
+		}
+	}
+	if hive && len(direct) > 0 {
+		return nil, false, fmt.Errorf("%s holds both Parquet files and trace= partitions: one export or the other", dir)
+	}
+	if !hive {
+		files = direct
+	}
+	return files, hive, nil
+}
+
+// describe lists a view's columns.
+func (d *DB) describe(ctx context.Context, view string) ([]Column, error) {
+	rows, err := d.sqldb.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE "+quoteIdent(view)+")")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cols []Column
+	for rows.Next() {
+		var c Column
+		if err := rows.Scan(&c.Name, &c.Type); err != nil {
+			return nil, err
+		}
+		cols = append(cols, c)
+	}
+	return cols, rows.Err()
+}
+
+// hint adds to a syntax error at a keyword that a table is named after
+// (FROM fetch) the table's name (fetch_).
+func (d *DB) hint(err error) error {
+	const at = `syntax error at or near "`
+	msg := err.Error()
+	i := strings.Index(msg, at)
+	if i < 0 {
+		return err
+	}
+	word, _, _ := strings.Cut(msg[i+len(at):], `"`)
+	for _, t := range d.Tables() {
+		if t.Name == lowerASCII(word)+"_" && d.names.tableKeywords[lowerASCII(word)] {
+			first, rest, _ := strings.Cut(msg, "\n")
+			return &hintError{fmt.Sprintf("%s (%s is a keyword: the table is %s)\n%s", first, word, t.Name, rest), err}
+		}
+	}
+	return err
+}
+
+type hintError struct {
+	msg string
+	err error
+}
+
+func (e *hintError) Error() string { return e.msg }
+func (e *hintError) Unwrap() error { return e.err }
