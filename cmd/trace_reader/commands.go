@@ -62,7 +62,7 @@ func init() {
 			"One line per problem (file, section, byte offset, what); per file, one line\n" +
 			"for what it could not check (a file of the original writer has no CRC32C)\n" +
 			"and 'ok' when it found nothing. Exit 0 when every file is ok, 1 otherwise.",
-			options: []*option{optMemory, optHelp}, operands: traces},
+			options: []*option{optJSON, optMemory, optHelp}, operands: traces},
 		{name: "export", synopsis: "[options] <file.ctrace>... -o OUT", summary: "Write a file trace viewers open: perfetto (ui.perfetto.dev, trace_processor)\n" +
 			"or chrome-json (chrome://tracing). Units become nested tracks, spans slices,\n" +
 			"counters counter tracks, flow ids arrows. A split output is OUT, then\n" +

@@ -18,12 +18,33 @@ import (
 // unit_stats and the events' format and unit ids are checked against what
 // the blocks hold. One line per problem (file, section, offset, what), one
 // line per file for what could not be checked, one "ok" line for a file
-// without problems. Exit 1 when any file has a problem.
+// without problems (--json: the same as one object). Exit 1 when any file
+// has a problem.
 func verifyFiles(c *config, stdout io.Writer) error {
+	rep := verifyReport{Files: []verifyFileReport{}}
 	bad := 0
 	for _, path := range c.files {
-		if !verifyFile(c, path, stdout) {
+		fr := verifyFile(c, path)
+		if !fr.OK {
 			bad++
+		}
+		if !c.json {
+			for _, p := range fr.Problems {
+				fmt.Fprintf(stdout, "%s\n", p)
+			}
+			for _, s := range fr.NotChecked {
+				fmt.Fprintf(stdout, "%s: not checked: %s\n", path, s)
+			}
+			if fr.OK {
+				fmt.Fprintf(stdout, "%s: ok: %d blocks, %d events\n", path, fr.Blocks, fr.Events)
+			}
+		}
+		rep.Files = append(rep.Files, fr)
+	}
+	rep.OK = bad == 0
+	if c.json {
+		if err := writeJSON(stdout, rep); err != nil {
+			return err
 		}
 	}
 	if bad > 0 {
@@ -32,16 +53,32 @@ func verifyFiles(c *config, stdout io.Writer) error {
 	return nil
 }
 
-// verifyFile verifies one file and reports whether it has no problem.
-func verifyFile(c *config, path string, w io.Writer) bool {
+// verifyReport is what verify --json prints.
+type verifyReport struct {
+	OK    bool               `json:"ok" doc:"No file has a problem (the exit status is then 0, else 1)"`
+	Files []verifyFileReport `json:"files" doc:"One per file, in the order given"`
+}
+
+type verifyFileReport struct {
+	File       string   `json:"file" doc:"The file"`
+	OK         bool     `json:"ok" doc:"Nothing verify checked has a problem"`
+	Problems   []string `json:"problems" doc:"One message per problem: the file, the section, the byte offset and what is wrong"`
+	NotChecked []string `json:"not_checked" doc:"What the file gives nothing to check against (no CRC32C in a file of the original writer, no footer)"`
+	Blocks     int      `json:"blocks" doc:"Blocks read"`
+	Events     uint64   `json:"events" doc:"Events in the blocks that decoded"`
+}
+
+// verifyFile verifies one file.
+func verifyFile(c *config, path string) verifyFileReport {
+	fr := verifyFileReport{File: path, Problems: []string{}, NotChecked: []string{}}
 	r, err := openTrace(c, path)
 	if err != nil {
-		fmt.Fprintf(w, "%s\n", oneLine(err.Error()))
-		return false
+		fr.Problems = append(fr.Problems, oneLine(err.Error()))
+		return fr
 	}
 	defer r.Close()
 	f := rawread.File(r)
-	v := verifier{f: f, w: w, path: path, perUnit: map[uint16]uint64{}}
+	v := verifier{f: f, path: path, perUnit: map[uint16]uint64{}}
 	v.formats = map[uint32]bool{}
 	v.units = map[uint16]bool{}
 	v.ours = f.Header().HasChecksums()
@@ -61,20 +98,17 @@ func verifyFile(c *config, path string, w io.Writer) bool {
 		v.problem("%s", oneLine(err.Error()))
 	}
 	v.totals()
-	for _, s := range v.cannot() {
-		fmt.Fprintf(w, "%s: not checked: %s\n", path, s)
-	}
-	if v.problems == 0 {
-		fmt.Fprintf(w, "%s: ok: %d blocks, %d events\n", path, v.blocks, v.events)
-	}
-	return v.problems == 0
+	fr.Problems = append(fr.Problems, v.problems...)
+	fr.NotChecked = append(fr.NotChecked, v.cannot()...)
+	fr.OK = len(fr.Problems) == 0
+	fr.Blocks, fr.Events = v.blocks, v.events
+	return fr
 }
 
 type verifier struct {
 	f        *tracefile.File
-	w        io.Writer
 	path     string
-	problems int
+	problems []string
 
 	formats map[uint32]bool // format ids of the schema
 	units   map[uint16]bool // unit ids of the schema
@@ -93,8 +127,7 @@ type verifier struct {
 }
 
 func (v *verifier) problem(format string, args ...any) {
-	v.problems++
-	fmt.Fprintf(v.w, format+"\n", args...)
+	v.problems = append(v.problems, fmt.Sprintf(format, args...))
 }
 
 // block decodes block b (every check a read makes) and checks its events'

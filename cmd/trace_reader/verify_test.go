@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,6 +68,17 @@ func TestVerify(t *testing.T) {
 	require.Contains(t, lines[1], bad+": block 1 at byte ")
 	require.Contains(t, lines[1], "checksum mismatch")
 	require.Contains(t, errOut, "1 of 2 files have problems")
+
+	code, out, _ = runTool("verify", "--json", good, bad)
+	require.Equal(t, 1, code)
+	var rep verifyReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.False(t, rep.OK)
+	require.Len(t, rep.Files, 2)
+	require.True(t, rep.Files[0].OK)
+	require.Empty(t, rep.Files[0].Problems)
+	require.False(t, rep.Files[1].OK)
+	require.Equal(t, []string{lines[1]}, rep.Files[1].Problems)
 
 	// A flip in the footer: open refuses the file, verify says where.
 	c = append([]byte(nil), b...)
