@@ -88,6 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		writeHelp(stdout, c.command)
 		return 0
 	}
+	c.warn = stderr
 	err = execute(c, stdout, stderr)
 	var u *usageError
 	var ex *exitError

@@ -58,6 +58,9 @@ func recoverTo(c *config, stdout, stderr io.Writer) error {
 		// Damage, not a cut: the footer's unit_stats and timestamp are lost.
 		fmt.Fprintf(stderr, "trace_reader: warning: recover rebuilt the footer of %s: %s\n", c.file, oneLine(st.Why))
 	}
+	if tornByDamage(st) {
+		fmt.Fprintf(stderr, "trace_reader: warning: recover left out the blocks of %s from byte %d on: %s\n", c.file, st.TornOffset, oneLine(st.TornReason))
+	}
 	for _, e := range rw.Dropped {
 		fmt.Fprintf(stderr, "trace_reader: warning: recover left out %v\n", oneLine(e.Error()))
 	}

@@ -91,6 +91,12 @@ func verifyFile(c *config, path string) verifyFileReport {
 			v.units[u.ID] = true
 		}
 	}
+	for _, d := range f.Status().Damaged { // left out by the walk of a footer-less file
+		v.problem("%s: %s", path, oneLine(d))
+	}
+	if st := r.Status(); tornByDamage(st) {
+		v.problem("%s: torn tail at byte %d: %s", path, st.TornOffset, oneLine(st.TornReason))
+	}
 	for _, b := range f.Blocks() {
 		v.block(b)
 	}

@@ -27,9 +27,9 @@ import (
 // lies in the file, and it decodes completely: zstd to exactly the declared
 // size, exactly the declared number of events, every cycle in its range. A
 // candidate that fails its zstd content checksum (a flipped bit) but is
-// followed, where its header says the next block starts, by one that decodes
-// is a damaged block: left out and listed (Status.Damaged), and the walk
-// goes on. The failing candidates after the last good one, and
+// followed, where its header says the next block starts, by one that
+// decodes, or is the last and whole, is a damaged block: left out and
+// listed (Status.Damaged), and the walk goes on. The failing candidates after the last good one, and
 // whatever cannot be read as a block header, are the torn tail, reported
 // (Status) and ignored. Blocks of no events whose data is a zstd skippable
 // frame (chronon-go's schema frames) are stepped over.
@@ -208,7 +208,7 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 	}
 	for from := 0; from < len(cands); {
 		i := f.verifyFrom(cands, errs, from)
-		if i+1 >= len(cands) || !strings.Contains(errs[i].Error(), "checksum mismatch") {
+		if i+1 >= len(cands) || !isChecksumErr(errs[i]) {
 			break
 		}
 		if errs[i+1] == errUnverified { // not already, beside i
@@ -243,6 +243,12 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 		cands[i].Index = uint32(len(good))
 		good = append(good, cands[i])
 	}
+	if last+2 == len(cands) && n == len(cands) && isChecksumErr(errs[last+1]) {
+		// The last block is whole (a cut leaves a block whose data runs
+		// past the end) and fails its checksum: damaged, not torn.
+		damaged = append(damaged, failed(last+1))
+		return good, off, stop, damaged
+	}
 	switch {
 	case last+1 < n:
 		return good, HeaderOff(&cands[last+1]), failed(last + 1), damaged
@@ -250,6 +256,13 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 		return good, HeaderOff(&cands[n]), "zero bytes where a block header would be", damaged
 	}
 	return good, off, stop, damaged
+}
+
+// isChecksumErr reports whether a block failed its checksum (the wording
+// zdec and checkBlock give the mismatch): damage, where other failures of
+// a footer-less file's last blocks may be what a cut leaves.
+func isChecksumErr(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "checksum mismatch")
 }
 
 // errUnverified marks a candidate the walk has not decoded yet.
