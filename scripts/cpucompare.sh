@@ -7,7 +7,8 @@
 #   tracegen --workload w1       --events $EVENTS --units 16   (base, new)
 #   tracegen --workload pipeline --events $EVENTS --units 16   (base, new)
 #   $CPP $EVENTS 16 FILE                                       (if CPP is set: the
-#       original C++ writer on the same W1 events, scripts/cppwriter.sh)
+#       original C++ writer on the same W1 events: a generator linked
+#       against it, built by hand; this repository builds none of its code)
 #
 # and prints, per run kind, min / median / max of wall seconds, process CPU
 # seconds (user + system, /usr/bin/time) and bytes per event, then the
