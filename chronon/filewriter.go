@@ -91,7 +91,7 @@ func createFile(path string, compressed bool, reserve int, onErr func(error)) (*
 	if err != nil {
 		return nil, fmt.Errorf("chronon: %w", err)
 	}
-	flags := schema.FlagHasIndex | schema.FlagHasSchema
+	flags := schema.FlagHasIndex | schema.FlagHasSchema | schema.FlagChecksums
 	if compressed {
 		flags |= schema.FlagCompressed
 	}
@@ -171,6 +171,7 @@ func (w *fileWriter) writeSchema(s *schema.Schema, gen uint64) {
 	}
 	w.schemaGen = gen
 	w.hdr.SchemaOffset, w.hdr.SchemaSize = uint64(at), uint64(len(b))
+	w.hdr.SchemaCRC = schema.CRC32C(b)
 	w.writeHeader()
 }
 
@@ -224,6 +225,7 @@ func (w *fileWriter) queueBlock(out []byte, rec blockRec) bool {
 	if w.err != nil || !w.started {
 		return false
 	}
+	rec.crc = schema.BlockCRC(out) // the footer's check of the block's every byte
 	rec.off = uint64(w.off)
 	rec.csize = uint32(len(out) - schema.BlockHeaderSize)
 	w.pend = append(w.pend, out)
@@ -308,6 +310,7 @@ func (w *fileWriter) finish(s *schema.Schema, gen uint64, stats []schema.UnitSta
 			return
 		}
 		w.hdr.SchemaOffset, w.hdr.SchemaSize = schema.HeaderSize, uint64(len(b))
+		w.hdr.SchemaCRC = schema.CRC32C(b)
 		w.off = schema.HeaderSize + int64(len(b))
 		w.hdr.FirstBlockOffset = uint64(w.off)
 	} else if s != nil {
@@ -320,15 +323,16 @@ func (w *fileWriter) finish(s *schema.Schema, gen uint64, stats []schema.UnitSta
 		TotalEvents:      w.total,
 		CreatedTimestamp: uint64(time.Now().Unix()),
 		UnitStats:        stats,
+		HasCRC:           true, // every block's CRC32C, and the footer's own
 	}
 	n := w.blocks.len()
 	if n > 0 {
 		footer.MinCycle, footer.MaxCycle = w.minCycle, w.maxCycle
 	}
-	// Sized for the footer (~64 bytes per block entry), so that building
-	// it does not double its buffer up to twice that.
+	// Sized for the footer (~68 bytes per block entry with its crc32c), so
+	// that building it does not double its buffer up to twice that.
 	fb := w.fb
-	if est := 64*n + 48*len(stats) + 256; est > len(fb.Bytes) {
+	if est := 72*n + 48*len(stats) + 256; est > len(fb.Bytes) {
 		fb = flatbuffers.NewBuilder(est)
 	}
 	var units [1]uint16

@@ -50,6 +50,10 @@ type Status struct {
 	TornOffset int64
 	TornBytes  int64
 	TornReason string
+	// Damaged lists the blocks of a recovered file that did not decode
+	// although good blocks follow them (a flipped bit, not a cut): they are
+	// left out, each as "block at byte N does not decode: why".
+	Damaged []string
 }
 
 func (s Status) String() string {
@@ -63,6 +67,9 @@ func (s Status) String() string {
 			fmt.Fprintf(&b, "; torn tail of %d bytes at byte %d ignored: %s", s.TornBytes, s.TornOffset, s.TornReason)
 		} else {
 			b.WriteString("; no torn tail")
+		}
+		if len(s.Damaged) > 0 {
+			fmt.Fprintf(&b, "; %d damaged blocks left out (first: %s)", len(s.Damaged), s.Damaged[0])
 		}
 		return b.String()
 	}
@@ -80,7 +87,7 @@ type Block = schema.BlockIndex
 
 func statusOf(s tracefile.Status) Status {
 	st := Status{State: StateComplete, Blocks: s.Blocks, Events: s.Events, Why: s.Why,
-		TornOffset: s.TornOffset, TornBytes: s.TornBytes, TornReason: s.TornReason}
+		TornOffset: s.TornOffset, TornBytes: s.TornBytes, TornReason: s.TornReason, Damaged: s.Damaged}
 	if s.Recovered {
 		st.State = StateRecovered
 	}

@@ -24,7 +24,8 @@ import (
 // Every block of a complete input is decoded before it is copied (a
 // recovered input's blocks were when it was opened). A block that does not
 // decode is an error naming it, unless r was opened mmapio.WithRepair: the
-// block is then left out and listed in Result.Dropped. A file that shrinks
+// block is then left out and listed in Result.Dropped, as are the damaged
+// blocks the walk of a recovered input left out (Status.Damaged). A file that shrinks
 // while it is copied is a *mmapio.FaultError.
 func Complete(w io.Writer, r *mmapio.Reader, created time.Time) (res Result, err error) {
 	n := &res.Bytes
@@ -55,6 +56,9 @@ func Complete(w io.Writer, r *mmapio.Reader, created time.Time) (res Result, err
 		}
 	}
 	blocks := make([]tracefile.Block, 0, len(all))
+	for _, d := range f.Status().Damaged { // left out by the walk of a recovered input
+		res.Dropped = append(res.Dropped, errors.New(f.Path()+": "+d))
+	}
 	for i, e := range errs {
 		switch {
 		case e == nil:
@@ -74,7 +78,8 @@ func Complete(w io.Writer, r *mmapio.Reader, created time.Time) (res Result, err
 		b := &blocks[i]
 		compressed = compressed || !tracefile.IsRaw(b)
 		foot.Blocks[i] = schema.BlockIndex{Index: uint32(i), EventCount: b.EventCount, MinCycle: b.MinCycle, MaxCycle: b.MaxCycle,
-			UncompressedSize: b.UncompressedSize, CompressedSize: b.CompressedSize, DataOffset: off, Units: b.Units}
+			UncompressedSize: b.UncompressedSize, CompressedSize: b.CompressedSize, DataOffset: off, Units: b.Units,
+			CRC: schema.BlockCRC(f.Data()[tracefile.HeaderOff(b):tracefile.BlockEnd(b)])} // copied as it is: the same CRC
 		foot.TotalEvents += uint64(b.EventCount)
 		if i == 0 || b.MinCycle < foot.MinCycle {
 			foot.MinCycle = b.MinCycle
@@ -91,10 +96,12 @@ func Complete(w io.Writer, r *mmapio.Reader, created time.Time) (res Result, err
 	} else if !created.IsZero() {
 		foot.CreatedTimestamp = uint64(created.Unix())
 	}
+	foot.HasCRC = true // the copy carries checksums whether or not its input did
 	fb := schema.BuildFooter(flatbuffers.NewBuilder(1024), foot)
-	h := schema.NewHeader(flags)
+	h := schema.NewHeader(flags | schema.FlagChecksums)
 	if sec != nil {
 		h.SchemaOffset, h.SchemaSize = schema.HeaderSize, uint64(len(sec))
+		h.SchemaCRC = schema.CRC32C(sec)
 	}
 	h.FirstBlockOffset = first
 	h.FooterOffset, h.FooterSize = off, uint64(len(fb))

@@ -166,6 +166,7 @@ func Merge(w io.WriteSeeker, m *mmapio.Multi, o MergeOptions) (res Result, err e
 		foot.MaxCycle = max(foot.MaxCycle, b.MaxCycle)
 	}
 	footOff := mw.off
+	foot.HasCRC = true // every entry's CRC was taken as its block was written
 	fb := schema.BuildFooter(flatbuffers.NewBuilder(1024), foot)
 	if err := mw.write(fb); err != nil {
 		return res, err
@@ -173,12 +174,13 @@ func Merge(w io.WriteSeeker, m *mmapio.Multi, o MergeOptions) (res Result, err e
 	if err := mw.w.Flush(); err != nil {
 		return res, err
 	}
-	flags := schema.FlagHasIndex | schema.FlagHasSchema
+	flags := schema.FlagHasIndex | schema.FlagHasSchema | schema.FlagChecksums
 	if compressed {
 		flags |= schema.FlagCompressed
 	}
 	h := schema.NewHeader(flags)
 	h.SchemaOffset, h.SchemaSize = schema.HeaderSize, uint64(len(sec))
+	h.SchemaCRC = schema.CRC32C(sec)
 	h.FirstBlockOffset = uint64(first)
 	h.FooterOffset, h.FooterSize = uint64(footOff), uint64(len(fb))
 	if _, err := w.Seek(0, io.SeekStart); err != nil {
@@ -406,7 +408,7 @@ func (mw *mergeWriter) writeBlocks(readers []*tracefile.File, plans []*mergePlan
 			err := j.err
 			mp.give(j)
 			if err == nil {
-				err = mw.copyBlock(it.r, b)
+				e.CRC, err = mw.copyBlock(it.r, b)
 			}
 			if err != nil {
 				return err
@@ -423,6 +425,7 @@ func (mw *mergeWriter) writeBlocks(readers []*tracefile.File, plans []*mergePlan
 				e.Units = append([]uint16(nil), j.units...) // the footer keeps it; the job's is reused
 			}
 			hdr = schema.AppendBlockHeader(hdr[:0], e.Inline())
+			e.CRC = schema.UpdateCRC32C(schema.BlockCRC(hdr), j.data)
 			err := mw.write(hdr)
 			if err == nil {
 				err = mw.write(j.data)
@@ -433,7 +436,7 @@ func (mw *mergeWriter) writeBlocks(readers []*tracefile.File, plans []*mergePlan
 			}
 			res.Rewritten++
 		} else {
-			if err := mw.copyBlock(it.r, b); err != nil {
+			if e.CRC, err = mw.copyBlock(it.r, b); err != nil {
 				return err
 			}
 			res.Copied++
@@ -443,14 +446,16 @@ func (mw *mergeWriter) writeBlocks(readers []*tracefile.File, plans []*mergePlan
 	return nil
 }
 
-// copyBlock copies block b of r, header and payload, as it is.
-func (mw *mergeWriter) copyBlock(r *tracefile.File, b *tracefile.Block) (err error) {
+// copyBlock copies block b of r, header and payload, as it is, and
+// returns the copy's checksum (schema.BlockCRC).
+func (mw *mergeWriter) copyBlock(r *tracefile.File, b *tracefile.Block) (crc uint32, err error) {
 	defer r.Guard(&err, tracefile.PanicOnFault())
 	ih, _ := schema.DecodeBlockHeader(r.Data()[tracefile.HeaderOff(b):])
 	if ih != b.Inline() {
-		return r.Errorf(tracefile.BlockSection(int(b.Index)), tracefile.HeaderOff(b), "inline block header disagrees with the footer")
+		return 0, r.Errorf(tracefile.BlockSection(int(b.Index)), tracefile.HeaderOff(b), "inline block header disagrees with the footer")
 	}
-	return mw.write(r.Data()[tracefile.HeaderOff(b):tracefile.BlockEnd(b)])
+	p := r.Data()[tracefile.HeaderOff(b):tracefile.BlockEnd(b)]
+	return schema.BlockCRC(p), mw.write(p)
 }
 
 // mergeEncoders are the zstd encoders of rewritten blocks, one per level.

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"encoding/binary"
+
 	flatbuffers "github.com/google/flatbuffers/go"
 
 	"github.com/chronon-sim/chronon-go/schema/fb"
@@ -180,6 +182,9 @@ func BuildFooterFrom(b *flatbuffers.Builder, f *Footer, n int, block func(i int,
 		if bi.Units != nil {
 			fb.BlockHeaderAddUnits(b, units)
 		}
+		if f.HasCRC {
+			prependUint32Forced(b, slotBlockCRC, bi.CRC) // a CRC of 0 is still a CRC
+		}
 		blocks[i] = fb.BlockHeaderEnd(b)
 	}
 	stats := make([]flatbuffers.UOffsetT, len(f.UnitStats))
@@ -205,8 +210,27 @@ func BuildFooterFrom(b *flatbuffers.Builder, f *Footer, n int, block func(i int,
 	if statsVec != 0 {
 		fb.FileFooterAddUnitStats(b, statsVec)
 	}
+	var crcAt flatbuffers.UOffsetT
+	if f.HasCRC {
+		crcAt = prependUint32Forced(b, slotFooterCRC, 0)
+	}
 	b.Finish(fb.FileFooterEnd(b))
-	return b.FinishedBytes()
+	out := b.FinishedBytes()
+	if f.HasCRC {
+		// The field is where the builder put it, counted from the end of
+		// the buffer; the checksum is computed with it zero, as it is now.
+		binary.LittleEndian.PutUint32(out[len(out)-int(crcAt):], CRC32C(out))
+	}
+	return out
+}
+
+// prependUint32Forced adds uint32 field slot to the table being built even
+// when v is the default (FlatBuffers leaves those out), and returns its
+// position counted from the end of the buffer (stable while it grows).
+func prependUint32Forced(b *flatbuffers.Builder, slot int, v uint32) flatbuffers.UOffsetT {
+	b.PrependUint32(v)
+	b.Slot(slot)
+	return b.Offset()
 }
 
 func offsetVector(b *flatbuffers.Builder, offs []flatbuffers.UOffsetT, start func(*flatbuffers.Builder, int) flatbuffers.UOffsetT) flatbuffers.UOffsetT {

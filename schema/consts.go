@@ -26,6 +26,11 @@ const (
 	FlagCompressed uint64 = 1 << 0 // blocks may be zstd frames
 	FlagHasIndex   uint64 = 1 << 1 // the footer holds a block index
 	FlagHasSchema  uint64 = 1 << 2 // a schema section is present
+	// FlagChecksums (chronon-go): the header carries the CRC32C of the
+	// schema and its own (the 8 bytes the original reserves), and the
+	// footer, when there is one, the CRC32C of itself and of every block.
+	// The original reader ignores the flag and the fields.
+	FlagChecksums uint64 = 1 << 3
 )
 
 // MaxBlockSize bounds the uncompressed size of one block that a reader

@@ -47,6 +47,7 @@ const (
 	slotBlockCSize
 	slotBlockOffset
 	slotBlockUnits
+	slotBlockCRC
 )
 
 const (
@@ -56,6 +57,7 @@ const (
 	slotFooterMax
 	slotFooterCreated
 	slotFooterUnitStats
+	slotFooterCRC
 )
 
 // DecodeSchema verifies and decodes a schema section. base is the section's
@@ -197,6 +199,9 @@ func decodeFooter(b []byte, base int64, keep bool, visit BlockVisitor) (*Footer,
 		MaxCycle:         d.scalar64(root, slotFooterMax, "max_cycle"),
 		CreatedTimestamp: d.scalar64(root, slotFooterCreated, "created_timestamp"),
 	}
+	if p := d.field(root, slotFooterCRC, 4, "crc32c"); p != 0 {
+		f.CRC, f.HasCRC = binary.LittleEndian.Uint32(d.b[p:]), true
+	}
 	start, n := d.vec(root, slotFooterBlocks, 4, "blocks")
 	if n > 0 {
 		var scratch BlockIndex
@@ -254,6 +259,10 @@ func decodeBlockEntry(d *fbuf, start, i int, bi *BlockIndex, units []uint16, kee
 	bi.UncompressedSize = d.scalar32(t, slotBlockUSize, 0, "uncompressed_size")
 	bi.CompressedSize = d.scalar32(t, slotBlockCSize, 0, "compressed_size")
 	bi.DataOffset = d.scalar64(t, slotBlockOffset, "data_offset")
+	bi.CRC, bi.HasCRC = 0, false
+	if p := d.field(t, slotBlockCRC, 4, "crc32c"); p != 0 {
+		bi.CRC, bi.HasCRC = binary.LittleEndian.Uint32(d.b[p:]), true
+	}
 	bi.Units = nil
 	us, un := d.vec(t, slotBlockUnits, 2, "block units")
 	switch {

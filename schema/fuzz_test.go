@@ -25,15 +25,23 @@ func FuzzDecodeSchema(f *testing.F) {
 
 func FuzzDecodeFooter(f *testing.F) {
 	f.Add(BuildFooter(flatbuffers.NewBuilder(0), &Footer{Blocks: []BlockIndex{{Index: 0, EventCount: 3, Units: []uint16{1, 2}}}, UnitStats: []UnitStat{{UnitID: 1}}}))
+	f.Add(BuildFooter(flatbuffers.NewBuilder(0), checksummedFooter()))
 	for _, name := range []string{"mixed-small.ctrace", "raw.ctrace"} {
 		b := readRef(f, name)
 		h, _ := DecodeHeader(b)
 		f.Add(b[h.FooterOffset : h.FooterOffset+h.FooterSize])
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		has, cerr := CheckFooterCRC(b, 0)
+		if cerr != nil && !has {
+			t.Fatalf("checksum error without a checksum: %v", cerr)
+		}
 		ft, err := DecodeFooter(b, 0)
 		if err == nil && ft == nil {
 			t.Fatal("nil footer without error")
+		}
+		if err == nil && ft.HasCRC != has {
+			t.Fatalf("DecodeFooter says HasCRC %v, CheckFooterCRC %v", ft.HasCRC, has)
 		}
 		// The in-place index verifies exactly as the copy does and, when
 		// both accept, reads the same entries.
@@ -66,6 +74,7 @@ func FuzzDecodeFooter(f *testing.F) {
 func FuzzParseHeader(f *testing.F) {
 	f.Add(readRef(f, "mixed-small.ctrace")[:HeaderSize], int64(15951))
 	f.Add(readRef(f, "crash.ctrace.crash")[:HeaderSize], int64(322784))
+	f.Add(AppendHeader(nil, checksummedHeader()), int64(536))
 	f.Fuzz(func(t *testing.T, b []byte, size int64) {
 		h, err := ParseHeader(b, size)
 		if err != nil {

@@ -14,7 +14,13 @@ import "encoding/binary"
 //	 32    8 footer_offset
 //	 40    8 footer_size
 //	 48    8 flags
-//	 56    8 reserved
+//	 56    4 schema_crc32c      reserved (0) in the original; chronon-go: FlagChecksums
+//	 60    4 header_crc32c      reserved (0) in the original; chronon-go: FlagChecksums
+//
+// With FlagChecksums set, schema_crc32c is the CRC32C of the schema section
+// the header points at (0 when there is none) and header_crc32c the CRC32C
+// of the header's bytes 0..60; the original reader ignores both (it reads
+// the 8 bytes as reserved).
 type Header struct {
 	Magic            uint32
 	VersionMajor     uint16
@@ -25,7 +31,8 @@ type Header struct {
 	FooterOffset     uint64
 	FooterSize       uint64
 	Flags            uint64
-	Reserved         uint64
+	SchemaCRC        uint32 // with FlagChecksums: CRC32C of the schema section
+	HeaderCRC        uint32 // with FlagChecksums: CRC32C of bytes 0..60 (AppendHeader computes it)
 }
 
 // NewHeader returns a header with magic and version set.
@@ -33,15 +40,23 @@ func NewHeader(flags uint64) Header {
 	return Header{Magic: Magic, VersionMajor: VersionMajor, VersionMinor: VersionMinor, Flags: flags}
 }
 
-// AppendHeader appends the 64-byte encoding of h to dst.
+// AppendHeader appends the 64-byte encoding of h to dst. With FlagChecksums
+// set, the header_crc32c written is computed from the other bytes
+// (h.HeaderCRC is ignored), so an encoded header always checks.
 func AppendHeader(dst []byte, h Header) []byte {
+	start := len(dst)
 	dst = binary.LittleEndian.AppendUint32(dst, h.Magic)
 	dst = binary.LittleEndian.AppendUint16(dst, h.VersionMajor)
 	dst = binary.LittleEndian.AppendUint16(dst, h.VersionMinor)
-	for _, v := range [...]uint64{h.SchemaOffset, h.SchemaSize, h.FirstBlockOffset, h.FooterOffset, h.FooterSize, h.Flags, h.Reserved} {
+	for _, v := range [...]uint64{h.SchemaOffset, h.SchemaSize, h.FirstBlockOffset, h.FooterOffset, h.FooterSize, h.Flags} {
 		dst = binary.LittleEndian.AppendUint64(dst, v)
 	}
-	return dst
+	dst = binary.LittleEndian.AppendUint32(dst, h.SchemaCRC)
+	crc := h.HeaderCRC
+	if h.Flags&FlagChecksums != 0 {
+		crc = CRC32C(dst[start:])
+	}
+	return binary.LittleEndian.AppendUint32(dst, crc)
 }
 
 // DecodeHeader decodes the first 64 bytes of b without judging them.
@@ -61,14 +76,16 @@ func DecodeHeader(b []byte) (Header, bool) {
 		FooterOffset:     le.Uint64(b[32:]),
 		FooterSize:       le.Uint64(b[40:]),
 		Flags:            le.Uint64(b[48:]),
-		Reserved:         le.Uint64(b[56:]),
+		SchemaCRC:        le.Uint32(b[56:]),
+		HeaderCRC:        le.Uint32(b[60:]),
 	}, true
 }
 
 // ParseHeader decodes and checks the header of a file of fileSize bytes:
-// magic, major version, and that every section it points at lies inside the
-// file. Offsets that are all zero (a writer killed before it wrote them) are
-// accepted; the reader then recovers by walking the blocks.
+// magic, major version, its checksum (CheckHeaderCRC), and that every
+// section it points at lies inside the file. Offsets that are all zero (a
+// writer killed before it wrote them) are accepted; the reader then
+// recovers by walking the blocks.
 func ParseHeader(b []byte, fileSize int64) (Header, error) {
 	h, ok := DecodeHeader(b)
 	if !ok {
@@ -79,6 +96,9 @@ func ParseHeader(b []byte, fileSize int64) (Header, error) {
 	}
 	if h.VersionMajor != VersionMajor {
 		return h, Errorf("header", 4, "unsupported format version %d.%d (this reader reads %d.x)", h.VersionMajor, h.VersionMinor, VersionMajor)
+	}
+	if err := CheckHeaderCRC(b); err != nil {
+		return h, err
 	}
 	size := uint64(fileSize)
 	if h.SchemaSize != 0 && !within(h.SchemaOffset, h.SchemaSize, size, HeaderSize) {

@@ -120,6 +120,12 @@ type Footer struct {
 	MaxCycle         uint64
 	CreatedTimestamp uint64     // Unix seconds
 	UnitStats        []UnitStat // appended slot 5
+	// HasCRC: the footer carries checksums (appended slot 6, and slot 8 of
+	// every block entry; see CheckFooterCRC). A builder given HasCRC writes
+	// both, every entry's from its CRC; CRC is the footer's own, as decoded
+	// (a builder computes it).
+	HasCRC bool
+	CRC    uint32
 }
 
 // BlockIndex is the footer's copy of a block's header (FlatBuffers table
@@ -133,6 +139,10 @@ type BlockIndex struct {
 	CompressedSize   uint32
 	DataOffset       uint64   // offset of the inline header
 	Units            []uint16 // appended slot 7; nil when the writer did not record it
+	// CRC is the CRC32C of the block's inline header and data (BlockCRC),
+	// appended slot 8; HasCRC says whether the entry records it.
+	CRC    uint32
+	HasCRC bool
 }
 
 // Inline returns the inline header that a block with this index entry carries.

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 
 // config is a parsed command line.
 type config struct {
+	warn       io.Writer // stderr: warnings of a command that goes on
 	command    string
 	file       string   // the first file: the only one of single-file commands
 	files      []string // every file (operand), in command line order
@@ -373,7 +375,34 @@ func parseSize(v string) (int64, error) {
 // openTrace opens the command's trace with the options every reading
 // command shares (the memory budget), and extra ones.
 func openTrace(c *config, path string, extra ...mmapio.Option) (*mmapio.Reader, error) {
-	return mmapio.Open(path, readerOptions(c, extra...)...)
+	r, err := mmapio.Open(path, readerOptions(c, extra...)...)
+	if err == nil && c.command != "recover" && c.command != "verify" { // they report them their way
+		warnDamaged(c, r)
+	}
+	return r, err
+}
+
+// warnDamaged names on stderr the blocks the recovery walk of r left out
+// between good ones (a footer-less file with a flipped bit): what the
+// command prints lacks their events, which must not go unsaid.
+func warnDamaged(c *config, r *mmapio.Reader) {
+	if c.warn == nil {
+		return
+	}
+	st := r.Status()
+	for _, d := range st.Damaged {
+		fmt.Fprintf(c.warn, "trace_reader: warning: %s: %s: its events are left out\n", r.Path(), oneLine(d))
+	}
+	if tornByDamage(st) {
+		fmt.Fprintf(c.warn, "trace_reader: warning: %s: the blocks from byte %d on are left out: %s\n", r.Path(), st.TornOffset, oneLine(st.TornReason))
+	}
+}
+
+// tornByDamage reports whether the torn tail of a recovered file starts
+// with a whole block that does not decode: a cut leaves a block that runs
+// past the end of the file, or zeros, not that; a flipped bit does.
+func tornByDamage(st mmapio.Status) bool {
+	return st.TornBytes > 0 && strings.Contains(st.TornReason, "does not decode")
 }
 
 // readerOptions are the reader options of the command line, and extra ones.

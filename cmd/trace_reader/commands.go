@@ -51,8 +51,18 @@ func init() {
 			options: originalOptions, operands: traces},
 		{name: "convert", synopsis: "[options] <file.ctrace>...", summary: "Convert the whole trace to text (--limit is ignored).",
 			options: originalOptions, operands: traces},
-		{name: "recover", synopsis: "<file.ctrace> -o OUT", summary: "Write a complete file (schema, blocks, footer) from a footer-less or torn one.",
+		{name: "recover", synopsis: "<file.ctrace> -o OUT", summary: "Write a complete file (schema, blocks, footer) from a footer-less or torn one.\n" +
+			"A damaged block (it does not decode or fails its checksum) is left out and\n" +
+			"named on stderr (block index, offset, why); the exit status is still 0.",
 			options: []*option{optOutput, optJSON, optMemory, optHelp}, arity: oneFile, operands: traces, needsOut: true},
+		{name: "verify", synopsis: "<file.ctrace>...", summary: "Check every byte that can be checked: the header, schema and footer (their\n" +
+			"CRC32C and structure), every block (decoded: its CRC32C, its zstd frames'\n" +
+			"content checksums, its events), the footer's totals, unit sets and unit_stats\n" +
+			"against the blocks, and that every event's format and unit are registered.\n" +
+			"One line per problem (file, section, byte offset, what); per file, one line\n" +
+			"for what it could not check (a file of the original writer has no CRC32C)\n" +
+			"and 'ok' when it found nothing. Exit 0 when every file is ok, 1 otherwise.",
+			options: []*option{optJSON, optMemory, optHelp}, operands: traces},
 		{name: "export", synopsis: "[options] <file.ctrace>... -o OUT", summary: "Write a file trace viewers open: perfetto (ui.perfetto.dev, trace_processor)\n" +
 			"or chrome-json (chrome://tracing). Units become nested tracks, spans slices,\n" +
 			"counters counter tracks, flow ids arrows. A split output is OUT, then\n" +

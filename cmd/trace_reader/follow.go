@@ -267,6 +267,9 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 	if len(fl.schema) == 0 {
 		h.SchemaOffset, h.Flags = 0, h.Flags&^schema.FlagHasSchema
 	}
+	if h.HasChecksums() {
+		h.SchemaCRC = schema.CRC32C(fl.schema) // the schema this snapshot holds (AppendHeader sums the header)
+	}
 	file := schema.AppendHeader(make([]byte, 0, schema.HeaderSize+len(fl.schema)+len(raw)), h)
 	file = append(file, fl.schema...)
 	var ends []int64 // in the file, where each event block's entry (and the frames before it) ends

@@ -21,7 +21,11 @@ Commands:
              for a file not yet created; a file truncated or replaced at its
              path while followed ends it with status 1
   recover    Write a complete file (schema, blocks, footer) from a footer-less
-             or torn one: recover FILE -o OUT (--json: the summary as JSON)
+             or torn one: recover FILE -o OUT (--json: the summary as JSON); damaged
+             blocks are left out and named on stderr (exit 0)
+  verify     Check every checksum, every block and the footer's totals and
+             unit sets against the blocks: one line per problem (--json);
+             exit 0 ok, 1 a problem
   export     Write a file trace viewers open: export --format F FILE -o OUT;
              F: perfetto (default; ui.perfetto.dev, trace_processor),
              chrome-json (chrome://tracing): units become nested tracks, spans
@@ -78,7 +82,8 @@ Export options (and --cycles, --unit, -o, -v, --memory):
                       many runs (a label's are replaced); sql DIR reads it
 
 Stats options (and --cycles, --unit, -o, --memory):
-  --json              JSON instead of tables (also info, diff, merge, recover)
+  --json              JSON instead of tables (also info, diff, merge, recover,
+                      verify)
   --follow            Follow one file being written: per-unit rates every
                       second; when it is closed, a last table whose rates are
                       the whole run's (events read since follow started / wall

@@ -80,6 +80,7 @@ func info(c *config, out io.Writer) error {
 	fmt.Fprintf(w, "\nFile Status:\n")
 	fmt.Fprintf(w, "  Status: %s\n", r.Status())
 	fmt.Fprintf(w, "  Size: %d bytes\n", r.Size())
+	fmt.Fprintf(w, "  Checksums: %s\n", checksumsLine(r))
 	if s.Writer != "" {
 		fmt.Fprintf(w, "  Writer: %s\n", esc(s.Writer))
 	}

@@ -27,6 +27,7 @@ var jsonReports = []struct {
 	{"diff --json", diffReport{}, "One object; the exit status is diff's (0 equal, 1 different, 2 error)."},
 	{"merge --json", mergeReport{}, "One object, printed once the output is in place (what merge prints as a line without --json)."},
 	{"recover --json", recoverReport{}, "One object, printed once the output is in place (what recover prints as lines without --json)."},
+	{"verify --json", verifyReport{}, "One object; the exit status is verify's (0 every file ok, 1 a problem)."},
 }
 
 // analysisDocs describes the fields of analysis.Report's types.
@@ -99,7 +100,7 @@ var analysisDocs = map[string]string{
 // writeJSONReference writes the JSON reports' part of docs/cli.md.
 func writeJSONReference(w io.Writer) error {
 	fmt.Fprintf(w, "### JSON reports\n\n")
-	fmt.Fprintf(w, "`--json` makes info, stats, diff, merge and recover print one JSON object (two-space indented)\n"+
+	fmt.Fprintf(w, "`--json` makes info, stats, diff, merge, recover and verify print one JSON object (two-space indented)\n"+
 		"instead of text; the fields below are all there is (a field is absent only where it\n"+
 		"says so). Counts, ids and cycles are integers, rates numbers, names as the file has them.\n"+
 		"`sql --json` prints the query's result: an array of objects, one per row, keyed by\n"+

@@ -88,6 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		writeHelp(stdout, c.command)
 		return 0
 	}
+	c.warn = stderr
 	err = execute(c, stdout, stderr)
 	var u *usageError
 	var ex *exitError
@@ -133,8 +134,10 @@ func execute(c *config, stdout, stderr io.Writer) error {
 		return mergeFiles(c, stdout, stderr)
 	case "diff":
 		return diffCommand(c, stdout)
+	case "verify":
+		return verifyFiles(c, stdout)
 	case "recover":
-		return recoverFile(c, stdout)
+		return recoverFile(c, stdout, stderr)
 	case "export":
 		if c.format == formatParquet {
 			return exportParquet(c, stdout, stderr)

@@ -28,7 +28,13 @@ func (e *exitError) Error() string { return e.msg }
 
 // openMulti opens every file of the command line as one timeline.
 func openMulti(c *config) (*mmapio.Multi, error) {
-	return mmapio.OpenAll(c.files, readerOptions(c)...)
+	m, err := mmapio.OpenAll(c.files, readerOptions(c)...)
+	if err == nil {
+		for _, r := range m.Readers() {
+			warnDamaged(c, r)
+		}
+	}
+	return m, err
 }
 
 // multiQueries is the command line's filter for each file: --unit matches

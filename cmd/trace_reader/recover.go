@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -14,12 +15,15 @@ import (
 // recoverFile writes a complete copy of c.file to c.output: the schema and
 // every complete block, a footer indexing them and a header pointing at
 // both. The torn tail, if any, is dropped. The copy is written to a
-// temporary file next to the output and renamed into place.
-func recoverFile(c *config, stdout io.Writer) error {
-	return quietWhenDying(recoverTo(c, stdout))
+// temporary file next to the output and renamed into place. A damaged
+// block (one that does not decode, or fails its checksum) is left out and
+// named on stderr, one warning line each; the exit status is still 0, as
+// the output holds every block that reads.
+func recoverFile(c *config, stdout, stderr io.Writer) error {
+	return quietWhenDying(recoverTo(c, stdout, stderr))
 }
 
-func recoverTo(c *config, stdout io.Writer) error {
+func recoverTo(c *config, stdout, stderr io.Writer) error {
 	if err := notInput(c.file, c.output); err != nil {
 		return err
 	}
@@ -50,6 +54,16 @@ func recoverTo(c *config, stdout io.Writer) error {
 		return err
 	}
 	st := r.Status()
+	if st.State == mmapio.StateRecovered && strings.HasPrefix(st.Why, "the footer is rejected") {
+		// Damage, not a cut: the footer's unit_stats and timestamp are lost.
+		fmt.Fprintf(stderr, "trace_reader: warning: recover rebuilt the footer of %s: %s\n", c.file, oneLine(st.Why))
+	}
+	if tornByDamage(st) {
+		fmt.Fprintf(stderr, "trace_reader: warning: recover left out the blocks of %s from byte %d on: %s\n", c.file, st.TornOffset, oneLine(st.TornReason))
+	}
+	for _, e := range rw.Dropped {
+		fmt.Fprintf(stderr, "trace_reader: warning: recover left out %v\n", oneLine(e.Error()))
+	}
 	if c.json {
 		rep := recoverReport{Input: c.file, Status: st.String(), Recovered: st.State != mmapio.StateComplete,
 			Output: c.output, Blocks: rw.Blocks, Events: rw.Events, Bytes: rw.Bytes, LeftOut: []string{}}
@@ -59,9 +73,6 @@ func recoverTo(c *config, stdout io.Writer) error {
 		return writeJSON(stdout, rep)
 	}
 	fmt.Fprintf(stdout, "%s: %s\n", c.file, st)
-	for _, e := range rw.Dropped {
-		fmt.Fprintf(stdout, "left out: %v\n", e)
-	}
 	fmt.Fprintf(stdout, "wrote %s: %d blocks, %d events, %d bytes", c.output, rw.Blocks, rw.Events, rw.Bytes)
 	if len(rw.Dropped) > 0 {
 		fmt.Fprintf(stdout, " (%d damaged blocks left out)", len(rw.Dropped))

@@ -33,6 +33,9 @@ func sqlCommand(c *config, stdout io.Writer) error {
 		return err
 	}
 	defer db.Close()
+	for _, r := range db.Readers() {
+		warnDamaged(c, r)
+	}
 	out := &resultWriter{w: stdout, csv: c.csv, json: c.json}
 	switch {
 	case c.hasQuery:

@@ -6,12 +6,12 @@ import (
 
 	"github.com/chronon-sim/chronon-go/internal/bufpool"
 	"github.com/chronon-sim/chronon-go/internal/zdec"
-	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // AppendBlock appends the uncompressed bytes of block i (the i-th of
 // Blocks, file order) to dst and returns the result, checked as an
-// iteration checks them: the inline header agrees with the index, a zstd
+// iteration checks them: the block's checksum when it has one, the inline
+// header agrees with the index, a zstd
 // frame decodes to the declared size, the events fill the block, are as
 // many as declared and lie in its cycle range. The bytes are the block's
 // events back to back as stored ([args_size][record][args],
@@ -30,13 +30,7 @@ func (f *File) AppendBlock(dst []byte, i int) (_ []byte, err error) {
 		return dst, fmt.Errorf("%s: no block %d (the file has %d)", f.path, i, f.blocks.len())
 	}
 	b := f.blocks.at(int32(i))
-	ih, _ := schema.DecodeBlockHeader(f.data[HeaderOff(&b):])
-	if ih != b.Inline() {
-		// BlockBytes words the error; the bytes are not used.
-		_, buf, err := f.BlockBytes(&b)
-		if buf != nil {
-			bufpool.Put(buf)
-		}
+	if err := f.checkBlock(&b); err != nil {
 		return dst, err
 	}
 	start := len(dst)

@@ -53,3 +53,39 @@ func TestAppendBlock(t *testing.T) {
 	_, err = rb.AppendBlock(nil, 99999)
 	require.ErrorContains(t, err, "no block 99999")
 }
+
+// A frame whose content checksum flag was cleared decodes (its checksum is
+// then 4 stray bytes after it): both ways of reading a block refuse it,
+// and one whose checksum does not match says "checksum mismatch".
+func TestBlockReadsCheckFrames(t *testing.T) {
+	opts := ctracetest.Options{BlockSize: 4096, Compress: true, PerUnit: true}
+	good, err := ctracetest.Build(ctracetest.W1Schema(3), ctracetest.W1Events(2000, 3, 1), opts)
+	require.NoError(t, err)
+	r, err := OpenBytes("good.ctrace", good, Options{})
+	require.NoError(t, err)
+	b0 := r.Blocks()[0]
+	r.Close()
+	require.NotEqual(t, b0.CompressedSize, b0.UncompressedSize)
+	for name, c := range map[string]struct {
+		at   int64
+		bit  byte
+		want string
+	}{
+		"flag cleared":     {PayloadOff(&b0) + 4, 4, "not a zstd frame follow"},
+		"checksum flipped": {BlockEnd(&b0) - 1, 1, "checksum mismatch"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := append([]byte(nil), good...)
+			b[c.at] ^= c.bit
+			r, err := OpenBytes("bad.ctrace", b, Options{})
+			require.NoError(t, err)
+			defer r.Close()
+			_, err = r.AppendBlock(nil, 0)
+			require.ErrorContains(t, err, "block 0")
+			require.ErrorContains(t, err, c.want)
+			blk := r.Blocks()[0]
+			_, _, err = r.BlockBytes(&blk)
+			require.ErrorContains(t, err, c.want)
+		})
+	}
+}

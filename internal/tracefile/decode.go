@@ -110,12 +110,8 @@ func (f *File) BlockBytesInto(b *Block, own *zdec.Own) (data []byte, buf *[]byte
 	if f.data == nil {
 		return nil, nil, ErrClosed
 	}
-	ih, _ := schema.DecodeBlockHeader(f.data[HeaderOff(b):])
-	if ih != b.Inline() {
-		return nil, nil, formatErr(f.path, BlockSection(int(b.Index)), HeaderOff(b),
-			"inline header {events %d, cycles %d-%d, sizes %d/%d} disagrees with the footer {events %d, cycles %d-%d, sizes %d/%d}",
-			ih.EventCount, ih.MinCycle, ih.MaxCycle, ih.UncompressedSize, ih.CompressedSize,
-			b.EventCount, b.MinCycle, b.MaxCycle, b.UncompressedSize, b.CompressedSize)
+	if err := f.checkBlock(b); err != nil {
+		return nil, nil, err
 	}
 	src := f.data[PayloadOff(b):BlockEnd(b)]
 	if IsRaw(b) {
@@ -126,6 +122,29 @@ func (f *File) BlockBytesInto(b *Block, own *zdec.Own) (data []byte, buf *[]byte
 		return nil, nil, formatErr(f.path, BlockSection(int(b.Index)), PayloadOff(b), "%v", err)
 	}
 	return data, buf, nil
+}
+
+// checkBlock checks block b's bytes against what the file says of them,
+// before anything reads them: their checksum, when the footer records one
+// (a flipped bit anywhere in the inline header or the data, compressed or
+// raw), and the inline header against the footer's entry. Every read of a
+// block's bytes comes through here (BlockBytesInto, AppendBlock, Verify).
+func (f *File) checkBlock(b *Block) error {
+	if b.HasCRC {
+		if got := schema.BlockCRC(f.data[HeaderOff(b):BlockEnd(b)]); got != b.CRC {
+			return formatErr(f.path, BlockSection(int(b.Index)), HeaderOff(b),
+				"checksum mismatch: the block's %d bytes (inline header and data) have CRC32C %08x, the footer says %08x",
+				BlockEnd(b)-HeaderOff(b), got, b.CRC)
+		}
+	}
+	ih, _ := schema.DecodeBlockHeader(f.data[HeaderOff(b):])
+	if ih != b.Inline() {
+		return formatErr(f.path, BlockSection(int(b.Index)), HeaderOff(b),
+			"inline header {events %d, cycles %d-%d, sizes %d/%d} disagrees with the footer {events %d, cycles %d-%d, sizes %d/%d}",
+			ih.EventCount, ih.MinCycle, ih.MaxCycle, ih.UncompressedSize, ih.CompressedSize,
+			b.EventCount, b.MinCycle, b.MaxCycle, b.UncompressedSize, b.CompressedSize)
+	}
+	return nil
 }
 
 // wholeBlock reports whether the query wants every event of b: its cycle

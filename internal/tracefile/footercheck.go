@@ -24,6 +24,8 @@ type footerCheck struct {
 	minC    uint64
 	maxC    uint64
 
+	wantCRC bool // the footer carries checksums: so must every entry
+
 	badEntry int // entry of the first finding
 	bad      string
 }
@@ -69,6 +71,9 @@ func (c *footerCheck) why(i int, e *schema.BlockIndex) string {
 	}
 	if e.Index != uint32(i) {
 		return fmt.Sprintf(": records block_index %d, want %d (entries are in file order)", e.Index, i)
+	}
+	if c.wantCRC && !e.HasCRC {
+		return fmt.Sprintf(" (block at byte %d): no crc32c, but the footer carries checksums", e.DataOffset)
 	}
 	return ""
 }

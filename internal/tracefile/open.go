@@ -103,6 +103,9 @@ func (f *File) parseHeader() (cutSections, error) {
 	if raw.VersionMajor != schema.VersionMajor {
 		return cut, withFile(err, f.path)
 	}
+	if cerr := schema.CheckHeaderCRC(f.data); cerr != nil {
+		return cut, withFile(cerr, f.path) // no offset of a damaged header is a sign of a cut
+	}
 	// An offset inside the header is corruption; one past the end of the
 	// file means the file was cut short, and recovery can use what remains.
 	pastEnd := func(off, n uint64) bool { return off >= schema.HeaderSize && (off > size || n > size-off) }
@@ -145,6 +148,9 @@ func (f *File) loadSchema(cut, hasFooter bool) error {
 	}
 	if h.SchemaSize != 0 {
 		off, n := int64(h.SchemaOffset), int64(h.SchemaSize)
+		if err := schema.CheckSchemaCRC(h, f.data[off:off+n], off); err != nil {
+			return withFile(err, f.path)
+		}
 		s, _, err := schema.DecodeSchema(f.data[off:off+n], off)
 		if err != nil {
 			return withFile(err, f.path)
@@ -188,8 +194,19 @@ func (f *File) loadFooter(keys *blockKeys) error {
 	// A finding about an entry is reported only once the whole footer has
 	// verified: a structural error anywhere in it comes first, as it did
 	// when the footer was decoded before its entries were checked.
+	sec := f.data[off : off+int64(h.FooterSize)]
+	// The checksum first: a damaged footer is reported as damaged, not as
+	// whatever its decoding would make of the flipped bits.
+	hasCRC, err := schema.CheckFooterCRC(sec, off)
+	if err != nil {
+		return withFile(err, f.path)
+	}
+	if !hasCRC && h.HasChecksums() {
+		return formatErr(f.path, "footer", off, "the header says the file carries checksums (FLAG_CHECKSUMS), the footer has no crc32c field")
+	}
 	chk := newFooterCheck(h, len(f.data))
-	x, err := schema.DecodeFooterIndex(f.data[off:off+int64(h.FooterSize)], off, func(i, n int, e *schema.BlockIndex, hasUnits bool) error {
+	chk.wantCRC = hasCRC
+	x, err := schema.DecodeFooterIndex(sec, off, func(i, n int, e *schema.BlockIndex, hasUnits bool) error {
 		chk.entry(i, e)
 		if chk.bad != "" {
 			return nil // keys are no longer needed

@@ -3,6 +3,7 @@ package tracefile
 import (
 	"encoding/binary"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -24,10 +25,14 @@ import (
 //
 // A candidate counts as a block only if its header is plausible, its data
 // lies in the file, and it decodes completely: zstd to exactly the declared
-// size, exactly the declared number of events, every cycle in its range. The
-// walk stops at the first candidate that fails; what follows is the torn
-// tail, reported (Status) and ignored. Blocks of no events whose data is a
-// zstd skippable frame (chronon-go's schema frames) are stepped over.
+// size, exactly the declared number of events, every cycle in its range. A
+// candidate that fails its zstd content checksum (a flipped bit) but is
+// followed, where its header says the next block starts, by one that
+// decodes, or is the last and whole, is a damaged block: left out and
+// listed (Status.Damaged), and the walk goes on. The failing candidates after the last good one, and
+// whatever cannot be read as a block header, are the torn tail, reported
+// (Status) and ignored. Blocks of no events whose data is a zstd skippable
+// frame (chronon-go's schema frames) are stepped over.
 
 // maxFirstBlockSearch bounds how far past the schema the first block is
 // looked for when the header does not say where it is.
@@ -59,7 +64,8 @@ func (f *File) recoverBlocks(why string, firstCut bool) error {
 			f.schemaSize += start - from
 		}
 	}
-	blocks, tornAt, reason := f.walk(start)
+	blocks, tornAt, reason, damaged := f.walk(start)
+	st.Damaged = damaged
 	f.blocks = blockTable{list: blocks}
 	st.Blocks = len(blocks)
 	for i := range blocks {
@@ -168,9 +174,10 @@ func (f *File) emptyBlockAt(off int64) (end int64, why string) {
 }
 
 // walk follows inline headers from start and verifies the blocks found, in
-// parallel. It returns the complete blocks, where the torn tail begins and
-// why the bytes there are not a block.
-func (f *File) walk(start int64) ([]Block, int64, string) {
+// parallel. It returns the complete blocks, where the torn tail begins, why
+// the bytes there are not a block, and the damaged blocks left out before
+// it (where and why).
+func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged []string) {
 	size := int64(len(f.data))
 	var cands []Block
 	off := start
@@ -190,12 +197,87 @@ func (f *File) walk(start int64) ([]Block, int64, string) {
 		cands = append(cands, b)
 		off = BlockEnd(&b)
 	}
-	// Verify every candidate; the first that fails ends the walk.
+	// Verify the candidates. One that fails its checksum (a zstd frame's
+	// content checksum: a flipped bit, not a cut) does not end the walk
+	// when the one after it is good: it is a damaged block, left out. Any
+	// other failure, or two in a row, ends it (the torn tail), and nothing
+	// past them is decoded.
 	errs := make([]error, len(cands))
+	for i := range errs {
+		errs[i] = errUnverified
+	}
+	for from := 0; from < len(cands); {
+		i := f.verifyFrom(cands, errs, from)
+		if i+1 >= len(cands) || !isChecksumErr(errs[i]) {
+			break
+		}
+		if errs[i+1] == errUnverified { // not already, beside i
+			cands[i+1].Units, errs[i+1] = f.Verify(&cands[i+1])
+		}
+		if errs[i+1] != nil {
+			cands = cands[:i+2] // the walk ends at i: what follows is not decoded
+			break
+		}
+		from = i + 2
+	}
+	failed := func(i int) string {
+		reason := errs[i].Error()
+		if fe := (*schema.FormatError)(nil); errors.As(errs[i], &fe) {
+			reason = fe.Reason
+		}
+		return "block at byte " + itoa(int(cands[i].DataOffset)) + " does not decode: " + reason
+	}
+	// Zero bytes read as empty blocks: a zero-filled tail (preallocated, or
+	// what some file systems leave after a crash) is torn, not blocks.
+	n := zeroTail(f.data, cands)
+	last := n - 1 // the last good candidate
+	for last >= 0 && errs[last] != nil {
+		last--
+	}
+	good := cands[:0]
+	for i := 0; i <= last; i++ {
+		if errs[i] != nil {
+			damaged = append(damaged, failed(i))
+			continue
+		}
+		cands[i].Index = uint32(len(good))
+		good = append(good, cands[i])
+	}
+	if last+2 == len(cands) && n == len(cands) && isChecksumErr(errs[last+1]) {
+		// The last block is whole (a cut leaves a block whose data runs
+		// past the end) and fails its checksum: damaged, not torn.
+		damaged = append(damaged, failed(last+1))
+		return good, off, stop, damaged
+	}
+	switch {
+	case last+1 < n:
+		return good, HeaderOff(&cands[last+1]), failed(last + 1), damaged
+	case n < len(cands):
+		return good, HeaderOff(&cands[n]), "zero bytes where a block header would be", damaged
+	}
+	return good, off, stop, damaged
+}
+
+// isChecksumErr reports whether a block failed its checksum (the wording
+// zdec and checkBlock give the mismatch): damage, where other failures of
+// a footer-less file's last blocks may be what a cut leaves.
+func isChecksumErr(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "checksum mismatch")
+}
+
+// errUnverified marks a candidate the walk has not decoded yet.
+var errUnverified = errors.New("not verified")
+
+// verifyFrom verifies cands[from:] in parallel, setting errs and each
+// candidate's Units, and returns the lowest failing index (len(cands) when
+// none fails); candidates past it may be left unverified.
+func (f *File) verifyFrom(cands []Block, errs []error, from int) int {
+	rest := cands[from:]
 	var wg sync.WaitGroup
-	workers := min(f.opts.Decoders, len(cands), f.Verifiers(cands))
-	var next atomic.Int64
-	var bad atomic.Int64 // lowest failed candidate: the walk ends there, the rest need no decoding
+	workers := min(f.opts.Decoders, len(rest), f.Verifiers(rest))
+	next := atomic.Int64{}
+	next.Store(int64(from))
+	var bad atomic.Int64 // lowest failed candidate: the rest need no decoding
 	bad.Store(int64(len(cands)))
 	for range workers {
 		wg.Add(1)
@@ -214,23 +296,7 @@ func (f *File) walk(start int64) ([]Block, int64, string) {
 		}()
 	}
 	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			var reason string
-			if fe := (*schema.FormatError)(nil); errors.As(err, &fe) {
-				reason = fe.Reason
-			} else {
-				reason = err.Error()
-			}
-			return cands[:i], HeaderOff(&cands[i]), "block at byte " + itoa(int(cands[i].DataOffset)) + " does not decode: " + reason
-		}
-	}
-	// Zero bytes read as empty blocks: a zero-filled tail (preallocated, or
-	// what some file systems leave after a crash) is torn, not blocks.
-	if n := zeroTail(f.data, cands); n < len(cands) {
-		return cands[:n], HeaderOff(&cands[n]), "zero bytes where a block header would be"
-	}
-	return cands, off, stop
+	return int(bad.Load())
 }
 
 // zeroTail returns how many of cands remain when the trailing empty blocks

@@ -18,6 +18,10 @@ type Status struct {
 	TornOffset int64
 	TornBytes  int64
 	TornReason string
+	// Damaged lists the blocks of a recovered file that did not decode but
+	// were followed by good ones (a flipped bit, not a cut): left out, each
+	// as "block at byte N does not decode: why".
+	Damaged []string
 }
 
 // Block is one event block as the file knows it: the footer's entry for it

@@ -3,7 +3,21 @@ package zdec
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 )
+
+const (
+	frameMagic    = 0xFD2FB528
+	skippableMask = 0xFFFFFFF0
+	skippableBase = 0x184D2A50
+)
+
+// isFrameStart reports whether b starts with a zstd frame's magic or a
+// skippable frame's.
+func isFrameStart(b []byte) bool {
+	m := binary.LittleEndian.Uint32(b)
+	return m == frameMagic || m&skippableMask == skippableBase
+}
 
 // Bound returns an upper bound of what the zstd frames in src decode
 // to, from their block headers alone (RFC 8878 section 3.1): a raw or RLE
@@ -12,16 +26,13 @@ import (
 // (3 bytes per zstd block), so a block can be refused before a buffer is
 // allocated for a size its frames cannot reach.
 func Bound(src []byte) (uint64, error) {
-	const (
-		frameMagic    = 0xFD2FB528
-		skippableMask = 0xFFFFFFF0
-		skippableBase = 0x184D2A50
-		maxBlockOut   = 128 << 10
-	)
+	const maxBlockOut = 128 << 10
 	var bound uint64
 	for p := 0; p < len(src); {
-		if len(src)-p < 4 {
-			return bound, errors.New("trailing bytes after the last frame")
+		if len(src)-p < 4 || p > 0 && !isFrameStart(src[p:]) {
+			// What a frame whose checksum flag was cleared leaves: its
+			// 4-byte checksum after its end.
+			return bound, fmt.Errorf("the frames end at byte %d, and %d bytes that are not a zstd frame follow", p, len(src)-p)
 		}
 		magic := binary.LittleEndian.Uint32(src[p:])
 		if magic&skippableMask == skippableBase {
@@ -88,7 +99,7 @@ func Bound(src []byte) (uint64, error) {
 		}
 		if checksum {
 			if len(src)-p < 4 {
-				return bound, errors.New("truncated checksum")
+				return bound, fmt.Errorf("the frame's checksum flag is set, but %d bytes follow its last block where its 4-byte checksum would be", len(src)-p)
 			}
 			p += 4
 		}

@@ -52,7 +52,7 @@ func decodeStreamed(src []byte, usize int, own *Own) (*[]byte, error) {
 	} else if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		err = fmt.Errorf("the zstd frames decode to %d bytes, the block header declares %d", n, usize)
 	} else {
-		err = fmt.Errorf("zstd frame does not decode to the declared %d bytes: %w", usize, err)
+		err = decodeErr(err, usize)
 	}
 	own.putUnlessOwn(buf)
 	return nil, err

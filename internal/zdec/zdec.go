@@ -9,6 +9,7 @@
 package zdec
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -94,6 +95,14 @@ func Decode(src []byte, usize int, own *Own) (data []byte, buf *[]byte, err erro
 	if err := zh.Decode(src); err != nil {
 		return nil, nil, fmt.Errorf("block data is not a zstd frame: %v", err)
 	}
+	// The frames must fill the data exactly: a frame whose checksum flag
+	// was cleared ends 4 bytes early (its checksum left over), one whose
+	// flag was set runs 4 bytes past. Their block headers say where they
+	// end (3 bytes per zstd block: nothing beside decoding them).
+	bound, err := Bound(src)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the block's %d data bytes are not whole zstd frames: %v", len(src), err)
+	}
 	if zh.HasFCS && zh.FrameContentSize != uint64(usize) {
 		return nil, nil, fmt.Errorf("zstd frame holds %d bytes, the block header declares %d", zh.FrameContentSize, usize)
 	}
@@ -106,11 +115,8 @@ func Decode(src []byte, usize int, own *Own) (data []byte, buf *[]byte, err erro
 	if !zh.HasFCS {
 		// The size is declared only by the block header: check that the
 		// frames can hold that much before allocating for it.
-		if bound, err := Bound(src); err != nil || bound < uint64(usize) {
-			if err == nil {
-				err = fmt.Errorf("they hold at most %d bytes", bound)
-			}
-			return nil, nil, fmt.Errorf("the zstd frames cannot hold the declared %d bytes: %v", usize, err)
+		if bound < uint64(usize) {
+			return nil, nil, fmt.Errorf("the zstd frames cannot hold the declared %d bytes: they hold at most %d bytes", usize, bound)
 		}
 		if buf, err = decodeStreamed(src, usize, own); err != nil {
 			return nil, nil, err
@@ -121,11 +127,19 @@ func Decode(src []byte, usize int, own *Own) (data []byte, buf *[]byte, err erro
 	out, err := dec.DecodeAll(src, (*buf)[:0])
 	if err != nil {
 		own.putUnlessOwn(buf)
-		return nil, nil, fmt.Errorf("zstd frame does not decode to the declared %d bytes: %v", usize, err)
+		return nil, nil, decodeErr(err, usize)
 	}
 	if len(out) != usize {
 		own.putUnlessOwn(buf)
 		return nil, nil, fmt.Errorf("zstd frame decodes to %d bytes, the block header declares %d", len(out), usize)
 	}
 	return out, buf, nil
+}
+
+// decodeErr words an error of the zstd decoder for a block of usize bytes.
+func decodeErr(err error, usize int) error {
+	if errors.Is(err, zstd.ErrCRCMismatch) {
+		return fmt.Errorf("checksum mismatch: the zstd frame's content checksum does not match the %d bytes it decodes to", usize)
+	}
+	return fmt.Errorf("zstd frame does not decode to the declared %d bytes: %w", usize, err)
 }

@@ -143,8 +143,20 @@ func (rcv *BlockHeader) MutateUnits(j int, n uint16) bool {
 	return false
 }
 
+func (rcv *BlockHeader) Crc32c() uint32 {
+	o := flatbuffers.UOffsetT(rcv._tab.Offset(20))
+	if o != 0 {
+		return rcv._tab.GetUint32(o + rcv._tab.Pos)
+	}
+	return 0
+}
+
+func (rcv *BlockHeader) MutateCrc32c(n uint32) bool {
+	return rcv._tab.MutateUint32Slot(20, n)
+}
+
 func BlockHeaderStart(builder *flatbuffers.Builder) {
-	builder.StartObject(8)
+	builder.StartObject(9)
 }
 func BlockHeaderAddBlockIndex(builder *flatbuffers.Builder, blockIndex uint32) {
 	builder.PrependUint32Slot(0, blockIndex, 0)
@@ -172,6 +184,9 @@ func BlockHeaderAddUnits(builder *flatbuffers.Builder, units flatbuffers.UOffset
 }
 func BlockHeaderStartUnitsVector(builder *flatbuffers.Builder, numElems int) flatbuffers.UOffsetT {
 	return builder.StartVector(2, numElems, 2)
+}
+func BlockHeaderAddCrc32c(builder *flatbuffers.Builder, crc32c uint32) {
+	builder.PrependUint32Slot(8, crc32c, 0)
 }
 func BlockHeaderEnd(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
 	return builder.EndObject()

@@ -121,8 +121,20 @@ func (rcv *FileFooter) UnitStatsLength() int {
 	return 0
 }
 
+func (rcv *FileFooter) Crc32c() uint32 {
+	o := flatbuffers.UOffsetT(rcv._tab.Offset(16))
+	if o != 0 {
+		return rcv._tab.GetUint32(o + rcv._tab.Pos)
+	}
+	return 0
+}
+
+func (rcv *FileFooter) MutateCrc32c(n uint32) bool {
+	return rcv._tab.MutateUint32Slot(16, n)
+}
+
 func FileFooterStart(builder *flatbuffers.Builder) {
-	builder.StartObject(6)
+	builder.StartObject(7)
 }
 func FileFooterAddBlocks(builder *flatbuffers.Builder, blocks flatbuffers.UOffsetT) {
 	builder.PrependUOffsetTSlot(0, flatbuffers.UOffsetT(blocks), 0)
@@ -147,6 +159,9 @@ func FileFooterAddUnitStats(builder *flatbuffers.Builder, unitStats flatbuffers.
 }
 func FileFooterStartUnitStatsVector(builder *flatbuffers.Builder, numElems int) flatbuffers.UOffsetT {
 	return builder.StartVector(4, numElems, 4)
+}
+func FileFooterAddCrc32c(builder *flatbuffers.Builder, crc32c uint32) {
+	builder.PrependUint32Slot(6, crc32c, 0)
 }
 func FileFooterEnd(builder *flatbuffers.Builder) flatbuffers.UOffsetT {
 	return builder.EndObject()

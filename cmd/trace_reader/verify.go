@@ -1,0 +1,293 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/chronon-sim/chronon-go/internal/bufpool"
+	"github.com/chronon-sim/chronon-go/internal/rawread"
+	"github.com/chronon-sim/chronon-go/internal/tracefile"
+	"github.com/chronon-sim/chronon-go/mmapio"
+)
+
+// verifyFiles checks every byte of each file that can be checked: opening
+// it verifies the header, schema and footer (their checksums and
+// structure); then every block is decoded (its CRC32C, its zstd frames'
+// content checksums, its events), and the footer's totals, unit sets and
+// unit_stats and the events' format and unit ids are checked against what
+// the blocks hold. One line per problem (file, section, offset, what), one
+// line per file for what could not be checked, one "ok" line for a file
+// without problems (--json: the same as one object). Exit 1 when any file
+// has a problem.
+func verifyFiles(c *config, stdout io.Writer) error {
+	rep := verifyReport{Files: []verifyFileReport{}}
+	bad := 0
+	for _, path := range c.files {
+		fr := verifyFile(c, path)
+		if !fr.OK {
+			bad++
+		}
+		if !c.json {
+			for _, p := range fr.Problems {
+				fmt.Fprintf(stdout, "%s\n", p)
+			}
+			for _, s := range fr.NotChecked {
+				fmt.Fprintf(stdout, "%s: not checked: %s\n", path, s)
+			}
+			if fr.OK {
+				fmt.Fprintf(stdout, "%s: ok: %d blocks, %d events\n", path, fr.Blocks, fr.Events)
+			}
+		}
+		rep.Files = append(rep.Files, fr)
+	}
+	rep.OK = bad == 0
+	if c.json {
+		if err := writeJSON(stdout, rep); err != nil {
+			return err
+		}
+	}
+	if bad > 0 {
+		return &exitError{code: 1, msg: fmt.Sprintf("verify: %d of %d files have problems", bad, len(c.files))}
+	}
+	return nil
+}
+
+// verifyReport is what verify --json prints.
+type verifyReport struct {
+	OK    bool               `json:"ok" doc:"No file has a problem (the exit status is then 0, else 1)"`
+	Files []verifyFileReport `json:"files" doc:"One per file, in the order given"`
+}
+
+type verifyFileReport struct {
+	File       string   `json:"file" doc:"The file"`
+	OK         bool     `json:"ok" doc:"Nothing verify checked has a problem"`
+	Problems   []string `json:"problems" doc:"One message per problem: the file, the section, the byte offset and what is wrong"`
+	NotChecked []string `json:"not_checked" doc:"What the file gives nothing to check against (no CRC32C in a file of the original writer, no footer)"`
+	Blocks     int      `json:"blocks" doc:"Blocks read"`
+	Events     uint64   `json:"events" doc:"Events in the blocks that decoded"`
+}
+
+// verifyFile verifies one file.
+func verifyFile(c *config, path string) verifyFileReport {
+	fr := verifyFileReport{File: path, Problems: []string{}, NotChecked: []string{}}
+	r, err := openTrace(c, path)
+	if err != nil {
+		fr.Problems = append(fr.Problems, oneLine(err.Error()))
+		return fr
+	}
+	defer r.Close()
+	f := rawread.File(r)
+	v := verifier{f: f, path: path, perUnit: map[uint16]uint64{}}
+	v.formats = map[uint32]bool{}
+	v.units = map[uint16]bool{}
+	v.ours = f.Header().HasChecksums()
+	if s := f.Schema(); s != nil && f.Header().SchemaSize != 0 {
+		v.hasSchema = true
+		for _, x := range s.Formats {
+			v.formats[x.ID] = true
+		}
+		for _, u := range s.Units {
+			v.units[u.ID] = true
+		}
+	}
+	for _, d := range f.Status().Damaged { // left out by the walk of a footer-less file
+		v.problem("%s: %s", path, oneLine(d))
+	}
+	if st := r.Status(); tornByDamage(st) {
+		v.problem("%s: torn tail at byte %d: %s", path, st.TornOffset, oneLine(st.TornReason))
+	}
+	for _, b := range f.Blocks() {
+		v.block(b)
+	}
+	if err := r.Err(); err != nil { // the file shrank while it was read
+		v.problem("%s", oneLine(err.Error()))
+	}
+	v.totals()
+	fr.Problems = append(fr.Problems, v.problems...)
+	fr.NotChecked = append(fr.NotChecked, v.cannot()...)
+	fr.OK = len(fr.Problems) == 0
+	fr.Blocks, fr.Events = v.blocks, v.events
+	return fr
+}
+
+type verifier struct {
+	f        *tracefile.File
+	path     string
+	problems []string
+
+	formats map[uint32]bool // format ids of the schema
+	units   map[uint16]bool // unit ids of the schema
+
+	blocks, decoded int
+	events          uint64
+	minC, maxC      uint64
+	perUnit         map[uint16]uint64 // events of each unit in the good blocks
+	framesWithSum   int               // zstd blocks whose frame has a content checksum
+	zstdBlocks      int
+	unknownFormats  int    // events whose format id the schema does not register
+	firstUnknown    uint32 // the first of those ids
+	unknownUnits    int
+	hasSchema       bool
+	ours            bool // the file carries checksums: chronon-go wrote it
+}
+
+func (v *verifier) problem(format string, args ...any) {
+	v.problems = append(v.problems, fmt.Sprintf(format, args...))
+}
+
+// block decodes block b (every check a read makes) and checks its events'
+// ids against the schema and its recorded unit set against its events.
+func (v *verifier) block(b tracefile.Block) {
+	f := v.f
+	v.blocks++
+	if !tracefile.IsRaw(&b) && b.UncompressedSize > 0 && b.CompressedSize >= 5 {
+		v.zstdBlocks++
+		if f.Data()[tracefile.PayloadOff(&b)+4]&4 != 0 { // Frame_Header_Descriptor: Content_Checksum_flag
+			v.framesWithSum++
+		}
+	}
+	data, buf, err := f.BlockBytes(&b)
+	if err != nil {
+		v.problem("%s", oneLine(err.Error()))
+		return
+	}
+	if buf != nil {
+		defer bufpool.Put(buf)
+	}
+	var bd tracefile.Decoded
+	sel := &tracefile.Selector{All: true, Start: 0, End: ^uint64(0)}
+	if err := f.ScanEvents(&b, data, sel, &bd); err != nil {
+		v.problem("%s", oneLine(err.Error()))
+		return
+	}
+	var seen []uint16
+	for i := range bd.Recs {
+		rc := &bd.Recs[i]
+		if !v.hasSchema {
+			continue
+		}
+		if !v.formats[rc.Fid] {
+			// The original writer records events of formats it never
+			// registered (dump prints them as unknown): a note for its
+			// files, a problem in ours (chronon registers before it emits).
+			if v.ours {
+				v.problem("%s: %s at byte %d: event at cycle %d has format id %d, which the schema does not register",
+					v.path, tracefile.BlockSection(int(b.Index)), tracefile.HeaderOff(&b), rc.Cycle, rc.Fid)
+				return
+			}
+			if v.unknownFormats++; v.unknownFormats == 1 {
+				v.firstUnknown = rc.Fid
+			}
+		}
+		if rc.Unit != 0 && !v.units[rc.Unit] {
+			if !v.ours {
+				v.unknownUnits++
+				continue
+			}
+			v.problem("%s: %s at byte %d: event at cycle %d has unit id %d, which the schema does not register",
+				v.path, tracefile.BlockSection(int(b.Index)), tracefile.HeaderOff(&b), rc.Cycle, rc.Unit)
+			return
+		}
+	}
+	v.decoded++ // the totals count only blocks whose every event was checked
+	for i := range bd.Recs {
+		rc := &bd.Recs[i]
+		v.perUnit[rc.Unit]++
+		if !slices.Contains(seen, rc.Unit) {
+			seen = append(seen, rc.Unit)
+		}
+	}
+	v.events += uint64(len(bd.Recs))
+	if len(bd.Recs) > 0 {
+		if v.events == uint64(len(bd.Recs)) || b.MinCycle < v.minC {
+			v.minC = b.MinCycle
+		}
+		v.maxC = max(v.maxC, b.MaxCycle)
+	}
+	if b.Units != nil {
+		slices.Sort(seen)
+		if !slices.Equal(seen, b.Units) {
+			v.problem("%s: footer at byte %d: block %d lists units %v, its events are of units %v",
+				v.path, v.footerOff(), b.Index, b.Units, seen)
+		}
+	}
+}
+
+func (v *verifier) footerOff() int64 { return int64(v.f.Header().FooterOffset) }
+
+// totals checks the footer's totals and unit_stats against the blocks,
+// when every block decoded (else the sums mean nothing).
+func (v *verifier) totals() {
+	ft := v.f.Footer()
+	if ft == nil || v.f.Status().Recovered || v.decoded != v.blocks {
+		return
+	}
+	if ft.TotalEvents != v.events {
+		v.problem("%s: footer at byte %d: total_events %d, the blocks hold %d", v.path, v.footerOff(), ft.TotalEvents, v.events)
+	}
+	if v.events > 0 && (ft.MinCycle != v.minC || ft.MaxCycle != v.maxC) {
+		v.problem("%s: footer at byte %d: cycles %d-%d, the blocks' are %d-%d", v.path, v.footerOff(), ft.MinCycle, ft.MaxCycle, v.minC, v.maxC)
+	}
+	for _, s := range v.f.UnitStats() {
+		if got := v.perUnit[s.UnitID]; s.Written != got {
+			v.problem("%s: footer at byte %d: unit_stats of unit %d say %d events written, the blocks hold %d", v.path, v.footerOff(), s.UnitID, s.Written, got)
+		}
+		if s.Emitted != s.Written+s.Dropped {
+			v.problem("%s: footer at byte %d: unit_stats of unit %d: emitted %d is not written %d + dropped %d", v.path, v.footerOff(), s.UnitID, s.Emitted, s.Written, s.Dropped)
+		}
+	}
+}
+
+// cannot says what the file gives nothing to check against.
+func (v *verifier) cannot() []string {
+	var out []string
+	if !v.f.Header().HasChecksums() {
+		out = append(out, "no CRC32C checksums (a file of the original writer or an older chronon-go): the header, schema, footer and raw blocks are checked for structure only")
+	}
+	if n := v.zstdBlocks - v.framesWithSum; n > 0 && !v.f.Header().HasChecksums() {
+		out = append(out, fmt.Sprintf("%d of %d zstd blocks have no content checksum: their data is checked only by decoding it", n, v.zstdBlocks))
+	}
+	if !v.hasSchema {
+		out = append(out, "no schema: the events' format and unit ids have nothing to be checked against")
+	} else if v.unknownFormats > 0 {
+		out = append(out, fmt.Sprintf("%d events have format ids the schema does not register (the first: %d): what they print cannot be checked", v.unknownFormats, v.firstUnknown))
+	}
+	if v.unknownUnits > 0 {
+		out = append(out, fmt.Sprintf("%d events have unit ids the schema does not register", v.unknownUnits))
+	}
+	if v.f.Status().Recovered {
+		out = append(out, "no usable footer (recovered by walking the blocks): no totals, unit sets or unit_stats to check the blocks against")
+	}
+	return out
+}
+
+// checksumsLine is what info says of a file's checksums.
+func checksumsLine(r *mmapio.Reader) string {
+	f := rawread.File(r)
+	var frames, sums int
+	for _, b := range f.Blocks() {
+		if !tracefile.IsRaw(&b) && b.UncompressedSize > 0 && b.CompressedSize >= 5 {
+			frames++
+			if f.Data()[tracefile.PayloadOff(&b)+4]&4 != 0 {
+				sums++
+			}
+		}
+	}
+	s := "none"
+	if f.Header().HasChecksums() {
+		s = "CRC32C of header, schema"
+		if f.Footer() != nil && !f.Status().Recovered {
+			s += ", footer, every block"
+		}
+	}
+	if sums > 0 {
+		if s == "none" {
+			s = ""
+		} else {
+			s += "; "
+		}
+		s += fmt.Sprintf("zstd content checksum in %d of %d frames", sums, frames)
+	}
+	return s
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/workload"
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// verify: a file we wrote is ok; a flipped bit in one of its blocks is one
+// line naming the file, the block, its offset and the checksum, exit 1; a
+// file of the original writer is ok and says what could not be checked;
+// info says which checksums a file carries.
+func TestVerify(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "w1.ctrace")
+	_, err := workload.Run("w1", good, 4000, 4, 1, chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	code, out, errOut := runTool("verify", good)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, good+": ok: ", out[:len(good)+6])
+	require.NotContains(t, out, "not checked")
+
+	// What merge and recover write carries the checksums too.
+	merged, recovered := filepath.Join(dir, "merged.ctrace"), filepath.Join(dir, "recovered.ctrace")
+	code, _, errOut = runTool("merge", "-o", merged, good)
+	require.Equal(t, 0, code, errOut)
+	code, _, errOut = runTool("recover", good, "-o", recovered)
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, errOut)
+	for _, p := range []string{merged, recovered} {
+		code, out, errOut = runTool("verify", p)
+		require.Equal(t, 0, code, errOut)
+		require.Equal(t, p+": ok: ", out[:len(p)+6])
+		require.NotContains(t, out, "not checked")
+		code, out, _ = runTool("info", p)
+		require.Equal(t, 0, code)
+		require.Contains(t, out, "  Checksums: CRC32C of header, schema, footer, every block")
+	}
+
+	code, out, _ = runTool("info", good)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "  Checksums: CRC32C of header, schema, footer, every block")
+
+	b, err := os.ReadFile(good)
+	require.NoError(t, err)
+	h, err := schema.ParseHeader(b, int64(len(b)))
+	require.NoError(t, err)
+	foot, err := schema.DecodeFooter(b[h.FooterOffset:h.FooterOffset+h.FooterSize], int64(h.FooterOffset))
+	require.NoError(t, err)
+	blk := foot.Blocks[1]
+	bad := filepath.Join(dir, "bad.ctrace")
+	c := append([]byte(nil), b...)
+	c[blk.DataOffset+schema.BlockHeaderSize+uint64(blk.CompressedSize)/2] ^= 0x20
+	require.NoError(t, os.WriteFile(bad, c, 0o644))
+	code, out, errOut = runTool("verify", good, bad)
+	require.Equal(t, 1, code)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Len(t, lines, 2, out)
+	require.True(t, strings.HasPrefix(lines[0], good+": ok: "), lines[0])
+	require.Contains(t, lines[1], bad+": block 1 at byte ")
+	require.Contains(t, lines[1], "checksum mismatch")
+	require.Contains(t, errOut, "1 of 2 files have problems")
+
+	code, out, _ = runTool("verify", "--json", good, bad)
+	require.Equal(t, 1, code)
+	var rep verifyReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.False(t, rep.OK)
+	require.Len(t, rep.Files, 2)
+	require.True(t, rep.Files[0].OK)
+	require.Empty(t, rep.Files[0].Problems)
+	require.False(t, rep.Files[1].OK)
+	require.Equal(t, []string{lines[1]}, rep.Files[1].Problems)
+
+	// A flip in the footer: open refuses the file, verify says where.
+	c = append([]byte(nil), b...)
+	c[h.FooterOffset+h.FooterSize/2] ^= 1
+	require.NoError(t, os.WriteFile(bad, c, 0o644))
+	code, out, _ = runTool("verify", bad)
+	require.Equal(t, 1, code)
+	require.Contains(t, out, "footer")
+	require.Contains(t, out, "checksum mismatch")
+
+	// The original writer's file: ok, and what could not be checked.
+	code, out, errOut = runTool("verify", ref("raw.ctrace"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, ref("raw.ctrace")+": not checked: no CRC32C checksums")
+	require.Contains(t, out, ref("raw.ctrace")+": ok: 4 blocks, 5000 events")
+	code, out, _ = runTool("info", ref("mixed-small.ctrace"))
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "  Checksums: none\n")
+}

@@ -1,0 +1,70 @@
+package mmapio
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/schema"
+)
+
+// The walk of a footer-less file leaves out a block that fails its zstd
+// content checksum when a good one follows (a flipped bit, not a cut), says
+// so, and goes on, and so for a whole last block; a block that fails
+// otherwise (no zstd frame) is where the torn tail starts, as before.
+func TestRecoverWalkSkipsDamagedBlock(t *testing.T) {
+	evs := ctracetest.W1Events(3000, 8, 5)
+	s := ctracetest.W1Schema(8)
+	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true} // frames with content checksums
+	complete, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	wr := openBytesT(t, complete)
+	blocks := wr.Blocks()
+	require.Greater(t, len(blocks), 4)
+	opts.NoFooter = true
+	killed, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+
+	damage := func(i int) []byte {
+		b := append([]byte(nil), killed...)
+		require.NotEqual(t, blocks[i].CompressedSize, blocks[i].UncompressedSize, "block %d is raw", i)
+		b[blocks[i].DataOffset+schema.BlockHeaderSize+uint64(blocks[i].CompressedSize)-2] ^= 8 // in its checksum
+		return b
+	}
+	r := openBytesT(t, damage(2))
+	st := r.Status()
+	require.Equal(t, StateRecovered, st.State)
+	require.Len(t, st.Damaged, 1, st.String())
+	require.Contains(t, st.Damaged[0], "block at byte "+itoa(int(blocks[2].DataOffset))+" does not decode")
+	require.Contains(t, st.Damaged[0], "checksum mismatch")
+	require.Zero(t, st.TornBytes, st.String())
+	require.Equal(t, len(blocks)-1, st.Blocks)
+	require.Equal(t, uint64(len(evs))-uint64(blocks[2].EventCount), st.Events)
+	require.Contains(t, st.String(), "1 damaged blocks left out")
+	n := 0
+	for range r.Events(Query{}) {
+		n++
+	}
+	require.NoError(t, r.Err())
+	require.Equal(t, st.Events, uint64(n))
+
+	// A whole last block (a cut leaves one whose data runs past the end)
+	// that fails its checksum is damaged too, not a torn tail.
+	last := len(blocks) - 1
+	r = openBytesT(t, damage(last))
+	st = r.Status()
+	require.Len(t, st.Damaged, 1, st.String())
+	require.Zero(t, st.TornBytes, st.String())
+	require.Equal(t, last, st.Blocks)
+
+	// A block whose frame does not decode at all is where the walk ends.
+	b := append([]byte(nil), killed...)
+	binary.LittleEndian.PutUint32(b[blocks[2].DataOffset+schema.BlockHeaderSize:], 0xdeadbeef) // no zstd magic
+	r = openBytesT(t, b)
+	st = r.Status()
+	require.Empty(t, st.Damaged, st.String())
+	require.Equal(t, int64(blocks[2].DataOffset), st.TornOffset)
+	require.Equal(t, 2, st.Blocks)
+}
