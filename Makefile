@@ -70,7 +70,7 @@ demo: build
 	$(BIN)/pipesim -n 20000 --hazards -o $(BIN)/demo/hazards.ctrace && $(BIN)/trace_reader export --format kanata -o $(BIN)/demo/pipe.kanata $(BIN)/demo/hazards.ctrace
 	@echo "== open $(BIN)/demo/pipe.kanata in Konata (https://github.com/shioyadan/Konata): File > Open"
 	@echo "== SQL on the trace (DuckDB, no import step): taken branches per unit"
-	$(BIN)/trace_reader sql $(BIN)/demo/w1.ctrace -c "SELECT unit, count(*) AS fetches, round(avg(taken::INT), 3) AS taken FROM fetch GROUP BY unit ORDER BY unit"
+	$(BIN)/trace_reader sql $(BIN)/demo/w1.ctrace -c "SELECT unit, count(*) AS fetches, round(avg(taken::INT), 3) AS taken FROM fetch_ GROUP BY unit ORDER BY unit"
 
 # test: vet, staticcheck, every unit/property/golden test under the race
 # detector, and a short run of every fuzz target (longer runs: make fuzz

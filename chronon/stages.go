@@ -18,6 +18,12 @@ import (
 // to a flow id, which may not (0 means "no flow"): seq+1. FlowSeq is its
 // inverse. Readers show the flow id (the Kanata export's I line, a dump's
 // flow argument), one more than the sequence number.
+//
+// Flow ids are shared by the whole file: every reader (stats' stage
+// latencies, the Kanata, Perfetto and Chrome exports) joins the events of
+// one flow id into one instruction, whatever unit they are on. A simulator
+// with several cores that each number instructions from 0 gives each core
+// its own range: SeqFlow(core<<48 | seq), say.
 func SeqFlow(seq uint64) uint64 { return seq + 1 }
 
 // FlowSeq returns the sequence number SeqFlow mapped to flow.

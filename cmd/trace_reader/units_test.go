@@ -158,4 +158,11 @@ func TestUnitNamesAsWritten(t *testing.T) {
 	code, _, stderr = runTool("dump", full, "--unit", "ROB[0")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, `--unit "ROB[0": syntax error in pattern (for a name with [ in it: =NAME, or \[)`)
+	// A user writing a bracketed name as a pattern is told how to escape.
+	code, _, stderr = runTool("dump", full, "--unit", "ROB[*].Top.incoming")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `in a pattern [...] is a set of characters: write \[ and \] for brackets in a name`)
+	code, got, stderr := runTool("dump", full, "--unit", `ROB\[*\].Top.incoming`)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, []string{"ROB[0].Top.incoming", "ROB[1].Top.incoming"}, unitsIn(got))
 }
