@@ -360,7 +360,7 @@ func TestThreadsTSan(t *testing.T) {
 		t.Skipf("##### THREADSANITIZER TEST SKIPPED: gcc -fsanitize=thread does not link here: %s #####", firstLine(out))
 	}
 	env := []string{"TSAN_OPTIONS=halt_on_error=0 exitcode=66 history_size=2"}
-	stdout, stderr, err := runErr(t, env, exe, "--threads", "8", "--events", "1000000", "-o", filepath.Join(dir, "t.ctrace"))
+	stdout, stderr, err := runErr(t, env, exe, "--threads", "8", "--events", "300000", "-o", filepath.Join(dir, "t.ctrace"))
 	if strings.Contains(stderr, "FATAL: ThreadSanitizer") {
 		t.Skipf("##### THREADSANITIZER TEST SKIPPED: TSan cannot run here: %s #####", firstLine([]byte(stderr)))
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/chronon-sim/chronon-go/internal/sqlscript"
 	"github.com/chronon-sim/chronon-go/tracesql"
 )
 
@@ -64,17 +65,17 @@ func sqlErrLine(err error) string {
 	return oneLine(s)
 }
 
-// runScript runs a script (sqlscript.go): its SQL, and its dot commands;
+// runScript runs a script (split by internal/sqlscript): its SQL, and its dot commands;
 // the first error ends it, .quit too.
 func runScript(db *tracesql.DB, script string, out *resultWriter) error {
-	for _, it := range splitScript(script) {
-		if it.dot == "" {
-			if err := runQuery(db, it.sql, out); err != nil {
+	for _, it := range sqlscript.Split(script) {
+		if it.Dot == "" {
+			if err := runQuery(db, it.SQL, out); err != nil {
 				return err
 			}
 			continue
 		}
-		quit, err := dotCommand(db, out.w, it.dot)
+		quit, err := dotCommand(db, out.w, it.Dot)
 		if err != nil || quit {
 			return err
 		}

@@ -1,29 +1,29 @@
-package main
+// Package sqlscript splits a script of trace_reader sql (-c QUERY, or
+// standard input) as the duckdb shell reads one: SQL statements end with
+// ';', and a line that starts with '.' where no statement is under way is a
+// dot command (.tables, .schema T). The SQL between two dot commands runs
+// as one query, which prints the result of its last statement. It is its
+// own package so that its fuzz target builds without DuckDB.
+package sqlscript
 
 import (
 	"strings"
 )
 
-// A script (-c QUERY, or standard input) is read as the duckdb shell reads
-// one: SQL statements end with ';', and a line that starts with '.' where
-// no statement is under way is a dot command (.tables, .schema T). The SQL
-// between two dot commands runs as one query, which prints the result of
-// its last statement.
-
-// scriptItem is a run of SQL or one dot command.
-type scriptItem struct {
-	sql string
-	dot string // the dot command's line, trimmed ("" for SQL)
+// Item is a run of SQL or one dot command.
+type Item struct {
+	SQL string
+	Dot string // the dot command's line, trimmed ("" for SQL)
 }
 
-// splitScript splits a script into its SQL runs and dot commands, in order.
+// Split splits a script into its SQL runs and dot commands, in order.
 // SQL that is only blanks and comments is left out.
-func splitScript(script string) []scriptItem {
-	var items []scriptItem
+func Split(script string) []Item {
+	var items []Item
 	var pending strings.Builder
 	flush := func() {
-		if s := pending.String(); hasStatement(s) {
-			items = append(items, scriptItem{sql: s})
+		if s := pending.String(); HasStatement(s) {
+			items = append(items, Item{SQL: s})
 		}
 		pending.Reset()
 	}
@@ -31,7 +31,7 @@ func splitScript(script string) []scriptItem {
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(trimmed, ".") && !statementOpen(pending.String()) {
 			flush()
-			items = append(items, scriptItem{dot: trimmed})
+			items = append(items, Item{Dot: trimmed})
 			continue
 		}
 		pending.WriteString(line)
@@ -135,7 +135,7 @@ func statementOpen(s string) bool {
 
 // hasStatement reports whether s holds any code (not only blanks,
 // comments and ';').
-func hasStatement(s string) bool {
+func HasStatement(s string) bool {
 	code := false
 	open := sqlScan(s, func(_ int, c byte) {
 		if c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != ';' {
