@@ -14,6 +14,7 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/chronon-sim/chronon-go/internal/catmap"
 	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/tracefile"
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -76,6 +77,7 @@ type mergePlan struct {
 	fmtDense []uint32          // the same for ids below 1<<16: output id + 1, 0 = none (no map lookup per event)
 	fmtsID   bool              // every format keeps its id
 	fixedFmt []bool            // by input format id below 1<<16: known, no string argument
+	cats     catmap.Map        // category bits in the output's numbering (matched by name)
 	label    string
 	hasUnits map[uint16]bool // ids the schema or the unit sets name
 	// taken: output ids of units some file names (its schema or unit
@@ -226,12 +228,16 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 	usedFmt := map[uint32]bool{}
 	byKey := map[string]uint32{}
 	var nextFmt uint32
-	cats := map[schema.Category]bool{}
+	cats, err := m.mergeCategories()
+	if err != nil {
+		return nil, nil, err
+	}
+	out.Categories = cats.t.Categories()
 	plans := make([]*mergePlan, len(m.readers))
 	sims := map[string]bool{}
 	for i, r := range m.readers {
 		p := &mergePlan{units: make([]uint16, 1<<16), unitsID: true, fmts: map[uint32]uint32{}, fmtsID: true,
-			label: m.labels[i], hasUnits: map[uint16]bool{}}
+			label: m.labels[i], hasUnits: map[uint16]bool{}, cats: cats.maps[i]}
 		plans[i] = p
 		for id := range p.units {
 			p.units[id] = uint16(id)
@@ -284,13 +290,8 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			p.fmts[f.ID] = id
 			nf := f
 			nf.ID = id
+			nf.Category = p.cats.Mask(f.Category)
 			out.Formats = append(out.Formats, nf)
-		}
-		for _, c := range r.Schema().Categories {
-			if !cats[c] {
-				cats[c] = true
-				out.Categories = append(out.Categories, c)
-			}
 		}
 		if r.Schema().SimulationName != "" {
 			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/simulation", Value: r.Schema().SimulationName})
@@ -336,6 +337,37 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 	return plans, out, nil
 }
 
+// mergedCategories is the output's category table and each input's map
+// into it.
+type mergedCategories struct {
+	t    *catmap.Table
+	maps []catmap.Map
+}
+
+// mergeCategories merges the inputs' categories by name (catmap): runs
+// that registered the same categories in another order share one table,
+// where each name has one bit, and their events' bits are renumbered. The
+// first file keeps its bits.
+func (m *merger) mergeCategories() (mergedCategories, error) {
+	mc := mergedCategories{t: catmap.NewTable(), maps: make([]catmap.Map, len(m.readers))}
+	for i, r := range m.readers {
+		var masks []uint64
+		for _, f := range r.Schema().Formats {
+			masks = append(masks, f.Category)
+		}
+		cm, err := mc.t.Add(r.Schema().Categories, masks)
+		if err != nil {
+			paths := make([]string, len(m.readers))
+			for j, r := range m.readers {
+				paths[j] = r.Path()
+			}
+			return mc, fmt.Errorf("merge: %w once categories are matched by name (adding %s; files %s)", err, r.Path(), strings.Join(paths, ", "))
+		}
+		mc.maps[i] = cm
+	}
+	return mc, nil
+}
+
 // mergeBlocks decodes r's block table (once: the pipeline's feeder uses
 // the same table) under the fault guard: the footer lies in the mapping,
 // and a file cut after it was opened must fail the merge with a
@@ -370,8 +402,8 @@ func (mw *mergeWriter) write(b []byte) error {
 // is: its units (as recorded, else all the file's) and every format keep
 // their ids.
 func (p *mergePlan) keeps(b *tracefile.Block) bool {
-	if !p.fmtsID {
-		return false
+	if !p.fmtsID || !p.cats.Identity() {
+		return false // events carry their category bits: a moved bit rewrites them
 	}
 	if p.unitsID {
 		return true

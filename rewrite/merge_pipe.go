@@ -344,6 +344,7 @@ func (mp *mergePipe) rewrite(j *mergeJob, rec *zrec.Encoder) (err error) {
 // renumber verifies the block's events (the checks of ScanEvents: whole
 // events, cycles within the block's range, units the footer lists, the
 // declared count) while it rewrites their unit and format ids in place,
+// and category bits (catmap) in place,
 // collects the block's new unit set and reports whether every event has a
 // fixed-size format. One pass over the data instead of two.
 func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
@@ -393,6 +394,9 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 				le.PutUint32(e[10:], g)
 			}
 			fixed = false
+		}
+		if !p.cats.Identity() {
+			le.PutUint32(e[14:], p.cats.Field(le.Uint32(e[14:])))
 		}
 		count++
 		q = end
