@@ -92,7 +92,8 @@ type mergePlan struct {
 // timeline m, with
 // unit names labelled as the timeline names them ("<label>/<unit>",
 // whatever the number of files), formats deduplicated (same text, argument
-// types and appended fields: one entry), categories deduplicated, and each
+// types and appended fields: one entry), categories merged by name (one
+// table where each name has one bit; see mergeCategories), and each
 // file's metadata kept with its keys prefixed by "<label>/" (plus
 // "<label>/simulation", "<label>/file"). Reading the result gives the
 // timeline's events in its order: the blocks are written file after file,
@@ -106,7 +107,8 @@ type mergePlan struct {
 // Unit ids are renumbered where files clash (the first file keeps its ids;
 // a later file's unit whose id is taken gets the lowest id no file names,
 // so that only the units that clash move), format ids where a format
-// is new and its id taken. A block whose ids all stay is checked as a dump
+// is new and its id taken, category bits where a name has another bit in
+// an earlier file (event records carry them). A block whose ids all stay is checked as a dump
 // checks it (on the pipeline's workers) and copied as it is, bytes unchanged
 // (no re-encoding); the others are decoded, their event records
 // rewritten and re-encoded (raw if zstd does not make them smaller, as the
