@@ -18,8 +18,8 @@
 // units named "<label>/<unit>", formats deduplicated, categories merged
 // by name (one table, each name one bit), each file's metadata kept under
 // its label. Blocks whose unit, format and category ids stay are copied
-// as they are (after a check, unless MergeOptions.NoVerify); the others are decoded, renumbered and
-// compressed again, on every core.
+// as they are (after a check, unless MergeOptions.NoVerify); the others
+// are decoded, renumbered and compressed again, on every core.
 //
 // Inputs are read through their mappings: one that shrinks while it is
 // copied is a *mmapio.FaultError naming it, not a crash. The output is
