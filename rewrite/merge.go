@@ -2,6 +2,8 @@ package rewrite
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/bits"
@@ -71,13 +73,16 @@ const MetaRecovered = "recovered"
 
 // mergePlan is how one input's ids become the output's.
 type mergePlan struct {
-	units    []uint16          // by input unit id: output id (identity when not renumbered)
-	unitsID  bool              // every unit keeps its id
-	fmts     map[uint32]uint32 // input format id -> output id
-	fmtDense []uint32          // the same for ids below 1<<16: output id + 1, 0 = none (no map lookup per event)
-	fmtsID   bool              // every format keeps its id
-	fixedFmt []bool            // by input format id below 1<<16: known, no string argument
-	cats     catmap.Map        // category bits in the output's numbering (matched by name)
+	units    []uint16           // by input unit id: output id (identity when not renumbered)
+	unitsID  bool               // every unit keeps its id
+	fmts     map[uint32]uint32  // input format id -> output id
+	fmtDense []uint32           // the same for ids below 1<<16: output id + 1, 0 = none (no map lookup per event)
+	fmtsID   bool               // every format keeps its id
+	fixedFmt []bool             // by input format id below 1<<16: known, no string argument
+	cats     catmap.Map         // category bits in the output's numbering (matched by name)
+	syms     []uint32           // by input symbol id: output id; nil when every symbol keeps its id
+	symArgs  [][]schema.ArgType // by input format id below 1<<16: its argument types up to its last Symbol argument (only when syms is set)
+	symRoles [][]bool           // the same: which of those arguments are Symbols
 	label    string
 	hasUnits map[uint16]bool // ids the schema or the unit sets name
 	// taken: output ids of units some file names (its schema or unit
@@ -235,6 +240,20 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 		return nil, nil, err
 	}
 	out.Categories = cats.t.Categories()
+	out.TimeBase = m.readers[0].Schema().TimeBase
+	for _, r := range m.readers[1:] {
+		if r.Schema().TimeBase != out.TimeBase {
+			out.TimeBase = schema.TimeBase{} // no one time base: each unit keeps its file's
+			break
+		}
+	}
+	out.Symbols = m.readers[0].Schema().Symbols
+	symID := map[string]uint32{}
+	for id, str := range out.Symbols {
+		if _, ok := symID[str]; !ok {
+			symID[str] = uint32(id)
+		}
+	}
 	plans := make([]*mergePlan, len(m.readers))
 	sims := map[string]bool{}
 	for i, r := range m.readers {
@@ -267,7 +286,11 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			if u.Name != "" {
 				name = p.label + "/" + u.Name
 			}
-			out.Units = append(out.Units, schema.Unit{ID: p.units[u.ID], Name: name, TypeName: u.TypeName})
+			tb := u.TimeBase
+			if tb.IsZero() && r.Schema().TimeBase != out.TimeBase {
+				tb = r.Schema().TimeBase // the file's, where the output's is another
+			}
+			out.Units = append(out.Units, schema.Unit{ID: p.units[u.ID], Name: name, TypeName: u.TypeName, TimeBase: tb})
 		}
 		for _, f := range r.Schema().Formats {
 			if _, seen := p.fmts[f.ID]; seen {
@@ -294,6 +317,9 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			nf.ID = id
 			nf.Category = p.cats.Mask(f.Category)
 			out.Formats = append(out.Formats, nf)
+		}
+		if i > 0 {
+			out.Symbols = p.mergeSymbols(r.Schema(), out.Symbols, symID)
 		}
 		if r.Schema().SimulationName != "" {
 			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/simulation", Value: r.Schema().SimulationName})
@@ -337,6 +363,85 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 		out.SimulationName = "merged"
 	}
 	return plans, out, nil
+}
+
+// mergeSymbols maps the symbol table of the input with schema s into the
+// output's table syms (the first file's table first, then each string a
+// later file adds, once): the input's events print the same strings. It
+// returns the grown table; p.syms stays nil when every id keeps its value.
+func (p *mergePlan) mergeSymbols(s *schema.Schema, syms []string, symID map[string]uint32) []string {
+	to := make([]uint32, len(s.Symbols))
+	moved := false
+	for id, str := range s.Symbols {
+		g, ok := symID[str]
+		if !ok {
+			g = uint32(len(syms))
+			syms = append(syms, str)
+			symID[str] = g
+		}
+		to[id] = g
+		moved = moved || g != uint32(id)
+	}
+	if !moved {
+		return syms
+	}
+	p.symArgs = make([][]schema.ArgType, 1<<16)
+	p.symRoles = make([][]bool, 1<<16)
+	any := false
+	for _, f := range s.Formats {
+		if f.ID >= 1<<16 || p.symArgs[f.ID] != nil {
+			continue // the reader uses the first entry with an id
+		}
+		last := -1
+		for i := range f.ArgTypes {
+			if f.Role(i) == schema.RoleSymbol && f.ArgTypes[i] == schema.ArgUInt32 {
+				last = i
+			}
+		}
+		if last < 0 {
+			continue
+		}
+		any = true
+		p.symArgs[f.ID] = f.ArgTypes[:last+1]
+		p.symRoles[f.ID] = make([]bool, last+1)
+		for i := range last + 1 {
+			p.symRoles[f.ID][i] = f.Role(i) == schema.RoleSymbol && f.ArgTypes[i] == schema.ArgUInt32
+		}
+	}
+	if any {
+		p.syms = to
+	} else {
+		p.symArgs, p.symRoles = nil, nil // no event holds a symbol: nothing to rewrite
+	}
+	return syms
+}
+
+// renumberSymbols rewrites in place the Symbol arguments of the arguments
+// args of an event of input format f. An id the input's table does not
+// hold (SymbolOverflow, a damaged id) keeps its value.
+func (p *mergePlan) renumberSymbols(args []byte, f uint32) error {
+	roles := p.symRoles[f]
+	q := 0
+	for i, t := range p.symArgs[f] {
+		n := t.Size()
+		if t == schema.ArgString {
+			z := bytes.IndexByte(args[q:], 0)
+			if z < 0 {
+				return fmt.Errorf("string argument %d has no terminating NUL", i)
+			}
+			n = z + 1
+		}
+		if n == 0 || len(args)-q < n {
+			return fmt.Errorf("argument %d runs past the event's %d argument bytes", i, len(args))
+		}
+		if roles[i] {
+			if id := binary.LittleEndian.Uint32(args[q:]); int64(id) < int64(len(p.syms)) {
+				binary.LittleEndian.PutUint32(args[q:], p.syms[id])
+			}
+		}
+		q += n
+	}
+	return nil
 }
 
 // mergedCategories is the output's category table and each input's map
@@ -404,8 +509,8 @@ func (mw *mergeWriter) write(b []byte) error {
 // is: its units (as recorded, else all the file's) and every format keep
 // their ids.
 func (p *mergePlan) keeps(b *tracefile.Block) bool {
-	if !p.fmtsID || !p.cats.Identity() {
-		return false // events carry their category bits: a moved bit rewrites them
+	if !p.fmtsID || !p.cats.Identity() || p.syms != nil {
+		return false // events carry their category bits and symbol ids: a moved one rewrites them
 	}
 	if p.unitsID {
 		return true

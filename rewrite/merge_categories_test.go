@@ -135,3 +135,62 @@ func TestMergeTooManyCategories(t *testing.T) {
 	require.Contains(t, err.Error(), paths[1])
 	t.Log(err)
 }
+
+// symbolRunT writes a run with symbol table syms and one event per symbol
+// (a string argument before the Symbol one), units with the time base tb.
+func symbolRunT(t *testing.T, dir, name string, syms []string, tb schema.TimeBase, opts ctracetest.Options) string {
+	t.Helper()
+	s := &schema.Schema{Version: 1, SimulationName: "syms", TimeBase: tb, Symbols: syms,
+		Units: []schema.Unit{{ID: 1, Name: "core0"}, {ID: 2, Name: "core1", TimeBase: schema.TimeBase{Num: 1, Den: 3}}},
+		Formats: []schema.Format{{ID: 1, Format: "op {} sym={} n={}",
+			ArgTypes: []schema.ArgType{schema.ArgString, schema.ArgUInt32, schema.ArgUInt8},
+			ArgRoles: []schema.ArgRole{schema.RolePlain, schema.RoleSymbol, schema.RolePlain}}},
+	}
+	var evs []ctracetest.Event
+	for i := range syms {
+		evs = append(evs, ctracetest.Event{
+			Record: schema.Record{Cycle: uint64(i), FormatID: 1, SourceID: uint16(1 + i%2), ArgCount: 3},
+			Args:   ctracetest.Args{}.Str(name).U32(uint32(i)).U8(uint8(i)),
+		})
+	}
+	evs = append(evs, ctracetest.Event{ // an id the table does not hold
+		Record: schema.Record{Cycle: 100, FormatID: 1, SourceID: 1, ArgCount: 3},
+		Args:   ctracetest.Args{}.Str("over").U32(schema.SymbolOverflow).U8(0),
+	})
+	b, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	return p
+}
+
+// A merge keeps the symbols (the first file's table first, a later file's
+// ids renumbered where its strings have other ids) and every unit's time
+// base, where the inputs' differ: the merge dumps as the inputs do.
+func TestMergeSymbolsAndTimeBases(t *testing.T) {
+	dir := t.TempDir()
+	for _, opts := range []ctracetest.Options{ctracetest.W1BenchOptions(), {BlockSize: 4096}} {
+		pa := symbolRunT(t, dir, "a.ctrace", []string{"x", "y"}, schema.TimeBase{Num: 1, Den: 1000}, opts)
+		pb := symbolRunT(t, dir, "b.ctrace", []string{"y", "z", "x"}, schema.TimeBase{Num: 1, Den: 2000}, opts)
+		m, err := mmapio.OpenAll([]string{pa, pb})
+		require.NoError(t, err)
+		want := multiDump(t, m)
+		require.Contains(t, want, "sym=z")
+		r, _ := mergeT(t, m, MergeOptions{Created: testTime})
+		require.Equal(t, want, string(dumpText(t, r, mmapio.Query{}, 0)))
+		require.Equal(t, []string{"x", "y", "z"}, r.Schema().Symbols)
+		for i, in := range m.Readers() {
+			for _, u := range in.Units() {
+				var out uint16
+				for _, v := range r.Units() {
+					if v.Name == m.Label(i)+"/"+u.Name {
+						out = v.ID
+					}
+				}
+				require.NotZero(t, out, u.Name)
+				require.Equal(t, in.Schema().TimeBaseOf(u.ID), r.Schema().TimeBaseOf(out), "%s %s", m.Label(i), u.Name)
+			}
+		}
+		m.Close()
+	}
+}

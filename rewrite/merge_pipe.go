@@ -384,7 +384,8 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 			j.seen[u/64] |= 1 << (u % 64)
 			last = int(u)
 		}
-		if f := le.Uint32(e[10:]); f < 1<<16 {
+		f := le.Uint32(e[10:])
+		if f < 1<<16 {
 			if g := p.fmtDense[f]; g != 0 {
 				le.PutUint32(e[10:], g-1)
 			}
@@ -397,6 +398,11 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 		}
 		if !p.cats.Identity() {
 			le.PutUint32(e[14:], p.cats.Field(le.Uint32(e[14:])))
+		}
+		if p.syms != nil && f < 1<<16 && p.symArgs[f] != nil {
+			if err := p.renumberSymbols(data[q+schema.EventHeaderSize:end], f); err != nil {
+				return false, r.EventErr(b, q, "%v", err)
+			}
 		}
 		count++
 		q = end
