@@ -468,7 +468,7 @@ func (m *merger) mergeCategories() (mergedCategories, error) {
 			for j, r := range m.readers {
 				paths[j] = r.Path()
 			}
-			return mc, fmt.Errorf("merge: %w once categories are matched by name (adding %s; files %s)", err, r.Path(), strings.Join(paths, ", "))
+			return mc, fmt.Errorf("%w once categories are matched by name (adding %s; files %s)", err, r.Path(), strings.Join(paths, ", "))
 		}
 		mc.maps[i] = cm
 	}

@@ -65,6 +65,9 @@ func TestMergeCategoriesByName(t *testing.T) {
 	want := multiDump(t, m)
 	r, res := mergeT(t, m, MergeOptions{Created: testTime})
 	require.Equal(t, want, string(dumpText(t, r, mmapio.Query{}, 0)))
+	b, err := os.ReadFile(r.Path())
+	require.NoError(t, err)
+	oracleCheck(t, b) // the original reader reads the remapped table and bits
 	// One table: each name once, one bit each, the first file's bits.
 	require.Equal(t, []schema.Category{{Name: "stall", Mask: 2}, {Name: "exec", Mask: 4}}, r.Categories())
 	// Formats keep their categories' names (the Kanata stall rule reads
@@ -179,6 +182,9 @@ func TestMergeSymbolsAndTimeBases(t *testing.T) {
 		r, _ := mergeT(t, m, MergeOptions{Created: testTime})
 		require.Equal(t, want, string(dumpText(t, r, mmapio.Query{}, 0)))
 		require.Equal(t, []string{"x", "y", "z"}, r.Schema().Symbols)
+		b, err := os.ReadFile(r.Path())
+		require.NoError(t, err)
+		oracleCheck(t, b)
 		for i, in := range m.Readers() {
 			for _, u := range in.Units() {
 				var out uint16
