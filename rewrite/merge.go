@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -208,7 +209,7 @@ func Merge(w io.WriteSeeker, m *mmapio.Multi, o MergeOptions) (res Result, err e
 // formatKey is what makes two formats the same: their text and argument
 // types, and what gives their events a meaning beyond the text (a span, a
 // counter, a flow id: kind and roles; a log level). The source location
-// and category are the first entry's.
+// is the first entry's; mergeSchema adds the category (by name) to the key.
 func formatKey(f *schema.Format) string {
 	var b strings.Builder
 	level := -1 // the level of a format that is not a log means nothing
@@ -296,7 +297,7 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			if _, seen := p.fmts[f.ID]; seen {
 				continue // the reader uses the first entry with an id
 			}
-			k := formatKey(&f)
+			k := formatKey(&f) + strconv.FormatUint(p.cats.Mask(f.Category), 16) // a format in another category (by name) is another format
 			if g, ok := byKey[k]; ok {
 				p.fmts[f.ID] = g
 				p.fmtsID = p.fmtsID && g == f.ID
