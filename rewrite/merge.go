@@ -234,7 +234,8 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 	usedUnits[0] = true
 	ids := newIDPicker(named)
 	usedFmt := map[uint32]bool{}
-	byKey := map[string]uint32{}
+	byKey := map[string]uint32{}  // formatKey and category -> output id
+	byBase := map[string]uint32{} // formatKey -> the first output id
 	var nextFmt uint32
 	cats, err := m.mergeCategories()
 	if err != nil {
@@ -297,8 +298,16 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			if _, seen := p.fmts[f.ID]; seen {
 				continue // the reader uses the first entry with an id
 			}
-			k := formatKey(&f) + strconv.FormatUint(p.cats.Mask(f.Category), 16) // a format in another category (by name) is another format
-			if g, ok := byKey[k]; ok {
+			// A format in another category (by name) is another format; one
+			// without a category (the original writer records none) is the
+			// first entry of its text, whatever that entry's category.
+			base := formatKey(&f)
+			k := base + strconv.FormatUint(p.cats.Mask(f.Category), 16)
+			g, ok := byKey[k]
+			if !ok && f.Category == 0 {
+				g, ok = byBase[base]
+			}
+			if ok {
 				p.fmts[f.ID] = g
 				p.fmtsID = p.fmtsID && g == f.ID
 				continue
@@ -313,6 +322,9 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			}
 			usedFmt[id] = true
 			byKey[k] = id
+			if _, ok := byBase[base]; !ok {
+				byBase[base] = id
+			}
 			p.fmts[f.ID] = id
 			nf := f
 			nf.ID = id
