@@ -357,6 +357,7 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 	fixed = true
 	clear(j.seen[:])
 	last := -1 // the last unit id set in seen: most blocks hold one unit
+	catsMoved, symsMoved := !p.cats.Identity(), p.syms != nil
 	for q := 0; q < n; {
 		if n-q < schema.EventHeaderSize {
 			return false, r.EventErr(b, q, "truncated event: %d bytes left, an event needs at least %d", n-q, schema.EventHeaderSize)
@@ -396,10 +397,10 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 			}
 			fixed = false
 		}
-		if !p.cats.Identity() {
+		if catsMoved {
 			le.PutUint32(e[14:], p.cats.Field(le.Uint32(e[14:])))
 		}
-		if p.syms != nil && f < 1<<16 && p.symArgs[f] != nil {
+		if symsMoved && f < 1<<16 && p.symArgs[f] != nil {
 			if err := p.renumberSymbols(data[q+schema.EventHeaderSize:end], f); err != nil {
 				return false, r.EventErr(b, q, "%v", err)
 			}
