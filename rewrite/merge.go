@@ -249,7 +249,7 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			break
 		}
 	}
-	out.Symbols = m.readers[0].Schema().Symbols
+	out.Symbols = slices.Clip(m.readers[0].Schema().Symbols) // grown by copying: the reader's table stays its own
 	symID := map[string]uint32{}
 	for id, str := range out.Symbols {
 		if _, ok := symID[str]; !ok {
