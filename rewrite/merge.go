@@ -430,22 +430,29 @@ func (p *mergePlan) mergeSymbols(s *schema.Schema, syms []string, symID map[stri
 }
 
 // renumberSymbols rewrites in place the Symbol arguments of the arguments
-// args of an event of input format f. An id the input's table does not
-// hold (SymbolOverflow, a damaged id) keeps its value.
-func (p *mergePlan) renumberSymbols(args []byte, f uint32) error {
+// args (argc of them, as the event says) of an event of input format f.
+// It walks the arguments as the reader prints them (ctext.ParsedLen): where
+// the reader stops (a short argument, a string without its NUL) it stops,
+// leaving the rest as it is, so the merge prints the event as its input
+// did. An id the input's table does not hold (SymbolOverflow, a damaged
+// id) keeps its value.
+func (p *mergePlan) renumberSymbols(args []byte, argc int, f uint32) {
 	roles := p.symRoles[f]
 	q := 0
 	for i, t := range p.symArgs[f] {
+		if i >= argc {
+			return
+		}
 		n := t.Size()
 		if t == schema.ArgString {
 			z := bytes.IndexByte(args[q:], 0)
 			if z < 0 {
-				return fmt.Errorf("string argument %d has no terminating NUL", i)
+				return
 			}
 			n = z + 1
 		}
 		if n == 0 || len(args)-q < n {
-			return fmt.Errorf("argument %d runs past the event's %d argument bytes", i, len(args))
+			return
 		}
 		if roles[i] {
 			if id := binary.LittleEndian.Uint32(args[q:]); int64(id) < int64(len(p.syms)) {
@@ -454,7 +461,6 @@ func (p *mergePlan) renumberSymbols(args []byte, f uint32) error {
 		}
 		q += n
 	}
-	return nil
 }
 
 // mergedCategories is the output's category table and each input's map

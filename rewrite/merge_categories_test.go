@@ -156,6 +156,13 @@ func symbolRunT(t *testing.T, dir, name string, syms []string, tb schema.TimeBas
 			Args:   ctracetest.Args{}.Str(name).U32(uint32(i)).U8(uint8(i)),
 		})
 	}
+	evs = append(evs, ctracetest.Event{ // a symbol cut short: printed as the reader prints it
+		Record: schema.Record{Cycle: 50, FormatID: 1, SourceID: 1, ArgCount: 3},
+		Args:   ctracetest.Args{}.Str("cut").U16(1),
+	}, ctracetest.Event{ // an argument count short of the symbol
+		Record: schema.Record{Cycle: 51, FormatID: 1, SourceID: 1, ArgCount: 1},
+		Args:   ctracetest.Args{}.Str("one").U32(1).U8(1),
+	})
 	evs = append(evs, ctracetest.Event{ // an id the table does not hold
 		Record: schema.Record{Cycle: 100, FormatID: 1, SourceID: 1, ArgCount: 3},
 		Args:   ctracetest.Args{}.Str("over").U32(schema.SymbolOverflow).U8(0),
@@ -179,6 +186,7 @@ func TestMergeSymbolsAndTimeBases(t *testing.T) {
 		require.NoError(t, err)
 		want := multiDump(t, m)
 		require.Contains(t, want, "sym=z")
+		require.Contains(t, want, "op cut sym={}")
 		r, _ := mergeT(t, m, MergeOptions{Created: testTime})
 		require.Equal(t, want, string(dumpText(t, r, mmapio.Query{}, 0)))
 		require.Equal(t, []string{"x", "y", "z"}, r.Schema().Symbols)

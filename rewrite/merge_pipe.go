@@ -401,9 +401,7 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 			le.PutUint32(e[14:], p.cats.Field(le.Uint32(e[14:])))
 		}
 		if symsMoved && f < 1<<16 && p.symArgs[f] != nil {
-			if err := p.renumberSymbols(data[q+schema.EventHeaderSize:end], f); err != nil {
-				return false, r.EventErr(b, q, "%v", err)
-			}
+			p.renumberSymbols(data[q+schema.EventHeaderSize:end], int(e[20]), f)
 		}
 		count++
 		q = end
