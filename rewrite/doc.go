@@ -15,11 +15,11 @@
 //
 // Merge writes the files of a timeline (mmapio.OpenAll: the ranks of a
 // parallel simulation) as one trace that reads back as the timeline: its
-// units named "<label>/<unit>", formats and categories deduplicated, each
-// file's metadata kept under its label. Blocks whose unit and format ids
-// stay are copied as they are (after a check, unless
-// MergeOptions.NoVerify); the others are decoded, renumbered and
-// compressed again, on every core.
+// units named "<label>/<unit>", formats deduplicated, categories merged
+// by name (one table, each name one bit), each file's metadata kept under
+// its label. Blocks whose unit, format and category ids stay are copied
+// as they are (after a check, unless MergeOptions.NoVerify); the others
+// are decoded, renumbered and compressed again, on every core.
 //
 // Inputs are read through their mappings: one that shrinks while it is
 // copied is a *mmapio.FaultError naming it, not a crash. The output is

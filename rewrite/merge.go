@@ -2,11 +2,14 @@ package rewrite
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/bits"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +17,7 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/chronon-sim/chronon-go/internal/catmap"
 	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/tracefile"
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -70,12 +74,16 @@ const MetaRecovered = "recovered"
 
 // mergePlan is how one input's ids become the output's.
 type mergePlan struct {
-	units    []uint16          // by input unit id: output id (identity when not renumbered)
-	unitsID  bool              // every unit keeps its id
-	fmts     map[uint32]uint32 // input format id -> output id
-	fmtDense []uint32          // the same for ids below 1<<16: output id + 1, 0 = none (no map lookup per event)
-	fmtsID   bool              // every format keeps its id
-	fixedFmt []bool            // by input format id below 1<<16: known, no string argument
+	units    []uint16           // by input unit id: output id (identity when not renumbered)
+	unitsID  bool               // every unit keeps its id
+	fmts     map[uint32]uint32  // input format id -> output id
+	fmtDense []uint32           // the same for ids below 1<<16: output id + 1, 0 = none (no map lookup per event)
+	fmtsID   bool               // every format keeps its id
+	fixedFmt []bool             // by input format id below 1<<16: known, no string argument
+	cats     catmap.Map         // category bits in the output's numbering (matched by name)
+	syms     []uint32           // by input symbol id: output id; nil when every symbol keeps its id
+	symArgs  [][]schema.ArgType // by input format id below 1<<16: its argument types up to its last Symbol argument (only when syms is set)
+	symRoles [][]bool           // the same: which of those arguments are Symbols
 	label    string
 	hasUnits map[uint16]bool // ids the schema or the unit sets name
 	// taken: output ids of units some file names (its schema or unit
@@ -90,7 +98,8 @@ type mergePlan struct {
 // timeline m, with
 // unit names labelled as the timeline names them ("<label>/<unit>",
 // whatever the number of files), formats deduplicated (same text, argument
-// types and appended fields: one entry), categories deduplicated, and each
+// types and appended fields: one entry), categories merged by name (one
+// table where each name has one bit; see mergeCategories), and each
 // file's metadata kept with its keys prefixed by "<label>/" (plus
 // "<label>/simulation", "<label>/file"). Reading the result gives the
 // timeline's events in its order: the blocks are written file after file,
@@ -104,7 +113,8 @@ type mergePlan struct {
 // Unit ids are renumbered where files clash (the first file keeps its ids;
 // a later file's unit whose id is taken gets the lowest id no file names,
 // so that only the units that clash move), format ids where a format
-// is new and its id taken. A block whose ids all stay is checked as a dump
+// is new and its id taken, category bits where a name has another bit in
+// an earlier file (event records carry them). A block whose ids all stay is checked as a dump
 // checks it (on the pipeline's workers) and copied as it is, bytes unchanged
 // (no re-encoding); the others are decoded, their event records
 // rewritten and re-encoded (raw if zstd does not make them smaller, as the
@@ -199,7 +209,7 @@ func Merge(w io.WriteSeeker, m *mmapio.Multi, o MergeOptions) (res Result, err e
 // formatKey is what makes two formats the same: their text and argument
 // types, and what gives their events a meaning beyond the text (a span, a
 // counter, a flow id: kind and roles; a log level). The source location
-// and category are the first entry's.
+// is the first entry's; mergeSchema adds the category (by name) to the key.
 func formatKey(f *schema.Format) string {
 	var b strings.Builder
 	level := -1 // the level of a format that is not a log means nothing
@@ -224,14 +234,33 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 	usedUnits[0] = true
 	ids := newIDPicker(named)
 	usedFmt := map[uint32]bool{}
-	byKey := map[string]uint32{}
+	byKey := map[string]uint32{}  // formatKey and category -> output id
+	byBase := map[string]uint32{} // formatKey -> the first output id
 	var nextFmt uint32
-	cats := map[schema.Category]bool{}
+	cats, err := m.mergeCategories()
+	if err != nil {
+		return nil, nil, err
+	}
+	out.Categories = cats.t.Categories()
+	out.TimeBase = m.readers[0].Schema().TimeBase
+	for _, r := range m.readers[1:] {
+		if r.Schema().TimeBase != out.TimeBase {
+			out.TimeBase = schema.TimeBase{} // no one time base: each unit keeps its file's
+			break
+		}
+	}
+	out.Symbols = slices.Clip(m.readers[0].Schema().Symbols) // grown by copying: the reader's table stays its own
+	symID := map[string]uint32{}
+	for id, str := range out.Symbols {
+		if _, ok := symID[str]; !ok {
+			symID[str] = uint32(id)
+		}
+	}
 	plans := make([]*mergePlan, len(m.readers))
 	sims := map[string]bool{}
 	for i, r := range m.readers {
 		p := &mergePlan{units: make([]uint16, 1<<16), unitsID: true, fmts: map[uint32]uint32{}, fmtsID: true,
-			label: m.labels[i], hasUnits: map[uint16]bool{}}
+			label: m.labels[i], hasUnits: map[uint16]bool{}, cats: cats.maps[i]}
 		plans[i] = p
 		for id := range p.units {
 			p.units[id] = uint16(id)
@@ -259,14 +288,26 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			if u.Name != "" {
 				name = p.label + "/" + u.Name
 			}
-			out.Units = append(out.Units, schema.Unit{ID: p.units[u.ID], Name: name, TypeName: u.TypeName})
+			tb := u.TimeBase
+			if tb.IsZero() && r.Schema().TimeBase != out.TimeBase {
+				tb = r.Schema().TimeBase // the file's, where the output's is another
+			}
+			out.Units = append(out.Units, schema.Unit{ID: p.units[u.ID], Name: name, TypeName: u.TypeName, TimeBase: tb})
 		}
 		for _, f := range r.Schema().Formats {
 			if _, seen := p.fmts[f.ID]; seen {
 				continue // the reader uses the first entry with an id
 			}
-			k := formatKey(&f)
-			if g, ok := byKey[k]; ok {
+			// A format in another category (by name) is another format; one
+			// without a category (the original writer records none) is the
+			// first entry of its text, whatever that entry's category.
+			base := formatKey(&f)
+			k := base + strconv.FormatUint(p.cats.Mask(f.Category), 16)
+			g, ok := byKey[k]
+			if !ok && f.Category == 0 {
+				g, ok = byBase[base]
+			}
+			if ok {
 				p.fmts[f.ID] = g
 				p.fmtsID = p.fmtsID && g == f.ID
 				continue
@@ -281,16 +322,17 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			}
 			usedFmt[id] = true
 			byKey[k] = id
+			if _, ok := byBase[base]; !ok {
+				byBase[base] = id
+			}
 			p.fmts[f.ID] = id
 			nf := f
 			nf.ID = id
+			nf.Category = p.cats.Mask(f.Category)
 			out.Formats = append(out.Formats, nf)
 		}
-		for _, c := range r.Schema().Categories {
-			if !cats[c] {
-				cats[c] = true
-				out.Categories = append(out.Categories, c)
-			}
+		if i > 0 {
+			out.Symbols = p.mergeSymbols(r.Schema(), out.Symbols, symID)
 		}
 		if r.Schema().SimulationName != "" {
 			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/simulation", Value: r.Schema().SimulationName})
@@ -336,6 +378,122 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 	return plans, out, nil
 }
 
+// mergeSymbols maps the symbol table of the input with schema s into the
+// output's table syms (the first file's table first, then each string a
+// later file adds, once): the input's events print the same strings. It
+// returns the grown table; p.syms stays nil when every id keeps its value.
+func (p *mergePlan) mergeSymbols(s *schema.Schema, syms []string, symID map[string]uint32) []string {
+	to := make([]uint32, len(s.Symbols))
+	moved := false
+	for id, str := range s.Symbols {
+		g, ok := symID[str]
+		if !ok {
+			g = uint32(len(syms))
+			syms = append(syms, str)
+			symID[str] = g
+		}
+		to[id] = g
+		moved = moved || g != uint32(id)
+	}
+	if !moved {
+		return syms
+	}
+	p.symArgs = make([][]schema.ArgType, 1<<16)
+	p.symRoles = make([][]bool, 1<<16)
+	any := false
+	for _, f := range s.Formats {
+		if f.ID >= 1<<16 || p.symArgs[f.ID] != nil {
+			continue // the reader uses the first entry with an id
+		}
+		last := -1
+		for i := range f.ArgTypes {
+			if f.Role(i) == schema.RoleSymbol && f.ArgTypes[i] == schema.ArgUInt32 {
+				last = i
+			}
+		}
+		if last < 0 {
+			continue
+		}
+		any = true
+		p.symArgs[f.ID] = f.ArgTypes[:last+1]
+		p.symRoles[f.ID] = make([]bool, last+1)
+		for i := range last + 1 {
+			p.symRoles[f.ID][i] = f.Role(i) == schema.RoleSymbol && f.ArgTypes[i] == schema.ArgUInt32
+		}
+	}
+	if any {
+		p.syms = to
+	} else {
+		p.symArgs, p.symRoles = nil, nil // no event holds a symbol: nothing to rewrite
+	}
+	return syms
+}
+
+// renumberSymbols rewrites in place the Symbol arguments of the arguments
+// args (argc of them, as the event says) of an event of input format f.
+// It walks the arguments as the reader prints them (ctext.ParsedLen): where
+// the reader stops (a short argument, a string without its NUL) it stops,
+// leaving the rest as it is, so the merge prints the event as its input
+// did. An id the input's table does not hold (SymbolOverflow, a damaged
+// id) keeps its value.
+func (p *mergePlan) renumberSymbols(args []byte, argc int, f uint32) {
+	roles := p.symRoles[f]
+	q := 0
+	for i, t := range p.symArgs[f] {
+		if i >= argc {
+			return
+		}
+		n := t.Size()
+		if t == schema.ArgString {
+			z := bytes.IndexByte(args[q:], 0)
+			if z < 0 {
+				return
+			}
+			n = z + 1
+		}
+		if n == 0 || len(args)-q < n {
+			return
+		}
+		if roles[i] {
+			if id := binary.LittleEndian.Uint32(args[q:]); int64(id) < int64(len(p.syms)) {
+				binary.LittleEndian.PutUint32(args[q:], p.syms[id])
+			}
+		}
+		q += n
+	}
+}
+
+// mergedCategories is the output's category table and each input's map
+// into it.
+type mergedCategories struct {
+	t    *catmap.Table
+	maps []catmap.Map
+}
+
+// mergeCategories merges the inputs' categories by name (catmap): runs
+// that registered the same categories in another order share one table,
+// where each name has one bit, and their events' bits are renumbered. The
+// first file keeps its bits.
+func (m *merger) mergeCategories() (mergedCategories, error) {
+	mc := mergedCategories{t: catmap.NewTable(), maps: make([]catmap.Map, len(m.readers))}
+	for i, r := range m.readers {
+		var masks []uint64
+		for _, f := range r.Schema().Formats {
+			masks = append(masks, f.Category)
+		}
+		cm, err := mc.t.Add(r.Schema().Categories, masks)
+		if err != nil {
+			paths := make([]string, len(m.readers))
+			for j, r := range m.readers {
+				paths[j] = r.Path()
+			}
+			return mc, fmt.Errorf("%w once categories are matched by name (adding %s; files %s)", err, r.Path(), strings.Join(paths, ", "))
+		}
+		mc.maps[i] = cm
+	}
+	return mc, nil
+}
+
 // mergeBlocks decodes r's block table (once: the pipeline's feeder uses
 // the same table) under the fault guard: the footer lies in the mapping,
 // and a file cut after it was opened must fail the merge with a
@@ -370,8 +528,8 @@ func (mw *mergeWriter) write(b []byte) error {
 // is: its units (as recorded, else all the file's) and every format keep
 // their ids.
 func (p *mergePlan) keeps(b *tracefile.Block) bool {
-	if !p.fmtsID {
-		return false
+	if !p.fmtsID || !p.cats.Identity() || p.syms != nil {
+		return false // events carry their category bits and symbol ids: a moved one rewrites them
 	}
 	if p.unitsID {
 		return true

@@ -344,6 +344,7 @@ func (mp *mergePipe) rewrite(j *mergeJob, rec *zrec.Encoder) (err error) {
 // renumber verifies the block's events (the checks of ScanEvents: whole
 // events, cycles within the block's range, units the footer lists, the
 // declared count) while it rewrites their unit and format ids in place,
+// and category bits (catmap) in place,
 // collects the block's new unit set and reports whether every event has a
 // fixed-size format. One pass over the data instead of two.
 func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
@@ -356,6 +357,7 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 	fixed = true
 	clear(j.seen[:])
 	last := -1 // the last unit id set in seen: most blocks hold one unit
+	catsMoved, symsMoved := !p.cats.Identity(), p.syms != nil
 	for q := 0; q < n; {
 		if n-q < schema.EventHeaderSize {
 			return false, r.EventErr(b, q, "truncated event: %d bytes left, an event needs at least %d", n-q, schema.EventHeaderSize)
@@ -383,7 +385,8 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 			j.seen[u/64] |= 1 << (u % 64)
 			last = int(u)
 		}
-		if f := le.Uint32(e[10:]); f < 1<<16 {
+		f := le.Uint32(e[10:])
+		if f < 1<<16 {
 			if g := p.fmtDense[f]; g != 0 {
 				le.PutUint32(e[10:], g-1)
 			}
@@ -393,6 +396,12 @@ func (j *mergeJob) renumber(data []byte) (fixed bool, err error) {
 				le.PutUint32(e[10:], g)
 			}
 			fixed = false
+		}
+		if catsMoved {
+			le.PutUint32(e[14:], p.cats.Field(le.Uint32(e[14:])))
+		}
+		if symsMoved && f < 1<<16 && p.symArgs[f] != nil {
+			p.renumberSymbols(data[q+schema.EventHeaderSize:end], int(e[20]), f)
 		}
 		count++
 		q = end

@@ -80,7 +80,8 @@ func init() {
 			operands: traces, needsOut: true},
 		{name: "merge", synopsis: "-o OUT <file.ctrace>...", summary: "Write one trace holding every event of the files, units named <label>/<unit>\n" +
 			"(label: rank<N> from the metadata, else the file's base name), formats\n" +
-			"deduplicated, each file's metadata kept under its label. Blocks whose ids\n" +
+			"deduplicated, categories and interned strings merged by name, each file's\n" +
+			"metadata kept under its label. Blocks whose ids\n" +
 			"need no renumbering are copied without recompression, after a check that\n" +
 			"decodes them (--no-verify skips it: about the time of a copy when every\n" +
 			"file's unit ids are its own, see chronon.WithUnitIDBase). An input recovered\n" +
