@@ -15,7 +15,7 @@
 # ratios of the medians. EVENTS defaults to 20000000; EXTRA adds tracegen
 # options to both sides (EXTRA='--level 1').
 #
-#   CPP=bin/cpp_w1_writer scripts/cpucompare.sh c3c3b68 7
+#   CPP=bin/cpp_w1_writer scripts/cpucompare.sh 3cee8fb 7
 set -euo pipefail
 base=${1:?usage: scripts/cpucompare.sh BASE-COMMIT [ROUNDS]}
 rounds=${2:-5}
