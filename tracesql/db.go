@@ -215,13 +215,6 @@ func (t *trace) unitName(id uint16) []byte {
 	return nil
 }
 
-func (t *trace) unitStr(id uint16) string {
-	if int(id) < len(t.unitStrs) {
-		return t.unitStrs[id]
-	}
-	return ""
-}
-
 // connect opens the DuckDB database and reads what generated names must
 // avoid: its keywords, its table functions and macros, its tables and
 // views.
