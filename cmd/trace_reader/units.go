@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/chronon-sim/chronon-go/internal/unitsel"
@@ -154,7 +155,7 @@ func noUnitError(c *config, sc unitScope) error {
 	if v, n := unitSuggestion(c, sc); n > 0 {
 		fmt.Fprintf(&b, "; --unit %q would match %d unit%s", v, n, plural(n))
 	}
-	if bracketPattern(c.units) && bracketName(sc.names) {
+	if slices.ContainsFunc(c.units, unitsel.HasSet) && bracketName(sc.names) {
 		b.WriteString("; in a pattern [...] is a set of characters: write \\[ and \\] for brackets in a name (--unit 'ROB\\[*\\].head')")
 	}
 	return fmt.Errorf("%s", b.String())
@@ -219,22 +220,9 @@ func unitSuggestion(c *config, sc unitScope) (string, int) {
 	return "", 0
 }
 
-// bracketPattern reports whether a pattern has an unescaped '[' (a set of
-// characters), and bracketName whether a unit name has a '[': together they
-// are the likely slip of a user writing a name like ROB[*].head as a pattern.
-func bracketPattern(patterns []string) bool {
-	for _, p := range patterns {
-		for i := 0; i < len(p); i++ {
-			if p[i] == '\\' {
-				i++
-			} else if p[i] == '[' {
-				return true
-			}
-		}
-	}
-	return false
-}
-
+// bracketName reports whether a unit name has a '[': with a pattern that
+// has a set of characters (unitsel.HasSet), the likely slip of a user
+// writing a name like ROB[*].head as a pattern.
 func bracketName(names []string) bool {
 	for _, n := range names {
 		if strings.ContainsRune(n, '[') {

@@ -85,15 +85,23 @@ func Filter(value, name string) bool {
 
 // IsPattern reports whether v has an unescaped '*', '?' or '[' (and is not
 // an exact =NAME).
-func IsPattern(v string) bool {
+func IsPattern(v string) bool { return hasUnescaped(v, "*?[") }
+
+// HasSet reports whether v, read as a pattern, has a set of characters
+// ([...]): the likely slip of a user writing a name like ROB[0].head as a
+// pattern, whom messages tell to escape the brackets.
+func HasSet(v string) bool { return hasUnescaped(v, "[") }
+
+// hasUnescaped reports whether v has one of chars outside a backslash
+// escape, and is not an exact =NAME.
+func hasUnescaped(v, chars string) bool {
 	if strings.HasPrefix(v, "=") {
 		return false
 	}
 	for i := 0; i < len(v); i++ {
-		switch v[i] {
-		case '\\':
+		if v[i] == '\\' {
 			i++
-		case '*', '?', '[':
+		} else if strings.IndexByte(chars, v[i]) >= 0 {
 			return true
 		}
 	}
