@@ -160,8 +160,8 @@ func TestDeclaredSizeBomb(t *testing.T) {
 // Issue 6: 40 overlapping blocks whose zstd frames really decode to the
 // declared 64 MiB each (RLE blocks of zeros, a few KiB per frame). Holding
 // them all took 40 x (64 MiB + records); within the budget the iteration
-// decodes one at a time and stops at the first, whose zero bytes end in a
-// truncated event.
+// holds no more than the budget's worth at once and stops at the first,
+// whose zero bytes end in a truncated event.
 func TestOverlappingBigBlocksStayInBudget(t *testing.T) {
 	const usize = schema.MaxBlockSize
 	frame := binary.LittleEndian.AppendUint32(nil, 0xFD2FB528)
@@ -198,7 +198,11 @@ func TestOverlappingBigBlocksStayInBudget(t *testing.T) {
 	_, err = writeDump(r, io.Discard, Query{}, 0)
 	requireFormatError(t, err, "block 0", int64(f.Blocks[0].DataOffset)+schema.BlockHeaderSize, "truncated event")
 	require.LessOrEqual(t, r.memPeak.Load(), int64(DefaultMemoryBudget))
-	require.Equal(t, int64(1), r.f.Decodes())
+	// Block 0's error stops the iteration, but an idle decoder may already
+	// have begun the next blocks (how many depends on the scheduler: CI saw
+	// 2): the budget bounds them, and none of the 40 beyond it is decoded.
+	require.GreaterOrEqual(t, r.f.Decodes(), int64(1))
+	require.LessOrEqual(t, r.f.Decodes(), int64(DefaultMemoryBudget/usize))
 }
 
 // Windows cut inside a cycle when one cycle holds more events than a
