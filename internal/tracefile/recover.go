@@ -3,7 +3,6 @@ package tracefile
 import (
 	"encoding/binary"
 	"errors"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -258,12 +257,10 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 	return good, off, stop, damaged
 }
 
-// isChecksumErr reports whether a block failed its checksum (the wording
-// zdec and checkBlock give the mismatch): damage, where other failures of
-// a footer-less file's last blocks may be what a cut leaves.
-func isChecksumErr(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "checksum mismatch")
-}
+// isChecksumErr reports whether a block failed its checksum (ErrChecksum):
+// damage, where other failures of a footer-less file's last blocks may be
+// what a cut leaves.
+func isChecksumErr(err error) bool { return errors.Is(err, ErrChecksum) }
 
 // errUnverified marks a candidate the walk has not decoded yet.
 var errUnverified = errors.New("not verified")
