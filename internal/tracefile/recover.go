@@ -144,6 +144,9 @@ func (f *File) Verify(b *Block) (_ []uint16, err error) {
 	defer bufpool.Put(buf)
 	var bd Decoded
 	if err := f.ScanEvents(b, data, nil, &bd); err != nil {
+		return nil, f.rawDamage(b, err)
+	}
+	if err := f.checkRawEvents(b, data); err != nil {
 		return nil, err
 	}
 	return unitsOf(data), nil
@@ -257,10 +260,12 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 	return good, off, stop, damaged
 }
 
-// isChecksumErr reports whether a block failed its checksum (ErrChecksum):
-// damage, where other failures of a footer-less file's last blocks may be
-// what a cut leaves.
-func isChecksumErr(err error) bool { return errors.Is(err, ErrChecksum) }
+// isChecksumErr reports whether a block failed its checksum (ErrChecksum),
+// or a raw block of ours failed checkRawEvents: damage, where other
+// failures of a footer-less file's last blocks may be what a cut leaves.
+func isChecksumErr(err error) bool {
+	return errors.Is(err, ErrChecksum) || errors.Is(err, errRawDamage)
+}
 
 // errUnverified marks a candidate the walk has not decoded yet.
 var errUnverified = errors.New("not verified")
