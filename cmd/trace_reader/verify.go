@@ -125,7 +125,7 @@ type verifier struct {
 	perUnit         map[uint16]uint64 // events of each unit in the good blocks
 	framesWithSum   int               // zstd blocks whose frame has a content checksum
 	zstdBlocks      int
-	rawUnsummed     int // raw blocks with no CRC32C (a footer-less file's)
+	rawUnsummed     int    // raw blocks with no CRC32C (a footer-less file's)
 	unknownFormats  int    // events whose format id the schema does not register
 	firstUnknown    uint32 // the first of those ids
 	unknownUnits    int
