@@ -97,6 +97,9 @@ func verifyFile(c *config, path string) verifyFileReport {
 	if st := r.Status(); tornByDamage(st) {
 		v.problem("%s: torn tail at byte %d: %s", path, st.TornOffset, oneLine(st.TornReason))
 	}
+	if st := r.Status(); st.CutShort {
+		v.problem("%s", cutShortLine(path, st))
+	}
 	if err := v.allBlocks(f.Blocks()); err != nil {
 		v.problem("%s", oneLine(err.Error()))
 	} else if err := r.Err(); err != nil { // the file shrank while it was read
