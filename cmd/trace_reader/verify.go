@@ -82,7 +82,10 @@ func verifyFile(c *config, path string) verifyFileReport {
 	v.formats = map[uint32]bool{}
 	v.units = map[uint16]bool{}
 	v.ours = f.Header().HasChecksums()
-	if s := f.Schema(); s != nil && f.Header().SchemaSize != 0 {
+	// The schema of a file whose writer was killed is found after the
+	// header though the header's size for it is 0 (the original writer
+	// writes it at close): it is checked against all the same.
+	if s := f.Schema(); s != nil && (f.Header().SchemaSize != 0 || len(s.Formats) > 0 || len(s.Units) > 0) {
 		v.hasSchema = true
 		for _, x := range s.Formats {
 			v.formats[x.ID] = true

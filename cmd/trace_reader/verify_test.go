@@ -147,3 +147,14 @@ func TestCutShortFileIsNeverSilent(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Empty(t, errOut)
 }
+
+// Hostile-review finding: verify of the original writer's killed file said
+// "no schema" and skipped the id checks, though every other command reads
+// the schema it finds after the header (its size in the header is 0 until
+// close). Now it checks against it, as for the closed file.
+func TestVerifyUsesTheSchemaOfAKilledFile(t *testing.T) {
+	code, out, errOut := runTool("verify", ref("crash.ctrace.crash"))
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, out, "no schema")
+	require.Contains(t, out, "95 events have format ids the schema does not register (the first: 4000)")
+}
