@@ -396,6 +396,16 @@ func warnDamaged(c *config, r *mmapio.Reader) {
 	if tornByDamage(st) {
 		fmt.Fprintf(c.warn, "trace_reader: warning: %s: the blocks from byte %d on are left out: %s\n", r.Path(), st.TornOffset, oneLine(st.TornReason))
 	}
+	if st.CutShort && c.command != "merge" { // merge names each recovered input in its own line
+		fmt.Fprintf(c.warn, "trace_reader: warning: %s\n", cutShortLine(r.Path(), st))
+	}
+}
+
+// cutShortLine says what is read of a closed file that was cut short: the
+// blocks before the cut; the rest, and the footer, are lost.
+func cutShortLine(path string, st mmapio.Status) string {
+	return fmt.Sprintf("%s: the file was cut short at byte %d (its footer lay further): only the %d blocks (%d events) before the cut are read",
+		path, st.TornOffset+st.TornBytes, st.Blocks, st.Events)
 }
 
 // tornByDamage reports whether the torn tail of a recovered file starts

@@ -11,8 +11,8 @@ import (
 const usage = `Usage: trace_reader <command> [options] <file.ctrace>
 
 Commands:
-  info       Show trace file information (with -v: formats, units, per-unit
-             counts; --json)
+  info       Show trace file information: blocks, time base, interned strings
+             (with -v: formats, units and their clocks, per-unit counts; --json)
   dump       Dump events as text
   filter     Dump events matching --cycles and --unit
   convert    Convert the whole trace to text (--limit is ignored)
