@@ -333,7 +333,7 @@ func buildFormatTables(readers []*mmapio.Reader, multi, timed bool, rn *reserved
 		}
 	}
 	rn.precheck(tableQueries, bases)
-	first := map[*fmtTable]int{}         // the position of a table's first format (namingOrder)
+	first := map[*fmtTable]int{} // the position of a table's first format (namingOrder)
 	for _, writers := range []bool{true, false} {
 		for _, at := range namingOrder(readers, writers) {
 			ti, f := at.trace, at.f
