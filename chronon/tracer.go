@@ -197,6 +197,7 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 		id:       id,
 		name:     name,
 		typeName: c.typeName,
+		shared:   c.shared,
 	}
 	if c.foreign {
 		r, err := newMappedRing(blockSize, ringSize/int(blockSize))

@@ -13,7 +13,7 @@ import (
 
 // Unit is one simulator unit (core0.fetch, core1.l2, ...): an id, a dotted
 // name, a type name, a category enable mask and a ring. One goroutine emits
-// into a unit at a time.
+// into a unit at a time, unless the unit was made with WithShared.
 type Unit struct {
 	// gate[s]: the lowest cycle at which an event of gate slot s may be
 	// recorded (gate.go), MaxUint64 while the mask disables the slot; the
@@ -47,6 +47,11 @@ type Unit struct {
 	waiting     atomic.Bool
 	timer       *time.Timer
 
+	// A shared unit (WithShared) keeps its fast word 0, so every emit
+	// takes the out-of-line path, which holds smu while it writes.
+	shared bool
+	smu    sync.Mutex
+
 	ring *ring
 	t    *Tracer
 
@@ -78,6 +83,7 @@ type unitConfig struct {
 	mask     uint64
 	hasMask  bool
 	ringSize int
+	shared   bool
 }
 
 // WithUnitID chooses the unit's id (1..65535) instead of the next free one.
@@ -107,6 +113,24 @@ func WithUnitMask(mask uint64) UnitOption {
 func WithUnitRingSize(bytes int) UnitOption {
 	return func(c *unitConfig) error { c.ringSize = bytes; return nil }
 }
+
+// WithShared makes a unit that several goroutines may emit into at once,
+// for code that cannot give each goroutine its own units (the hooks of an
+// event-driven engine called from a pool of workers, say). Every emit,
+// span, async span and counter call on the unit, and Unit.Flush, then
+// holds a lock of the unit's while it writes the event: events of one
+// goroutine keep their order, events of several interleave whole. It
+// costs each event the lock and the checked out-of-line path, about 8 ns
+// more than an unshared unit's 2 to 3 ns without contention, and more
+// while goroutines contend for the unit (BenchmarkSharedEmit; figures in
+// docs/integrations.md). Units made without it keep the single-producer
+// path, whose cost it does not change.
+func WithShared() UnitOption {
+	return func(c *unitConfig) error { c.shared = true; return nil }
+}
+
+// Shared reports whether the unit was made with WithShared.
+func (u *Unit) Shared() bool { return u.shared }
 
 // ID returns the unit id written into its events.
 func (u *Unit) ID() uint16 { return u.id }
@@ -160,11 +184,16 @@ func (u *Unit) Enabled(category uint64) bool { return atomic.LoadUint64(u.maskp)
 
 // Flush publishes the unit's partly filled chunk so that the writer picks it
 // up now rather than when the chunk fills. Call it from the goroutine that
-// owns the unit (for example when the unit goes idle).
+// owns the unit (for example when the unit goes idle), or from any
+// goroutine for a shared unit.
 func (u *Unit) Flush() {
 	if u.foreign {
 		u.sealForeign()
 		return
+	}
+	if u.shared {
+		u.smu.Lock()
+		defer u.smu.Unlock()
 	}
 	if u.hasChunk && u.off > 0 {
 		u.seal()
