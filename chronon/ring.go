@@ -63,7 +63,8 @@ type ringHdr struct {
 	version   uint32
 	winLo     uint64 // record-time cycle window (select.go): C producers keep
 	winSpan   uint64 // an event when cycle-winLo <= winSpan
-	_         [8]byte
+	lock      uint32 // C producers of a shared unit: the producers' lock (cgo/chronon.h)
+	shared    uint32 // creator: 1 for a shared unit (WithShared)
 }
 
 const (

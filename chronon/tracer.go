@@ -209,6 +209,9 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 		h := r.hdr
 		h.mask, h.srcWord, h.maxArgs = c.mask, u.srcWord, uint32(u.maxArgs)
 		h.winLo, h.winSpan = wlo, wspan
+		if c.shared {
+			h.shared = 1
+		}
 		if t.cfg.policy == Drop {
 			h.policy = 1
 		}
