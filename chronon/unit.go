@@ -46,6 +46,8 @@ type Unit struct {
 	waitCh      chan struct{}
 	waiting     atomic.Bool
 	timer       *time.Timer
+	active      bool   // the first acquire has run (Tracer.activate)
+	grow        uint32 // size of the unit's next chunks (grow.go)
 
 	// A shared unit (WithShared) keeps its fast word 0, so every emit
 	// takes the out-of-line path, which holds smu while it writes.
@@ -224,14 +226,18 @@ func (u *Unit) reserve(n uint32) bool {
 		return false
 	}
 	if u.hasChunk && u.off > 0 {
+		if u.lim.Load() != 0 { // the chunk is full, not asked to be flushed
+			u.grew()
+		}
 		u.seal()
 	}
-	if !u.hasChunk && !u.acquire() {
+	if !u.hasChunk && !u.acquire(n) {
 		u.ring.hdr.dropped.Add(1)
 		return false
 	}
-	u.lim.Store(u.ring.chunkSize)
-	return n <= u.ring.chunkSize // always true: maxArgs keeps events inside a chunk
+	size := u.ring.slots[u.head&(u.ring.nChunks-1)].cap
+	u.lim.Store(size)
+	return n <= size // always true: acquire sizes the chunk for the event
 }
 
 // seal publishes the current chunk. The chunk now belongs to the consumer,
@@ -251,10 +257,11 @@ func (u *Unit) seal() {
 }
 
 // acquire takes the chunk at head, waiting for the writer to release one
-// when the ring is full, unless the policy is Drop.
-func (u *Unit) acquire() bool {
+// when the ring is full, unless the policy is Drop, and sizes it for an
+// event of n bytes and the unit's rate (grow.go).
+func (u *Unit) acquire(n uint32) bool {
 	r := u.ring
-	if r.base == nil { // the unit's first chunk: its ring exists from now on
+	if !u.active { // the unit's first chunk: its ring exists from now on
 		u.t.activate(u)
 	}
 	for u.head-r.hdr.tail.Load() >= r.nChunks {
@@ -265,7 +272,9 @@ func (u *Unit) acquire() bool {
 			return false
 		}
 	}
-	u.chunk = r.chunk(u.head)
+	i := u.head & (r.nChunks - 1)
+	u.sizeSlot(i, n) // the slot is free: the writer released it, or never had it
+	u.chunk = r.slots[i].p
 	u.hasChunk = true
 	u.off = 0
 	return true
