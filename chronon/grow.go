@@ -26,9 +26,11 @@ import (
 const firstChunk = MinBlockSize
 
 // DefaultRingBudget is the default bound on the memory of all Go units'
-// rings of a tracer: 16 MiB (the rings of 32 units with full 128 KiB
-// chunks, or of 128 units with 32 KiB chunks).
-const DefaultRingBudget = 16 << 20
+// rings of a tracer: 8 MiB, the rings of 16 busy units with full 128 KiB
+// chunks (four each), or of 150 with chunks of about 13 KiB. A simulator
+// with many busy units trades memory for CPU with WithRingBudget: smaller
+// chunks are smaller blocks, each compressed on its own.
+const DefaultRingBudget = 8 << 20
 
 // WithRingBudget bounds the memory of all Go units' rings together, in
 // bytes (default DefaultRingBudget): rings grow with their unit's rate
