@@ -119,7 +119,7 @@ var (
 		})
 	optFollow = opt([]string{"--follow"}, "", "Follow one file being written: per-unit rates every second; at its close, rates since follow started",
 		func(c *config, _ string) error { c.follow = true; return nil })
-	optMemory = opt([]string{"--memory"}, "SIZE", "Memory for decoded data beyond the file's mapping (default 256MiB; bytes, or KiB/MiB/GiB)",
+	optMemory = opt([]string{"--memory"}, "SIZE", "Memory for decoded data beyond the file's mapping (default 256MiB; bytes, or KiB/MiB/GiB: binary, 1MB = 1MiB)",
 		func(c *config, v string) error {
 			n, err := parseSize(v)
 			if err != nil || n < mmapio.MinMemoryBudget || n > mmapio.MaxMemoryBudget {

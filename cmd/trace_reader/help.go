@@ -62,7 +62,8 @@ help CMD says which):
                       of them selects
   --limit N           Stop after N events (0 = no limit)
   --memory SIZE       Memory for decoded data beyond the file's mapping
-                      (default 256MiB; bytes, or KiB/MiB/GiB)
+                      (default 256MiB; bytes, or KiB/MiB/GiB: binary, 1MB =
+                      1MiB)
   -o, --output FILE   Write to FILE instead of standard output
   -v, --verbose       More detail (dump: event count on stderr)
   -h, --help          Show this help
