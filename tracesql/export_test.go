@@ -8,3 +8,7 @@ func SetPushdown(d *DB, on bool) { d.noPushdown = !on }
 
 // Rewrite returns the query Query runs for q.
 func Rewrite(d *DB, q string) string { return d.rewrite(q) }
+
+// ParquetThreads sets the threads a Parquet export of d runs on and returns
+// them and what restores the setting.
+func ParquetThreads(d *DB) (int64, func(), error) { return d.parquetThreads() }

@@ -65,3 +65,28 @@ func TestExportParquet(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(entries), 5)
 }
+
+// The Parquet export runs on as many DuckDB threads as their row groups
+// (parquetThreadBytes each) fit the memory budget, at least one, never
+// more than the database has, and gives the database its threads back.
+func TestParquetThreadsFitTheBudget(t *testing.T) {
+	path := trace(t, "w1")
+	threads := func(db *tracesql.DB) string { return one(t, db, "SELECT current_setting('threads')") }
+	for _, c := range []struct {
+		budget  int64
+		threads int
+		want    int64
+	}{{128 << 20, 4, 1}, {1 << 20, 4, 1}, {256 << 20, 4, 2}, {1 << 30, 4, 4}, {1 << 30, 2, 2}} {
+		db := open(t, []string{path}, tracesql.WithMemoryBudget(c.budget), tracesql.WithThreads(c.threads))
+		n, restore, err := tracesql.ParquetThreads(db)
+		require.NoError(t, err)
+		require.Equal(t, c.want, n, "budget %d, %d threads", c.budget, c.threads)
+		require.Equal(t, fmt.Sprint(c.want), threads(db))
+		restore()
+		require.Equal(t, fmt.Sprint(c.threads), threads(db))
+	}
+	db := open(t, []string{path}, tracesql.WithMemoryBudget(128<<20), tracesql.WithThreads(3))
+	_, err := db.ExportParquet(t.TempDir())
+	require.NoError(t, err)
+	require.Equal(t, "3", threads(db), "the export gives the threads back")
+}

@@ -3,6 +3,8 @@
 package tracesql
 
 import (
+	"cmp"
+	"slices"
 	"unsafe"
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
@@ -35,6 +37,8 @@ type spanScan struct {
 	view  argview.View
 	pend  []spanRow // rows found but not yet written (a chunk filled up)
 	from  uint64    // the window's first cycle: spans open at it start there
+	last  uint64    // the cycle of the last event read at or after from
+	read  bool      // an event was read at or after from
 
 	// Async spans and parents (when a format has the id or parent role):
 	// the orderer the exporters and the statistics use pairs begins and ends
@@ -88,6 +92,7 @@ type openSpan struct {
 	id     uint64 // async: its id
 	parent int64  // the seq of its parent's begin, -1: none
 	lane   uint64
+	unit   uint16 // async: its unit
 }
 
 // treeEvent is an event handed to the span orderer, with its seq.
@@ -198,7 +203,7 @@ func (s *spanScan) fill(out *chunk) error {
 				continue
 			}
 			q := queryOf(&s.sels[s.ti])
-			s.from = 0
+			s.from, s.last, s.read = 0, 0, false
 			if a, b, windowed := q.Cycles(); windowed && a > 0 {
 				s.from = a
 				q = q.WithCycles(0, b) // the lookback
@@ -223,6 +228,9 @@ func (s *spanScan) fill(out *chunk) error {
 			if err == nil && s.order != nil {
 				err = s.order.Flush(s.emit)
 			}
+			if err == nil {
+				s.closeOpen()
+			}
 			s.it.Close()
 			s.it = nil
 			s.ti++
@@ -232,6 +240,9 @@ func (s *spanScan) fill(out *chunk) error {
 			continue
 		}
 		ev := s.it.Event()
+		if ev.Cycle >= s.from {
+			s.last, s.read = max(s.last, ev.Cycle), true
+		}
 		seq := uint64(ev.Block)<<32 | uint64(rawread.Index(s.it))
 		if s.order == nil {
 			s.event(&ev, seq, noTree)
@@ -291,7 +302,7 @@ func (s *spanScan) event(ev *mmapio.Event, seq uint64, res spantree.Resolved) {
 			s.nodeSeq = append(s.nodeSeq, 0)
 		}
 		s.nodeSeq[res.Node] = seq
-		s.async[res.Node] = openSpan{start: ev.Cycle, flow: flow, has: flow != 0, role: sr, seq: seq, id: v.Uint(sr.id), parent: parent, lane: lk.lane}
+		s.async[res.Node] = openSpan{start: ev.Cycle, flow: flow, has: flow != 0, role: sr, seq: seq, id: v.Uint(sr.id), parent: parent, lane: lk.lane, unit: ev.UnitID}
 	case schema.KindAsyncEnd:
 		b, ok := s.async[res.Node]
 		if !ok {
@@ -333,6 +344,34 @@ func (s *spanScan) event(ev *mmapio.Event, seq uint64, res spantree.Resolved) {
 		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.UnitID, role: b.role, lane: lk.lane, start: max(b.start, s.from), end: ev.Cycle,
 			flow: b.flow, hasFlow: b.has, seq: b.seq, parent: b.parent})
 	}
+}
+
+// closeOpen ends the begin/end and async spans still open when the trace's
+// selection ends (the window's end, or the trace's) at the last event read
+// in it, as the exports close them: a span is a row whether or not its end
+// was selected, and its duration is then what the selection shows of it.
+// A span open at the window's start that no event in the window follows
+// ends where it starts (the window's first cycle). Rows go in the order of
+// their begins.
+func (s *spanScan) closeOpen() {
+	at := s.last
+	if !s.read {
+		at = s.from
+	}
+	n := len(s.pend)
+	for lk, st := range s.open {
+		for _, b := range *st {
+			s.pend = append(s.pend, spanRow{ti: s.ti, unit: lk.unit, role: b.role, lane: lk.lane, start: max(b.start, s.from), end: max(at, b.start, s.from),
+				flow: b.flow, hasFlow: b.has, seq: b.seq, parent: b.parent})
+		}
+	}
+	for _, b := range s.async {
+		s.pend = append(s.pend, spanRow{ti: s.ti, unit: b.unit, role: b.role, lane: b.lane, start: max(b.start, s.from), end: max(at, b.start, s.from),
+			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent})
+	}
+	slices.SortFunc(s.pend[n:], func(a, b spanRow) int { return cmp.Compare(a.seq, b.seq) })
+	clear(s.open)
+	clear(s.async)
 }
 
 // write writes r into row of the chunk: each column the query reads, with

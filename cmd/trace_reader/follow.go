@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/chronon-sim/chronon-go/internal/rawread"
@@ -48,6 +51,9 @@ type follower struct {
 	stalled int   // polls in a row without progress on a closed file
 	size    int64 // the file's size at the last poll: it never shrinks
 	lastErr error
+	// warn receives one line for each block the walk left out as damaged
+	// (nil: no warnings).
+	warn io.Writer
 	// recSchema is the schema mmapio's recovery located when the header
 	// names none (the original writer writes the header's offsets at Close).
 	recSchema []byte
@@ -272,9 +278,13 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 	}
 	file := schema.AppendHeader(make([]byte, 0, schema.HeaderSize+len(fl.schema)+len(raw)), h)
 	file = append(file, fl.schema...)
-	var ends []int64 // in the file, where each event block's entry (and the frames before it) ends
+	var ends []int64  // in the file, where each event block's entry (and the frames before it) ends
+	var offs []int64  // in the file, where each event block starts
+	var synth []int64 // in the snapshot, where each event block starts
 	for _, e := range entries {
 		if !e.frame {
+			synth = append(synth, int64(len(file)))
+			offs = append(offs, e.off)
 			file = append(file, raw[e.off-start:e.end-start]...)
 			ends = append(ends, e.end)
 		}
@@ -290,16 +300,57 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 		fl.lastErr = err // a schema caught mid-rewrite: the next poll reads it again
 		return nil, nil
 	}
-	k := r.Status().Blocks
-	if k == 0 {
+	// The walk read or left out (damaged) every block before where it
+	// stopped. A damaged block last of all may be one still being written:
+	// it is looked at again at the next poll, unless the file is closed.
+	st := r.Status()
+	walked := len(ends)
+	if st.TornBytes > 0 {
+		walked, _ = slices.BinarySearch(synth, st.TornOffset)
+	}
+	damaged := map[int]string{} // block index in entries: why
+	for _, d := range st.Damaged {
+		if i, why, ok := damagedAt(d, synth); ok && i < walked {
+			damaged[i] = why
+		}
+	}
+	if _, ok := damaged[walked-1]; ok && walked == len(ends) && !fl.closed {
+		walked--
+	}
+	if walked == 0 {
 		r.Close()
 		return nil, nil
 	}
-	fl.next = ends[k-1]
-	if k == len(ends) {
+	for i := range walked {
+		if why, ok := damaged[i]; ok && fl.warn != nil {
+			fmt.Fprintf(fl.warn, "trace_reader: warning: %s: block at byte %d does not decode: %s: its events are left out\n", fl.path, offs[i], oneLine(why))
+		}
+	}
+	fl.next = ends[walked-1]
+	if walked == len(ends) {
 		fl.next = end
 	}
 	return r, nil
+}
+
+// damagedAt reads an entry of Status.Damaged ("block at byte N does not
+// decode: WHY") of a snapshot whose blocks start at synth: the block's
+// index and why.
+func damagedAt(d string, synth []int64) (int, string, bool) {
+	rest, ok := strings.CutPrefix(d, "block at byte ")
+	if !ok {
+		return 0, "", false
+	}
+	num, why, ok := strings.Cut(rest, " does not decode: ")
+	if !ok {
+		return 0, "", false
+	}
+	off, err := strconv.ParseInt(num, 10, 64)
+	if err != nil {
+		return 0, "", false
+	}
+	i, found := slices.BinarySearch(synth, off)
+	return i, why, found
 }
 
 // followTrace prints the events of a file as they are appended, in cycle
@@ -313,6 +364,7 @@ func followTrace(ctx context.Context, c *config, w io.Writer, every time.Duratio
 		return err
 	}
 	defer fl.Close()
+	fl.warn = c.warn
 	matched := false
 	err = fl.run(ctx, every, func(r *mmapio.Reader) error {
 		q, ok := followQuery(c, r)

@@ -130,6 +130,7 @@ type verifier struct {
 	perUnit         map[uint16]uint64 // events of each unit in the good blocks
 	framesWithSum   int               // zstd blocks whose frame has a content checksum
 	zstdBlocks      int
+	rawUnsummed     int    // raw blocks with no CRC32C (a footer-less file's)
 	unknownFormats  int    // events whose format id the schema does not register
 	firstUnknown    uint32 // the first of those ids
 	unknownUnits    int
@@ -162,6 +163,9 @@ func (v *verifier) block(b tracefile.Block) {
 		if f.Data()[tracefile.PayloadOff(&b)+4]&4 != 0 { // Frame_Header_Descriptor: Content_Checksum_flag
 			v.framesWithSum++
 		}
+	}
+	if tracefile.IsRaw(&b) && b.UncompressedSize > 0 && !b.HasCRC {
+		v.rawUnsummed++
 	}
 	data, buf, err := f.BlockBytes(&b)
 	if err != nil {
@@ -263,6 +267,9 @@ func (v *verifier) cannot() []string {
 	}
 	if n := v.zstdBlocks - v.framesWithSum; n > 0 && !v.f.Header().HasChecksums() {
 		out = append(out, fmt.Sprintf("%d of %d zstd blocks have no content checksum: their data is checked only by decoding it", n, v.zstdBlocks))
+	}
+	if v.rawUnsummed > 0 && v.f.Header().HasChecksums() {
+		out = append(out, fmt.Sprintf("%d raw blocks have no CRC32C (it is kept in the footer): their events' structure is checked, not their cycles, format ids, categories or argument values", v.rawUnsummed))
 	}
 	if !v.hasSchema {
 		out = append(out, "no schema: the events' format and unit ids have nothing to be checked against")
