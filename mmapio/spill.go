@@ -146,19 +146,9 @@ func (sp *segPipe) nextSpilled() (*segment, error) {
 		if sp.stopped.Load() {
 			return nil, ErrClosed
 		}
-		if !sp.r.f.RLock() { // the plan's cycles are read from the mapped footer
+		if !sp.fillSpilledLocked() {
 			return nil, ErrClosed
 		}
-		sp.collect(false)
-		sp.dispatchSpills()
-		for len(sp.queue) < sp.ahead {
-			seg := sp.buildSpilled()
-			if seg == nil {
-				break
-			}
-			sp.queue = append(sp.queue, seg)
-		}
-		sp.r.f.RUnlock()
 		for _, seg := range sp.queue {
 			if seg.dispatched {
 				continue
@@ -560,3 +550,25 @@ func (s *spiller) corrupt(r *run, rd *spillRead, p int) error {
 // 64 MiB blocks spilling at once took the process 86 MiB past its budget,
 // one 16 MiB block at a time with a 64 MiB budget 17 MiB.
 const spillAloneBytes = 4 << 20
+
+// fillSpilledLocked collects finished spills and queues the next segments,
+// holding the mapping: the plan's cycles are read from the mapped footer
+// (false: Close has unmapped it). The lock is given back by a deferred
+// call, so that a fault on a file that shrank, which panics through here
+// to the caller's recovery, cannot leave it held and Close waiting.
+func (sp *segPipe) fillSpilledLocked() bool {
+	if !sp.r.f.RLock() {
+		return false
+	}
+	defer sp.r.f.RUnlock()
+	sp.collect(false)
+	sp.dispatchSpills()
+	for len(sp.queue) < sp.ahead {
+		seg := sp.buildSpilled()
+		if seg == nil {
+			break
+		}
+		sp.queue = append(sp.queue, seg)
+	}
+	return true
+}

@@ -118,11 +118,10 @@ func (sp *segPipe) nextWindow() (*segment, error) {
 	}
 	// Like build, the window reads the footer's index and the mapping,
 	// which Close unmaps; Close waits for the window to end.
-	if !sp.r.f.RLock() {
+	seg, ok := sp.windowLocked()
+	if !ok {
 		return nil, ErrClosed
 	}
-	seg := sp.window()
-	sp.r.f.RUnlock()
 	if seg == nil {
 		return nil, w.err
 	}
@@ -368,4 +367,17 @@ type winBlock struct {
 	cut               wkey     // the first event left out for lack of room (maxKey: none)
 	// arena: Recs, offs and Data lie in the windower's arena (windowmem.go)
 	arena bool
+}
+
+// windowLocked builds the next window holding the mapping (false: Close
+// has unmapped it). The lock is given back by a deferred call: a read of
+// a file that shrank faults, and the panic the fault raises unwinds
+// through here to the caller's recovery; a lock left held would make
+// Close wait forever.
+func (sp *segPipe) windowLocked() (*segment, bool) {
+	if !sp.r.f.RLock() {
+		return nil, false
+	}
+	defer sp.r.f.RUnlock()
+	return sp.window(), true
 }

@@ -3,7 +3,8 @@
 
 One line per package as it finishes, one line per test of the packages named
 with --verbose (the cgo tests, which take minutes each), every failing test's
-output in full, and a closing line `tests: N passed, N failed, N skipped`.
+output in full, a closing line `tests: N passed, N failed, N skipped`, and the
+slowest top-level tests (where the time of `make test` goes).
 Exits 1 when any test or package failed (a build failure has no test events,
 so packages are counted too).
 """
@@ -13,6 +14,7 @@ import sys
 verbose = set(a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--verbose="))
 passed = failed = skipped = 0
 skips = []  # (pkg, test, reason) of every skipped test, named in the summary
+times = []  # (elapsed, pkg, test) of every top-level test
 bad_pkgs = []
 out = {}  # (pkg, test) -> lines, kept until the test ends
 for line in sys.stdin:
@@ -31,6 +33,8 @@ for line in sys.stdin:
             print(f"    run  {test}", flush=True)
         continue
     lines = out.pop(key, [])
+    if test and "/" not in test:
+        times.append((ev.get("Elapsed", 0), pkg, test))
     if test:
         if action == "pass":
             passed += 1
@@ -61,6 +65,9 @@ for line in sys.stdin:
 print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
 for pkg, test, reason in skips:
     print(f"  SKIPPED {pkg} {test}: {reason or '(no reason given)'}")
+slow = sorted(times, reverse=True)[:12]
+if slow and slow[0][0] >= 1:
+    print("slowest tests: " + ", ".join(f"{t} ({p.rsplit('/', 1)[-1]}) {e:.0f}s" for e, p, t in slow if e >= 1))
 if bad_pkgs and not failed:
     print("packages that failed without a failing test (build error?): " + " ".join(bad_pkgs))
 sys.exit(1 if failed or bad_pkgs else 0)

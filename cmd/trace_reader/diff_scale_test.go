@@ -21,7 +21,14 @@ import (
 // 0.7 s: BenchmarkDiffScalesWithUnits measures it (`go test -run NONE
 // -bench DiffScales ./cmd/trace_reader`); this test checks the answers.
 func TestDiffScalesWithUnits(t *testing.T) {
-	a, b, c := diffScaleFiles(t)
+	// Under the race detector (slower here a hundredfold: 113 s on the
+	// test host) the files are smaller, still with more differing units
+	// than one report batch.
+	units, events := 16384, 150_000
+	if raceEnabled {
+		units, events = reportBatch+2048, 60_000
+	}
+	a, b, c := diffScaleFiles(t, units, events)
 	for _, tc := range []struct {
 		b    string
 		code int
@@ -30,7 +37,7 @@ func TestDiffScalesWithUnits(t *testing.T) {
 		require.Equal(t, tc.code, code, errOut)
 		if tc.code == 1 {
 			// Every differing unit reported, over several report batches.
-			m := regexp.MustCompile(`(\d+) of 16384 units differ`).FindStringSubmatch(out)
+			m := regexp.MustCompile(`(\d+) of ` + strconv.Itoa(units) + ` units differ`).FindStringSubmatch(out)
 			require.NotNil(t, m)
 			n, err := strconv.Atoi(m[1])
 			require.NoError(t, err)
@@ -40,11 +47,10 @@ func TestDiffScalesWithUnits(t *testing.T) {
 	}
 }
 
-// diffScaleFiles writes three 16,384-unit files: a (per-unit blocks of
-// 4 KiB), b (the same events in one stream, the original writer's layout)
-// and c (other events, a's layout).
-func diffScaleFiles(tb testing.TB) (a, b, c string) {
-	const units, events = 16384, 150_000
+// diffScaleFiles writes three files of the given units and events: a
+// (per-unit blocks of 4 KiB), b (the same events in one stream, the
+// original writer's layout) and c (other events, a's layout).
+func diffScaleFiles(tb testing.TB, units, events int) (a, b, c string) {
 	dir := tb.TempDir()
 	write := func(name string, seed uint64, o ctracetest.Options) string {
 		data, err := ctracetest.Build(ctracetest.W1Schema(units), ctracetest.W1Events(events, units, seed), o)
@@ -62,7 +68,7 @@ func diffScaleFiles(tb testing.TB) (a, b, c string) {
 // differing. Quadratic code took 3.7 s and 50 s here; near-linear, 0.15 s
 // and 0.7 s on the development machine.
 func BenchmarkDiffScalesWithUnits(b *testing.B) {
-	fa, fb, fc := diffScaleFiles(b)
+	fa, fb, fc := diffScaleFiles(b, 16384, 150_000)
 	for _, bc := range []struct {
 		name, other string
 		code        int

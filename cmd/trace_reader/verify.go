@@ -97,10 +97,9 @@ func verifyFile(c *config, path string) verifyFileReport {
 	if st := r.Status(); tornByDamage(st) {
 		v.problem("%s: torn tail at byte %d: %s", path, st.TornOffset, oneLine(st.TornReason))
 	}
-	for _, b := range f.Blocks() {
-		v.block(b)
-	}
-	if err := r.Err(); err != nil { // the file shrank while it was read
+	if err := v.allBlocks(f.Blocks()); err != nil {
+		v.problem("%s", oneLine(err.Error()))
+	} else if err := r.Err(); err != nil { // the file shrank while it was read
 		v.problem("%s", oneLine(err.Error()))
 	}
 	v.totals()
@@ -134,6 +133,17 @@ type verifier struct {
 
 func (v *verifier) problem(format string, args ...any) {
 	v.problems = append(v.problems, fmt.Sprintf(format, args...))
+}
+
+// allBlocks checks blocks. A file that shrinks while verify reads it
+// faults on the mapping: that ends the walk as the error naming the file
+// and the byte, not the process with SIGBUS.
+func (v *verifier) allBlocks(blocks []tracefile.Block) (err error) {
+	defer v.f.Guard(&err, tracefile.PanicOnFault())
+	for _, b := range blocks {
+		v.block(b)
+	}
+	return nil
 }
 
 // block decodes block b (every check a read makes) and checks its events'

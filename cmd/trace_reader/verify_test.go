@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/workload"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -97,4 +98,26 @@ func TestVerify(t *testing.T) {
 	code, out, _ = runTool("info", ref("mixed-small.ctrace"))
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "  Checksums: none\n")
+}
+
+// Hostile-review finding: verify died of SIGBUS when the file shrank while
+// it checked the blocks (the block CRC read the mapping unguarded). Now
+// the fault is a problem naming the file and the byte.
+func TestVerifyOfAShrinkingFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shrinking.ctrace")
+	data, err := os.ReadFile(ref("multiblock.ctrace"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	r, err := openTrace(&config{command: "verify"}, path)
+	require.NoError(t, err)
+	defer r.Close()
+	f := rawread.File(r)
+	blocks := f.Blocks()
+	require.Greater(t, len(blocks), 2)
+	require.NoError(t, os.Truncate(path, 4096))
+	v := verifier{f: f, path: path, perUnit: map[uint16]uint64{}, formats: map[uint32]bool{}, units: map[uint16]bool{}}
+	err = v.allBlocks(blocks)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), path+": reading byte ")
+	require.Contains(t, err.Error(), "the file shrank")
 }
