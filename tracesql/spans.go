@@ -68,6 +68,7 @@ type spanRole struct {
 	name                        string
 	types                       []schema.ArgType
 	lane, flow, dur, id, parent int // argument indexes, -1: none
+	need                        int // the arguments up to the last of them
 }
 
 // info describes an event of the role to the span orderer; v holds its
@@ -244,6 +245,7 @@ func spanRoles(r *mmapio.Reader) []*spanRole {
 				sr.dur = i
 			}
 		}
+		sr.need = max(sr.lane, sr.flow, sr.dur, sr.id, sr.parent) + 1
 		m[f.ID] = sr
 	}
 	return m
@@ -340,7 +342,7 @@ func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
 		return
 	}
 	v := &s.view
-	v.Reset(sr.types, ev.args, int(ev.argc))
+	v.ResetFirst(sr.types, ev.args, int(ev.argc), sr.need)
 	lk := laneKey{unit: ev.unit}
 	if v.Has(sr.lane) {
 		lk.lane = v.Uint(sr.lane)
