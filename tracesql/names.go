@@ -235,9 +235,13 @@ func formatBase(f *mmapio.Format) (base string, span bool) {
 
 // buildFormatTables names a table for every format of every trace. A name
 // is the format's base (formatBase), made free (reservedNames.tableName);
-// one another format already has gets _<format_id>. Traces share a table
+// one another format already has gets _<format_id>. The names writers
+// gave (spans, async spans) are taken first, then the formats' first
+// words, each in trace then schema order: a span's table is named after
+// it whatever order its formats were registered in. Traces share a table
 // when their formats have the same name and argument types (a span: the
-// same name). The spans of a named span are one table.
+// same name). The spans of a named span are one table. Tables are listed
+// in the order of their first format (trace, then schema order).
 func buildFormatTables(readers []*mmapio.Reader, multi, timed bool, rn *reservedNames) ([]*fmtTable, map[*mmapio.Format]string) {
 	var tables []*fmtTable
 	byName := map[string]*fmtTable{}
@@ -250,13 +254,10 @@ func buildFormatTables(readers []*mmapio.Reader, multi, timed bool, rn *reserved
 		lead = append([]string{"trace"}, lead...)
 	}
 	spanTables := map[string]*fmtTable{} // by span name
-	for ti, r := range readers {
-		seenID := map[uint32]bool{}
-		for _, f := range r.Formats() {
-			if seenID[f.ID] { // the reader uses the first entry of an id
-				continue
-			}
-			seenID[f.ID] = true
+	first := map[*fmtTable]int{}         // the position of a table's first format (namingOrder)
+	for _, writers := range []bool{true, false} {
+		for _, at := range namingOrder(readers, writers) {
+			ti, f := at.trace, at.f
 			base, span := formatBase(f)
 			if t := spanTables[f.Name]; span && t != nil {
 				names[f] = t.Name // another format of the span, or the span in another trace
@@ -279,6 +280,7 @@ func buildFormatTables(readers []*mmapio.Reader, multi, timed bool, rn *reserved
 				t = newFormatTable(name, f, span, len(readers), lead, rn)
 				byName[name] = t
 				tables = append(tables, t)
+				first[t] = at.pos
 			}
 			if span {
 				spanTables[f.Name] = t
@@ -288,7 +290,39 @@ func buildFormatTables(readers []*mmapio.Reader, multi, timed bool, rn *reserved
 			names[f] = name
 		}
 	}
+	slices.SortFunc(tables, func(a, b *fmtTable) int { return first[a] - first[b] })
 	return tables, names
+}
+
+// placedFormat is a format, its trace and its position among all the
+// traces' formats.
+type placedFormat struct {
+	f          *mmapio.Format
+	trace, pos int
+}
+
+// namingOrder returns the formats the readers use (the first entry of an
+// id), in trace then schema order: those whose table is named by a name
+// the writer gave (formatBase: spans, async spans) when writers is true,
+// the others when false.
+func namingOrder(readers []*mmapio.Reader, writers bool) []placedFormat {
+	var out []placedFormat
+	pos := 0
+	for ti, r := range readers {
+		seenID := map[uint32]bool{}
+		for _, f := range r.Formats() {
+			pos++
+			if seenID[f.ID] {
+				continue
+			}
+			seenID[f.ID] = true
+			named := f.Name != "" && (spanKind(f.Kind) || f.Kind == schema.KindAsyncBegin || f.Kind == schema.KindAsyncEnd)
+			if named == writers {
+				out = append(out, placedFormat{f, ti, pos})
+			}
+		}
+	}
+	return out
 }
 
 func newFormatTable(name string, f *mmapio.Format, span bool, traces int, lead []string, rn *reservedNames) *fmtTable {

@@ -82,7 +82,10 @@ func verifyFile(c *config, path string) verifyFileReport {
 	v.formats = map[uint32]bool{}
 	v.units = map[uint16]bool{}
 	v.ours = f.Header().HasChecksums()
-	if s := f.Schema(); s != nil && f.Header().SchemaSize != 0 {
+	// The schema of a file whose writer was killed is found after the
+	// header though the header's size for it is 0 (the original writer
+	// writes it at close): it is checked against all the same.
+	if s := f.Schema(); s != nil && (f.Header().SchemaSize != 0 || len(s.Formats) > 0 || len(s.Units) > 0) {
 		v.hasSchema = true
 		for _, x := range s.Formats {
 			v.formats[x.ID] = true
@@ -96,6 +99,9 @@ func verifyFile(c *config, path string) verifyFileReport {
 	}
 	if st := r.Status(); tornByDamage(st) {
 		v.problem("%s: torn tail at byte %d: %s", path, st.TornOffset, oneLine(st.TornReason))
+	}
+	if st := r.Status(); st.CutShort {
+		v.problem("%s", cutShortLine(path, st))
 	}
 	if err := v.allBlocks(f.Blocks()); err != nil {
 		v.problem("%s", oneLine(err.Error()))
