@@ -90,3 +90,29 @@ func TestParquetThreadsFitTheBudget(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "3", threads(db), "the export gives the threads back")
 }
+
+// TestDatasetLabelsReadBack: labels with characters a Hive path encodes
+// (= % space) publish into percent-encoded partition directories, and the
+// dataset read back (DuckDB's hive_partitioning decodes them) names each
+// trace by its label, with its rows.
+func TestDatasetLabelsReadBack(t *testing.T) {
+	db := open(t, []string{trace(t, "mixed")})
+	n := one(t, db, "SELECT count(*) FROM events")
+	dir := t.TempDir()
+	labels := []string{"a=b", "50%", "x%3Dy", "two words"}
+	for _, label := range labels {
+		stage, err := os.MkdirTemp(dir, ".stage-")
+		require.NoError(t, err)
+		_, err = db.ExportParquet(stage)
+		require.NoError(t, err)
+		require.NoError(t, tracesql.PublishPartition(dir, label, stage))
+		_, err = os.Stat(filepath.Join(dir, "events", tracesql.PartitionDir(label)))
+		require.NoError(t, err)
+	}
+	ds := open(t, []string{dir})
+	var want []string
+	for _, label := range []string{"50%", "a=b", "two words", "x%3Dy"} { // ORDER BY trace
+		want = append(want, label+"|"+n)
+	}
+	require.Equal(t, want, rows(t, ds, "SELECT trace, count(*) FROM events GROUP BY trace ORDER BY trace"))
+}

@@ -179,11 +179,11 @@ func exportPartition(c *config, file, label string) ([]string, error) {
 		err = tracesql.PublishPartition(dir, label, tmp)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("export: %s", strings.ReplaceAll(sqlErrLine(err), tmp, filepath.Join(dir, "<table>", "trace="+label)))
+		return nil, fmt.Errorf("export: %s", strings.ReplaceAll(sqlErrLine(err), tmp, filepath.Join(dir, "<table>", tracesql.PartitionDir(label))))
 	}
 	for i, f := range files {
 		table, base := filepath.Split(strings.TrimPrefix(f, tmp+string(filepath.Separator)))
-		files[i] = filepath.Join(dir, table, "trace="+label, base)
+		files[i] = filepath.Join(dir, table, tracesql.PartitionDir(label), base)
 	}
 	return files, nil
 }
