@@ -3,6 +3,7 @@ package rewrite
 import (
 	"errors"
 	"io"
+	"slices"
 	"time"
 
 	flatbuffers "github.com/google/flatbuffers/go"
@@ -56,6 +57,8 @@ func Complete(w io.Writer, r *mmapio.Reader, created time.Time) (res Result, err
 		}
 	}
 	blocks := make([]tracefile.Block, 0, len(all))
+	lost := map[uint16]uint64{}            // events of the blocks left out, by unit
+	attributable := true                   // every block left out holds one unit
 	for _, d := range f.Status().Damaged { // left out by the walk of a recovered input
 		res.Dropped = append(res.Dropped, errors.New(f.Path()+": "+d))
 	}
@@ -67,6 +70,11 @@ func Complete(w io.Writer, r *mmapio.Reader, created time.Time) (res Result, err
 			blocks = append(blocks, b)
 		case f.Options().Repair:
 			res.Dropped = append(res.Dropped, e)
+			if u := all[i].Units; len(u) == 1 {
+				lost[u[0]] += uint64(all[i].EventCount)
+			} else {
+				attributable = false
+			}
 		default:
 			return res, e
 		}
@@ -92,7 +100,9 @@ func Complete(w io.Writer, r *mmapio.Reader, created time.Time) (res Result, err
 	}
 	if ts, ok := f.Created(); ok {
 		foot.CreatedTimestamp = ts
-		foot.UnitStats = f.UnitStats()
+		if attributable {
+			foot.UnitStats = lessLost(f.UnitStats(), lost)
+		} // else none: counts that the blocks contradict would be read as truth
 	} else if !created.IsZero() {
 		foot.CreatedTimestamp = uint64(created.Unix())
 	}
@@ -168,4 +178,20 @@ func copyMapped(f *tracefile.File, dst, src []byte, off int64, section string) (
 		}
 	}()
 	return copy(dst, src), nil
+}
+
+// lessLost is the input's unit_stats for a copy without the blocks left
+// out: a unit's events in them are no longer written but dropped (emitted
+// stays written + dropped, and info shows them as dropped).
+func lessLost(stats []schema.UnitStat, lost map[uint16]uint64) []schema.UnitStat {
+	if len(lost) == 0 {
+		return stats
+	}
+	out := slices.Clone(stats)
+	for i := range out {
+		n := min(lost[out[i].UnitID], out[i].Written)
+		out[i].Written -= n
+		out[i].Dropped += n
+	}
+	return out
 }

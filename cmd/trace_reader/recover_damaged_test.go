@@ -10,7 +10,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/internal/workload"
+	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -46,5 +49,49 @@ func TestRecoverDamagedBlock(t *testing.T) {
 		res, err := ctracetest.RunOracle("check", out)
 		require.NoError(t, err, string(res))
 		require.Contains(t, string(res), "OK events="+strconv.Itoa(want))
+	}
+}
+
+// New-user finding: recover of a writer's complete file with a damaged
+// block copied the footer's unit_stats as they were, so the output failed
+// verify (more events written than its blocks hold) and info hid the
+// loss. The events of the block left out now count as dropped.
+func TestRecoverDamagedBlockKeepsUnitStatsTrue(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "w1.ctrace"), filepath.Join(dir, "fixed.ctrace")
+	_, err := workload.Run("w1", in, 40_000, 4, 1, chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	b, err := os.ReadFile(in)
+	require.NoError(t, err)
+	h, err := schema.ParseHeader(b, int64(len(b)))
+	require.NoError(t, err)
+	f, err := schema.DecodeFooter(b[h.FooterOffset:h.FooterOffset+h.FooterSize], 0)
+	require.NoError(t, err)
+	require.NotEmpty(t, f.UnitStats)
+	bad := f.Blocks[len(f.Blocks)/2]
+	require.Len(t, bad.Units, 1)
+	b[bad.DataOffset+schema.BlockHeaderSize+uint64(bad.CompressedSize)/2] ^= 0x10
+	require.NoError(t, os.WriteFile(in, b, 0o644))
+
+	code, _, errOut := runTool("recover", in, "-o", out)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "recover left out "+in+": block ")
+	code, vout, errOut := runTool("verify", out)
+	require.Equal(t, 0, code, "%s%s", vout, errOut)
+	r, err := mmapio.Open(out)
+	require.NoError(t, err)
+	defer r.Close()
+	for _, s := range r.UnitStats() {
+		want := schema.UnitStat{UnitID: s.UnitID}
+		for _, o := range f.UnitStats {
+			if o.UnitID == s.UnitID {
+				want = o
+			}
+		}
+		if s.UnitID == bad.Units[0] {
+			want.Written -= uint64(bad.EventCount)
+			want.Dropped += uint64(bad.EventCount)
+		}
+		require.Equal(t, want, s)
 	}
 }
