@@ -19,4 +19,8 @@ func GateOf[A0 Arg](u *Unit, f *Format1[A0]) (slot uint8, gate uint64) {
 func RejectedOutOfLine(u *Unit) uint64 { return u.rejectedOOL }
 
 // RingBytes returns the bytes of Go ring chunks t has allocated (grow.go).
-func RingBytes(t *Tracer) int64 { return t.rings.used.Load() }
+func RingBytes(t *Tracer) int64 { return t.rings.total.Load() }
+
+// RingGrowth returns the bytes of Go ring chunks beyond their first size:
+// what the ring budget bounds (grow.go).
+func RingGrowth(t *Tracer) int64 { return t.rings.used.Load() }

@@ -12,13 +12,16 @@ import (
 // full blocks after a handful of chunks. Each slot of the ring gets its
 // memory, or a larger one, when the producer acquires it.
 //
-// The tracer counts the bytes of every Go ring's chunks against a budget
-// (DefaultRingBudget, WithRingBudget). Past it a unit stops growing and
-// seals its chunks at the size they have, as smaller blocks: nothing is
-// dropped, the blocks are smaller (a little more index, a little less
-// compression). A slot that has no memory yet, or less than one event
-// needs, gets it whatever the budget, so the budget is exceeded by at most
-// a small chunk per slot.
+// The tracer counts the growth of every Go ring's chunks beyond the first
+// size against a budget (DefaultRingBudget, WithRingBudget). Past it a
+// unit stops growing and seals its chunks at the size they have, as
+// smaller blocks: nothing is dropped, the blocks are smaller (a little
+// more index, a little less compression). The first-size chunks are the
+// floor every active unit needs (four of firstChunk bytes) and are not
+// counted: a thousand units that emitted once would otherwise hold the
+// whole budget and keep the one busy unit at its smallest chunks (6 times
+// the CPU, a third more file, in a review's test). An event larger than
+// the slot's chunk gets the memory it needs whatever the budget.
 //
 // Mapped rings (C producers) keep chunks of the block size.
 
@@ -26,15 +29,18 @@ import (
 const firstChunk = MinBlockSize
 
 // DefaultRingBudget is the default bound on the memory of all Go units'
-// rings of a tracer: 8 MiB, the rings of 16 busy units with full 128 KiB
-// chunks (four each), or of 150 with chunks of about 13 KiB. A simulator
+// rings of a tracer beyond their first chunks: 8 MiB, the rings of 16 busy
+// units with full 128 KiB chunks (four each), or of 150 with chunks of
+// about 17 KiB. Each active unit also holds its four first chunks (16 KiB),
+// which the budget does not count. A simulator
 // with many busy units trades memory for CPU with WithRingBudget: smaller
 // chunks are smaller blocks, each compressed on its own.
 const DefaultRingBudget = 8 << 20
 
-// WithRingBudget bounds the memory of all Go units' rings together, in
-// bytes (default DefaultRingBudget): rings grow with their unit's rate
-// until the sum reaches it, then seal their chunks at the size they have.
+// WithRingBudget bounds the memory of all Go units' rings together beyond
+// their first chunks (16 KiB a unit that has emitted), in bytes (default
+// DefaultRingBudget): rings grow with their unit's rate until the sum of
+// their growth reaches it, then seal their chunks at the size they have.
 // 0 removes the bound: every busy unit's ring grows to its full size
 // (WithRingSize). Otherwise at least 64 KiB.
 func WithRingBudget(bytes int) Option {
@@ -50,8 +56,9 @@ func WithRingBudget(bytes int) Option {
 
 // ringBudget is the tracer's account of Go ring memory.
 type ringBudget struct {
-	limit int64 // 0: no bound
-	used  atomic.Int64
+	limit int64        // 0: no bound
+	used  atomic.Int64 // growth beyond the first chunks, what limit bounds
+	total atomic.Int64 // every chunk's bytes
 }
 
 // take accounts n more bytes if they fit the budget.
@@ -82,13 +89,16 @@ func (u *Unit) sizeSlot(i uint64, n uint32) {
 	if have >= want {
 		return
 	}
-	if !u.t.rings.take(int64(want) - int64(have)) {
+	base := min(firstChunk, r.chunkSize) // the floor, not counted
+	counted := func(c uint32) int64 { return int64(max(c, base) - base) }
+	if !u.t.rings.take(counted(want) - counted(have)) {
 		if have >= n {
 			return // seal smaller blocks instead of growing
 		}
-		want = max(n, min(firstChunk, r.chunkSize))
-		u.t.rings.used.Add(int64(want) - int64(have))
+		want = max(n, base)
+		u.t.rings.used.Add(counted(want) - counted(have))
 	}
+	u.t.rings.total.Add(int64(want) - int64(have))
 	r.allocSlot(i, want)
 }
 

@@ -60,8 +60,9 @@ func TestRingBudgetSealsSmallerBlocks(t *testing.T) {
 			f.u64b.Emit(u, i, i, true)
 		}
 	}
-	used := chronon.RingBytes(tr)
+	used, growth := chronon.RingBytes(tr), chronon.RingGrowth(tr)
 	require.NoError(t, tr.Close())
+	require.LessOrEqual(t, growth, int64(budget), "the rings' growth within the budget")
 	require.LessOrEqual(t, used, int64(budget+16*4*(4<<10)), "rings within the budget and a 4 KiB chunk per slot")
 	for _, st := range tr.Stats().Units {
 		require.Zero(t, st.Dropped)
@@ -85,4 +86,32 @@ func TestRingBudgetValidation(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, tr.Close())
 	}
+}
+
+// Review finding: units that emitted once held the whole budget with their
+// first chunks (3,000 of them: four 4 KiB chunks each), and a busy unit
+// never grew past 4 KiB chunks (6 times the CPU, a third more file). The
+// first chunks are the floor and not counted: the busy unit grows.
+func TestIdleUnitsDoNotStarveABusyOne(t *testing.T) {
+	tr, path := create(t, chronon.WithFlushInterval(0))
+	us := units(t, tr, 3000)
+	f := formats(t)
+	for _, u := range us {
+		f.u64b.Emit(u, 0, 0, true)
+	}
+	busy := us[0]
+	for i := uint64(1); i <= 200_000; i++ {
+		f.u64b.Emit(busy, i, i, true)
+	}
+	require.LessOrEqual(t, chronon.RingGrowth(tr), int64(chronon.DefaultRingBudget), "growth within the budget")
+	require.NoError(t, tr.Close())
+	rb := readBack(t, path)
+	var largest uint32
+	for _, bi := range rb.footer.Blocks {
+		if len(bi.Units) == 1 && bi.Units[0] == busy.ID() {
+			largest = max(largest, bi.UncompressedSize)
+		}
+	}
+	require.GreaterOrEqual(t, largest, uint32(64<<10), "the busy unit's chunks grew")
+	require.Len(t, rb.events, 3000+200_000)
 }
