@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/chronon-sim/chronon-go/internal/rawread"
@@ -48,6 +49,10 @@ type follower struct {
 	stalled int   // polls in a row without progress on a closed file
 	size    int64 // the file's size at the last poll: it never shrinks
 	lastErr error
+	// warn takes the warnings of blocks left out (nil: none said), and
+	// tornWarned is the block where the last such warning said reading stops.
+	warn       io.Writer
+	tornWarned int64
 	// recSchema is the schema mmapio's recovery located when the header
 	// names none (the original writer writes the header's offsets at Close).
 	recSchema []byte
@@ -272,14 +277,16 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 	}
 	file := schema.AppendHeader(make([]byte, 0, schema.HeaderSize+len(fl.schema)+len(raw)), h)
 	file = append(file, fl.schema...)
-	var ends []int64 // in the file, where each event block's entry (and the frames before it) ends
+	var evs []followEntry // the event blocks, each with where it starts in file (at)
+	var at []int64
 	for _, e := range entries {
 		if !e.frame {
+			at = append(at, int64(len(file)))
 			file = append(file, raw[e.off-start:e.end-start]...)
-			ends = append(ends, e.end)
+			evs = append(evs, e)
 		}
 	}
-	if len(ends) == 0 { // frames only
+	if len(evs) == 0 { // frames only
 		if entries[len(entries)-1].end <= fl.next+int64(len(raw)) {
 			fl.next = entries[len(entries)-1].end
 		}
@@ -290,16 +297,85 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 		fl.lastErr = err // a schema caught mid-rewrite: the next poll reads it again
 		return nil, nil
 	}
-	k := r.Status().Blocks
-	if k == 0 {
+	n := fl.consumed(r.Status(), at, evs)
+	if n > 0 {
+		fl.next = evs[n-1].end
+		if n == len(evs) {
+			fl.next = end // and the frames after the last
+		}
+	}
+	if r.Status().Blocks == 0 {
 		r.Close()
 		return nil, nil
 	}
-	fl.next = ends[k-1]
-	if k == len(ends) {
-		fl.next = end
-	}
 	return r, nil
+}
+
+// consumed returns how many of the event blocks evs (starting at at in the
+// reader's snapshot) the snapshot's walk went past: each was read, or left
+// out as damaged (said once on stderr, as dump says it). The walk's position
+// decides, not the count of blocks read: counting them treated the blocks
+// after a damaged one as unread, so they were printed again at the next poll.
+// A damaged last block of a file still written is left for the next poll, as
+// the writer may not have finished it.
+func (fl *follower) consumed(st mmapio.Status, at []int64, evs []followEntry) int {
+	n := len(evs)
+	if st.TornBytes > 0 {
+		n = 0
+		for n < len(at) && at[n] < st.TornOffset {
+			n++
+		}
+	}
+	orig := func(snap int64) (int64, bool) { // the file's offset of a snapshot block
+		for i, a := range at {
+			if a == snap {
+				return evs[i].off, true
+			}
+		}
+		return 0, false
+	}
+	var damaged []string
+	for _, d := range st.Damaged {
+		var snap int64
+		if _, err := fmt.Sscanf(d, "block at byte %d ", &snap); err != nil {
+			continue
+		}
+		off, ok := orig(snap)
+		if !ok {
+			continue
+		}
+		if !fl.closed && n == len(evs) && off == evs[n-1].off {
+			n-- // perhaps half written: it may read whole at the next poll
+			continue
+		}
+		_, why, _ := strings.Cut(d, " does not decode")
+		damaged = append(damaged, fmt.Sprintf("block at byte %d does not decode%s", off, why))
+	}
+	if n < len(evs) && n+1 < len(evs) && st.TornBytes > 0 && strings.Contains(st.TornReason, "does not decode") {
+		// Whole blocks follow the one that does not decode: not a block
+		// still being written but a damaged one, where dump stops too.
+		if off := evs[n].off; off != fl.tornWarned {
+			fl.tornWarned = off
+			_, why, _ := strings.Cut(st.TornReason, " does not decode")
+			fl.warnLeftOut(nil, fmt.Sprintf("the blocks from byte %d on are left out: block at byte %d does not decode%s", off, off, why))
+		}
+	}
+	fl.warnLeftOut(damaged, "")
+	return n
+}
+
+// warnLeftOut says on stderr which blocks follow leaves out: each damaged
+// one, and where a block that does not decode ends the reading.
+func (fl *follower) warnLeftOut(damaged []string, tail string) {
+	if fl.warn == nil {
+		return
+	}
+	for _, d := range damaged {
+		fmt.Fprintf(fl.warn, "trace_reader: warning: %s: %s: its events are left out\n", oneLine(fl.path), oneLine(d))
+	}
+	if tail != "" {
+		fmt.Fprintf(fl.warn, "trace_reader: warning: %s: %s\n", oneLine(fl.path), oneLine(tail))
+	}
 }
 
 // followTrace prints the events of a file as they are appended, in cycle
@@ -313,6 +389,7 @@ func followTrace(ctx context.Context, c *config, w io.Writer, every time.Duratio
 		return err
 	}
 	defer fl.Close()
+	fl.warn = c.warn
 	matched := false
 	err = fl.run(ctx, every, func(r *mmapio.Reader) error {
 		q, ok := followQuery(c, r)
