@@ -53,6 +53,10 @@ type follower struct {
 	// tornWarned is the block where the last such warning said reading stops.
 	warn       io.Writer
 	tornWarned int64
+	// witness holds the bytes at witOff just before next, as read
+	// (checkRewritten).
+	witness []byte
+	witOff  int64
 	// recSchema is the schema mmapio's recovery located when the header
 	// names none (the original writer writes the header's offsets at Close).
 	recSchema []byte
@@ -199,6 +203,9 @@ func (fl *follower) step() (*mmapio.Reader, error) {
 	if err := fl.checkSame(st); err != nil {
 		return nil, err
 	}
+	if err := fl.checkRewritten(); err != nil {
+		return nil, err
+	}
 	if fl.next == 0 {
 		ok, err := fl.readHeader(size)
 		if !ok || err != nil {
@@ -289,6 +296,7 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 	if len(evs) == 0 { // frames only
 		if entries[len(entries)-1].end <= fl.next+int64(len(raw)) {
 			fl.next = entries[len(entries)-1].end
+			fl.remember(raw, start)
 		}
 		return nil, nil
 	}
@@ -303,6 +311,7 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 		if n == len(evs) {
 			fl.next = end // and the frames after the last
 		}
+		fl.remember(raw, start)
 	}
 	if r.Status().Blocks == 0 {
 		r.Close()

@@ -49,7 +49,9 @@ func sameAsDump(t *testing.T, path, out, warn string) {
 	require.Zero(t, code, wantWarn)
 	require.Equal(t, strings.Count(want, "\n"), strings.Count(out, "\n"))
 	require.Equal(t, byUnit(want), byUnit(out))
-	lines := func(s string) []string { return slices.Sorted(slices.Values(strings.Split(strings.TrimSpace(s), "\n"))) }
+	lines := func(s string) []string {
+		return slices.Sorted(slices.Values(strings.Split(strings.TrimSpace(s), "\n")))
+	}
 	require.Equal(t, lines(wantWarn), lines(warn))
 }
 

@@ -18,8 +18,8 @@ Commands:
   convert    Convert the whole trace to text (--limit is ignored)
   follow     Print the events of one file while its writer appends them, as
              dump prints them, until the writer closes it (or Ctrl-C); waits
-             for a file not yet created; a file truncated or replaced at its
-             path while followed ends it with status 1
+             for a file not yet created; a file truncated, rewritten or
+             replaced at its path while followed ends it with status 1
   recover    Write a complete file (schema, blocks, footer) from a footer-less
              or torn one: recover FILE -o OUT (--json: the summary as JSON); damaged
              blocks are left out and named on stderr (exit 0)
