@@ -92,8 +92,10 @@ Stats options (and --cycles, --unit, -o, --memory):
 
 Merge options (and -o, -v, --json):
   --no-verify         Copy the blocks that keep their ids without decoding them
-                      to check them first: about the time of a copy, but a
-                      corrupt block of an input goes into OUT as it is
+                      to check them first: about the time of a copy; a block
+                      whose bytes fail the CRC32C its file records is still
+                      refused, but a corrupt block of a file without block
+                      checksums goes into OUT as it is
 
 Diff options (and --cycles, --unit, -o, --memory, --json):
   --context N         Events of context around a divergence (default 3)
