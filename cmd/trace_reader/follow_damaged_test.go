@@ -126,3 +126,16 @@ func TestFollowCommandGrowingDamagedFile(t *testing.T) {
 		})
 	}
 }
+
+// stats --follow names the blocks it leaves out as follow does.
+func TestFollowStatsWarnsOfDamagedBlock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "checksum.ctrace")
+	require.NoError(t, os.WriteFile(path, damagedFooterless(t)["checksum"], 0o644))
+	_, _, want := runTool("dump", path)
+	require.Contains(t, want, "its events are left out")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	warn := &syncBuf{}
+	require.NoError(t, followStats(ctx, &config{command: "stats", file: path, follow: true, warn: warn}, &syncBuf{}, 100*time.Millisecond))
+	require.Equal(t, want, warn.String())
+}

@@ -40,6 +40,7 @@ func followStats(ctx context.Context, c *config, w io.Writer, period time.Durati
 		return err
 	}
 	defer fl.Close()
+	fl.warn = c.warn
 	wasClosed, err := fl.complete()
 	if err != nil {
 		return err
