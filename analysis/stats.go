@@ -29,7 +29,10 @@ type Report struct {
 	// Notes counts what the statistics could not use or do not cover:
 	// unmatched_span_ends (a span end with no begin in the window),
 	// spans_open_at_end (begun, not ended in the window),
-	// parents_not_found (a parent id that named no span), and
+	// parents_begun_after_child (a parent id whose span began in a later
+	// cycle than its child), parents_in_a_cycle_of_ids (spans of one cycle
+	// whose parent ids name each other: one of them goes without),
+	// parents_not_found (a parent id that named no span in the window), and
 	// events_dropped_by_the_writer_in_the_file (the writer's unit stats:
 	// the rates count only what the file holds).
 	Notes map[string]uint64 `json:"notes,omitempty"`
@@ -130,7 +133,8 @@ func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
 	s := newStater(r)
 	it := r.Iter(q)
 	defer it.Close()
-	emit := func(_ spantree.Info, ev mmapio.Event, res spantree.Resolved) error {
+	emit := func(in spantree.Info, ev mmapio.Event, res spantree.Resolved) error {
+		s.parents.see(in, res)
 		s.event(&ev, res)
 		return nil
 	}
@@ -183,6 +187,7 @@ type stater struct {
 	order   *spantree.Orderer[mmapio.Event] // when a format has an id or a parent
 	async   map[int64]openAsync             // open async spans by node
 	trees   *trees                          // every async span, when a format has a parent
+	parents parentNotes                     // why parent ids named no span
 	events  uint64
 	first   uint64
 	last    uint64
@@ -366,9 +371,6 @@ func (s *stater) event(ev *mmapio.Event, res spantree.Resolved) {
 	if v.Has(fr.lane) {
 		lk.lane, lk.has = v.Uint(fr.lane), true
 	}
-	if res.Missing {
-		s.notes["parents_not_found"]++
-	}
 	switch fr.f.Kind {
 	case schema.KindAsyncBegin:
 		if res.Node < 0 {
@@ -528,6 +530,7 @@ func (h *endHeap) Pop() any {
 
 func (s *stater) report(q mmapio.Query) *Report {
 	rep := &Report{Events: s.events, Notes: s.notes}
+	s.parents.note(s.notes)
 	if start, end, ok := q.Cycles(); ok && end != math.MaxUint64 {
 		rep.Window = Window{Start: start, End: end}
 	} else if s.events > 0 {

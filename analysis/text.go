@@ -101,7 +101,11 @@ func WriteText(w io.Writer, rep *Report) error {
 		t.write(bw)
 	}
 	for _, tr := range rep.Trees {
-		fmt.Fprintf(bw, "\nTrees of %s (%d requests: spans linked by parent ids)\n", esc(tr.Root), tr.Trees)
+		more := ""
+		if tr.Childless > 0 {
+			more = ", " + u64(tr.Childless) + " more without"
+		}
+		fmt.Fprintf(bw, "\nTrees of %s (%d requests with sub-requests%s: spans linked by parent ids)\n", esc(tr.Root), tr.Trees, more)
 		t = newTable("", append([]string{"<per tree"}, distHeader...)...)
 		t.row(append([]string{"spans"}, distCells(tr.Spans)...)...)
 		t.row(append([]string{"fan-out"}, distCells(tr.FanOut)...)...)

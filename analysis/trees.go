@@ -9,14 +9,16 @@ import (
 // TreeStats summarizes the trees that parent links make (schema roles Id
 // and Parent: a request and the sub-requests it started, on any units),
 // one entry per name of the span at the root. A tree is a root span
-// (without a parent, or whose parent id named no span) that has children.
+// (without a parent, or whose parent id named no span) that has children:
+// a request with sub-requests.
 type TreeStats struct {
-	Root    string `json:"root"`  // the root spans' name
-	Trees   uint64 `json:"trees"` // requests
-	Spans   Dist   `json:"spans"` // spans per tree, the root included
-	FanOut  Dist   `json:"fan_out"`
-	Depth   Dist   `json:"depth"`   // edges from the root to the deepest span, per tree
-	Latency Dist   `json:"latency"` // the root's duration, in cycles
+	Root      string `json:"root"`      // the root spans' name
+	Trees     uint64 `json:"trees"`     // requests with sub-requests
+	Childless uint64 `json:"childless"` // root spans of the name without children, in no distribution
+	Spans     Dist   `json:"spans"`     // spans per tree, the root included
+	FanOut    Dist   `json:"fan_out"`
+	Depth     Dist   `json:"depth"`   // edges from the root to the deepest span, per tree
+	Latency   Dist   `json:"latency"` // the root's duration, in cycles
 	// Critical is, per unit and span, the cycles of the trees' latency on
 	// their critical paths: the chain of spans that decided when each
 	// request ended (from the root's end, back through the child that
@@ -108,9 +110,14 @@ func (tr *trees) report(end uint64, name func(uint16) string) []TreeStats {
 	}
 	// Per tree: its spans and depth, by walking from each root.
 	var stack []int32
+	childless := map[string]uint64{}
 	for i := range tr.nodes {
 		r := &tr.nodes[i]
-		if r.parent >= 0 || r.first < 0 {
+		if r.parent >= 0 {
+			continue
+		}
+		if r.first < 0 {
+			childless[tr.keys[r.key].name]++
 			continue
 		}
 		rname := tr.keys[r.key].name
@@ -151,7 +158,7 @@ func (tr *trees) report(end uint64, name func(uint16) string) []TreeStats {
 	var out []TreeStats
 	for _, rname := range order {
 		g := groups[rname]
-		ts := TreeStats{Root: rname, Trees: g.trees, Spans: g.spans.dist(), FanOut: g.fan.dist(), Depth: g.depth.dist(), Latency: g.lat.dist()}
+		ts := TreeStats{Root: rname, Trees: g.trees, Childless: childless[rname], Spans: g.spans.dist(), FanOut: g.fan.dist(), Depth: g.depth.dist(), Latency: g.lat.dist()}
 		var total uint64
 		for _, c := range g.crit {
 			total += c

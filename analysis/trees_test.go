@@ -105,7 +105,7 @@ func TestStatsTrees(t *testing.T) {
 	require.NoError(t, WriteText(&text, rep))
 	out := text.String()
 	require.Contains(t, out, "Window: cycles 0 - 305 (306 cycles of 1 ps: 0.306 ns), 22 events")
-	require.Contains(t, out, "Trees of req (2 requests: spans linked by parent ids)")
+	require.Contains(t, out, "Trees of req (2 requests with sub-requests, 1 more without: spans linked by parent ids)")
 	require.Contains(t, out, "per second")
 	for _, l := range []string{"  dram  sub       55  50.00%\n", "  cu    req      0   10      10\n", "  fan-out       4    1   1.50    1    2    2\n"} {
 		require.Contains(t, out, l)

@@ -294,6 +294,59 @@ func TestThreadsNoLoss(t *testing.T) {
 	}
 }
 
+// TestThreadsShared: 8 C threads emit into one shared unit (each emit
+// between chronon_unit_lock and chronon_unit_unlock), Block policy, small
+// ring: every event is in the file whole, each thread's in its order.
+func TestThreadsShared(t *testing.T) {
+	tc := setup(t)
+	const threads, n = 8, 200000
+	out := filepath.Join(t.TempDir(), "shared.ctrace")
+	stdout, _ := run(t, nil, tc.bin["threads"], "--shared", "--threads", fmt.Sprint(threads), "--events", fmt.Sprint(n), "-o", out)
+	t.Logf("%s", strings.TrimSpace(stdout))
+	if !strings.Contains(stdout, "nothing lost") {
+		t.Fatal(stdout)
+	}
+	if ok := tc.oracleCheck(t, out); ok != "" && !strings.HasPrefix(ok, fmt.Sprintf("OK events=%d ", threads*n)) {
+		t.Fatalf("oracle: %s", ok)
+	}
+	verifyShared(t, out, threads, n)
+}
+
+// verifyShared checks the one unit of threads --shared: thread k's events
+// are seq = k<<32 | i at cycle i, odd = i&1, in order of i.
+func verifyShared(t *testing.T, path string, threads, n int) {
+	t.Helper()
+	tr := readTrace(t, path)
+	next := make([]uint64, threads)
+	var unit uint16
+	err := tr.events(func(r schema.Record, args []byte) error {
+		if unit == 0 {
+			unit = r.SourceID
+		}
+		if len(args) != 9 || r.SourceID != unit {
+			return fmt.Errorf("event of unit %d with args %x", r.SourceID, args)
+		}
+		key := leU64(args)
+		k, i := key>>32, key&0xffffffff
+		if k >= uint64(threads) || i != next[k] || r.Cycle != i || args[8] != byte(i&1) {
+			return fmt.Errorf("event cycle %d args %x: thread %d wants seq %d", r.Cycle, args, k, next[min(k, uint64(threads-1))])
+		}
+		next[k]++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, c := range next {
+		if c != uint64(n) {
+			t.Errorf("thread %d: %d events, want %d", k, c, n)
+		}
+	}
+	if len(tr.footer.UnitStats) != 1 || tr.footer.UnitStats[0].Emitted != uint64(threads*n) || tr.footer.UnitStats[0].Written != uint64(threads*n) {
+		t.Errorf("footer unit stats: %+v", tr.footer.UnitStats)
+	}
+}
+
 // verifySequences checks that each unit of the threads program holds
 // seq = cycle = 0..n-1, in order, odd = seq&1.
 func verifySequences(t *testing.T, path string, threads, n int) {
@@ -368,6 +421,11 @@ func TestThreadsTSan(t *testing.T) {
 		t.Fatalf("8 threads under TSan (%s): %v\nstdout:\n%s\nstderr:\n%s", how, err, stdout, tail(stderr))
 	}
 	t.Logf("TSan clean (%s): %s", how, strings.TrimSpace(stdout))
+	stdout, stderr, err = runErr(t, env, exe, "--shared", "--threads", "4", "--events", "50000", "-o", filepath.Join(dir, "shared.ctrace"))
+	if err != nil || strings.Contains(stderr, "WARNING: ThreadSanitizer") || !strings.Contains(stdout, "nothing lost") {
+		t.Fatalf("4 threads on one shared unit under TSan (%s): %v\nstdout:\n%s\nstderr:\n%s", how, err, stdout, tail(stderr))
+	}
+	t.Logf("TSan clean on a shared unit: %s", strings.TrimSpace(stdout))
 	_, stderr, err = runErr(t, env, exe, "--share-unit", "--threads", "2", "--events", "20000", "-o", filepath.Join(dir, "race.ctrace"))
 	if !strings.Contains(stderr, "WARNING: ThreadSanitizer: data race") || !strings.Contains(stderr, "chronon") {
 		t.Fatalf("negative control: two threads on one unit were not reported (%v):\n%s", err, tail(stderr))
@@ -555,4 +613,59 @@ func writeFile(t *testing.T, path, text string) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCppSharedUnitThreads: 8 std::threads emit into one unit created with
+// chronon::UnitOptions().shared(), through plain Format::emit (which takes
+// the unit's lock by itself), with a small ring; the file must hold every
+// event whole, each thread's in its order, as TestThreadsShared checks.
+func TestCppSharedUnitThreads(t *testing.T) {
+	tc := setup(t)
+	exe := tc.compileCxx(t, "shared_threads", `#include <chronon.hpp>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+const chronon::Format<uint64_t, bool> f_seq("seq={} odd={}");
+
+int main(int argc, char **argv) {
+	if (argc != 4)
+		return 2;
+	const unsigned threads = std::atoi(argv[2]);
+	const uint64_t n = std::strtoull(argv[3], nullptr, 10);
+	chronon::Tracer tr(argv[1], chronon::Options().block_size(65536).ring_size(2 * 65536));
+	chronon::Unit u = tr.unit("shared", "Worker", chronon::UnitOptions().shared());
+	if (!u.shared()) {
+		std::fprintf(stderr, "unit not shared\n");
+		return 1;
+	}
+	std::vector<std::thread> ts;
+	std::vector<uint64_t> failed(threads);
+	for (unsigned k = 0; k < threads; k++)
+		ts.emplace_back([&, k] {
+			for (uint64_t i = 0; i < n; i++)
+				failed[k] += f_seq.emit(u, i, uint64_t(k) << 32 | i, (i & 1) != 0) != chronon::Status::ok;
+			if (k == 0)
+				u.flush(); // any thread may flush a shared unit
+		});
+	for (auto &t : ts)
+		t.join();
+	for (unsigned k = 0; k < threads; k++)
+		if (failed[k]) {
+			std::fprintf(stderr, "thread %u: %llu emits failed\n", k, (unsigned long long)failed[k]);
+			return 1;
+		}
+	if (tr.close() != chronon::Status::ok)
+		return 1;
+	std::printf("ok\n");
+	return 0;
+}
+`, "-pthread")
+	const threads, n = 8, 100000
+	out := filepath.Join(t.TempDir(), "shared.ctrace")
+	run(t, nil, exe, out, fmt.Sprint(threads), fmt.Sprint(n))
+	if ok := tc.oracleCheck(t, out); ok != "" && !strings.HasPrefix(ok, fmt.Sprintf("OK events=%d ", threads*n)) {
+		t.Fatalf("oracle: %s", ok)
+	}
+	verifyShared(t, out, threads, n)
 }

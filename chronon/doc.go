@@ -44,7 +44,8 @@
 // running, and Close returns the first error.
 //
 // Concurrency contract: Emit and Unit.Flush on a unit run on the goroutine
-// that owns the unit. Tracer.Flush and Tracer.Close seal the units' partly
+// that owns the unit; a unit made with WithShared takes them from any
+// goroutine, at the cost of a lock per event. Tracer.Flush and Tracer.Close seal the units' partly
 // filled chunks on their behalf, so they must run when no emit is in flight
 // (after the emitting goroutines have finished or reached a barrier that
 // happens-before the call); the race detector reports violations. Flush,

@@ -44,10 +44,10 @@ func TestEmptyChunkWritesNoBlock(t *testing.T) {
 	u, err := tr.NewUnit("u")
 	require.NoError(t, err)
 	ioFmt.Emit(u, 1, 1, 1)
-	u.Flush()                    // chunk 0: one event
-	require.True(t, u.acquire()) // chunk 1, taken ...
-	u.seal()                     // ... and sealed empty, as the misusing goroutine does
-	require.True(t, u.acquire()) // chunk 0 again once the writer released it: the ring keeps turning
+	u.Flush()                     // chunk 0: one event
+	require.True(t, u.acquire(0)) // chunk 1, taken ...
+	u.seal()                      // ... and sealed empty, as the misusing goroutine does
+	require.True(t, u.acquire(0)) // chunk 0 again once the writer released it: the ring keeps turning
 	u.seal()
 	for i := uint64(2); i < 1000; i++ { // several full chunks after the empty ones
 		ioFmt.Emit(u, i, i, 1)

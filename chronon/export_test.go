@@ -17,3 +17,6 @@ func GateOf[A0 Arg](u *Unit, f *Format1[A0]) (slot uint8, gate uint64) {
 // an event stopped by its gate at the call site is not counted. Read it
 // from the goroutine that emits into u.
 func RejectedOutOfLine(u *Unit) uint64 { return u.rejectedOOL }
+
+// RingBytes returns the bytes of Go ring chunks t has allocated (grow.go).
+func RingBytes(t *Tracer) int64 { return t.rings.used.Load() }

@@ -136,7 +136,7 @@ func (f *DynamicFormat) HasStrings() bool { return f.varSize }
 // EmitEncoded records an event whose arguments the caller encoded (each in
 // the format's types, little-endian, strings NUL-terminated). It checks the
 // encoding and returns an error instead of writing a malformed event. Call
-// it from the goroutine that owns u.
+// it from the goroutine that owns u, or from any goroutine if u is shared.
 func (f *DynamicFormat) EmitEncoded(u *Unit, cycle uint64, args []byte) error {
 	if u.foreign {
 		return errors.New("chronon: EmitEncoded on a foreign unit (its producer is C code)")
@@ -146,6 +146,10 @@ func (f *DynamicFormat) EmitEncoded(u *Unit, cycle uint64, args []byte) error {
 	}
 	if err := checkEncoded(f.info.ArgTypes, args, u.maxArgs); err != nil {
 		return fmt.Errorf("chronon: format %q: %w", f.info.Format, err)
+	}
+	if u.shared {
+		u.smu.Lock()
+		defer u.smu.Unlock()
 	}
 	size := uint32(schema.EventHeaderSize + len(args))
 	off := u.off

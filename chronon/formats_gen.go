@@ -46,7 +46,8 @@ func MustFormat0(text string, opts ...FormatOption) *Format0 {
 
 // Emit records an event at cycle on unit u when u enables the format's
 // category and cycle is inside the record-time window (WithSelect).
-// Call it only from the goroutine that owns u.
+// Call it only from the goroutine that owns u, or from any goroutine if u
+// is shared (WithShared).
 //
 // Emit is kept small enough to be inlined at the call site (formats of up to
 // 6 arguments). There it loads the unit's gate for the format's category
@@ -67,8 +68,12 @@ func (f *Format0) Emit(u *Unit, cycle uint64) {
 //
 //go:nosplit
 func (f *Format0) emit(u *Unit, cycle uint64) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		f.emitSlow(u, cycle)
+		return
+	}
 	off := u.off
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+	if off+f.size > u.lim.Load() {
 		f.emitSlow(u, cycle)
 		return
 	}
@@ -80,12 +85,37 @@ func (f *Format0) emit(u *Unit, cycle uint64) {
 // strings, and a chunk that is full or must be flushed.
 func (f *Format0) emitSlow(u *Unit, cycle uint64) {
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if u.shared {
+			u.smu.Lock()
+			f.emitChecked(u, cycle)
+			u.smu.Unlock()
+			return
+		}
 		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
 			u.rejected(f.slot)
 			return
 		}
 		u.checkedFast(f.slot)
 	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	u.putHeader(off, cycle, &f.format, 0)
+	u.off = off + f.size
+}
+
+// emitChecked is emitSlow's checked path for a shared unit; the caller
+// holds u.smu.
+func (f *Format0) emitChecked(u *Unit, cycle uint64) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
+	}
+	u.checkedFast(f.slot)
 	off := u.off
 	if off+f.size > u.lim.Load() {
 		if !u.reserve(f.size) {
@@ -131,7 +161,8 @@ func MustFormat1[A0 Arg](text string, opts ...FormatOption) *Format1[A0] {
 
 // Emit records an event at cycle on unit u when u enables the format's
 // category and cycle is inside the record-time window (WithSelect).
-// Call it only from the goroutine that owns u.
+// Call it only from the goroutine that owns u, or from any goroutine if u
+// is shared (WithShared).
 //
 // Emit is kept small enough to be inlined at the call site (formats of up to
 // 6 arguments). There it loads the unit's gate for the format's category
@@ -152,8 +183,12 @@ func (f *Format1[A0]) Emit(u *Unit, cycle uint64, a0 A0) {
 //
 //go:nosplit
 func (f *Format1[A0]) emit(u *Unit, cycle uint64, a0 A0) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		f.emitSlow(u, cycle, a0)
+		return
+	}
 	off := u.off
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+	if off+f.size > u.lim.Load() {
 		f.emitSlow(u, cycle, a0)
 		return
 	}
@@ -166,6 +201,12 @@ func (f *Format1[A0]) emit(u *Unit, cycle uint64, a0 A0) {
 // strings, and a chunk that is full or must be flushed.
 func (f *Format1[A0]) emitSlow(u *Unit, cycle uint64, a0 A0) {
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if u.shared {
+			u.smu.Lock()
+			f.emitChecked(u, cycle, a0)
+			u.smu.Unlock()
+			return
+		}
 		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
 			u.rejected(f.slot)
 			return
@@ -176,6 +217,30 @@ func (f *Format1[A0]) emitSlow(u *Unit, cycle uint64, a0 A0) {
 		}
 		u.checkedFast(f.slot)
 	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	u.off = off + f.size
+}
+
+// emitChecked is emitSlow's checked path for a shared unit; the caller
+// holds u.smu.
+func (f *Format1[A0]) emitChecked(u *Unit, cycle uint64, a0 A0) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
+	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0)
+		return
+	}
+	u.checkedFast(f.slot)
 	off := u.off
 	if off+f.size > u.lim.Load() {
 		if !u.reserve(f.size) {
@@ -242,7 +307,8 @@ func MustFormat2[A0, A1 Arg](text string, opts ...FormatOption) *Format2[A0, A1]
 
 // Emit records an event at cycle on unit u when u enables the format's
 // category and cycle is inside the record-time window (WithSelect).
-// Call it only from the goroutine that owns u.
+// Call it only from the goroutine that owns u, or from any goroutine if u
+// is shared (WithShared).
 //
 // Emit is kept small enough to be inlined at the call site (formats of up to
 // 6 arguments). There it loads the unit's gate for the format's category
@@ -263,8 +329,12 @@ func (f *Format2[A0, A1]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
 //
 //go:nosplit
 func (f *Format2[A0, A1]) emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		f.emitSlow(u, cycle, a0, a1)
+		return
+	}
 	off := u.off
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+	if off+f.size > u.lim.Load() {
 		f.emitSlow(u, cycle, a0, a1)
 		return
 	}
@@ -279,6 +349,12 @@ func (f *Format2[A0, A1]) emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
 // strings, and a chunk that is full or must be flushed.
 func (f *Format2[A0, A1]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1) {
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if u.shared {
+			u.smu.Lock()
+			f.emitChecked(u, cycle, a0, a1)
+			u.smu.Unlock()
+			return
+		}
 		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
 			u.rejected(f.slot)
 			return
@@ -289,6 +365,32 @@ func (f *Format2[A0, A1]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1) {
 		}
 		u.checkedFast(f.slot)
 	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	u.off = off + f.size
+}
+
+// emitChecked is emitSlow's checked path for a shared unit; the caller
+// holds u.smu.
+func (f *Format2[A0, A1]) emitChecked(u *Unit, cycle uint64, a0 A0, a1 A1) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
+	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1)
+		return
+	}
+	u.checkedFast(f.slot)
 	off := u.off
 	if off+f.size > u.lim.Load() {
 		if !u.reserve(f.size) {
@@ -359,7 +461,8 @@ func MustFormat3[A0, A1, A2 Arg](text string, opts ...FormatOption) *Format3[A0,
 
 // Emit records an event at cycle on unit u when u enables the format's
 // category and cycle is inside the record-time window (WithSelect).
-// Call it only from the goroutine that owns u.
+// Call it only from the goroutine that owns u, or from any goroutine if u
+// is shared (WithShared).
 //
 // Emit is kept small enough to be inlined at the call site (formats of up to
 // 6 arguments). There it loads the unit's gate for the format's category
@@ -380,8 +483,12 @@ func (f *Format3[A0, A1, A2]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
 //
 //go:nosplit
 func (f *Format3[A0, A1, A2]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		f.emitSlow(u, cycle, a0, a1, a2)
+		return
+	}
 	off := u.off
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+	if off+f.size > u.lim.Load() {
 		f.emitSlow(u, cycle, a0, a1, a2)
 		return
 	}
@@ -398,6 +505,12 @@ func (f *Format3[A0, A1, A2]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
 // strings, and a chunk that is full or must be flushed.
 func (f *Format3[A0, A1, A2]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if u.shared {
+			u.smu.Lock()
+			f.emitChecked(u, cycle, a0, a1, a2)
+			u.smu.Unlock()
+			return
+		}
 		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
 			u.rejected(f.slot)
 			return
@@ -408,6 +521,34 @@ func (f *Format3[A0, A1, A2]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A
 		}
 		u.checkedFast(f.slot)
 	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	u.off = off + f.size
+}
+
+// emitChecked is emitSlow's checked path for a shared unit; the caller
+// holds u.smu.
+func (f *Format3[A0, A1, A2]) emitChecked(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
+	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1, a2)
+		return
+	}
+	u.checkedFast(f.slot)
 	off := u.off
 	if off+f.size > u.lim.Load() {
 		if !u.reserve(f.size) {
@@ -482,7 +623,8 @@ func MustFormat4[A0, A1, A2, A3 Arg](text string, opts ...FormatOption) *Format4
 
 // Emit records an event at cycle on unit u when u enables the format's
 // category and cycle is inside the record-time window (WithSelect).
-// Call it only from the goroutine that owns u.
+// Call it only from the goroutine that owns u, or from any goroutine if u
+// is shared (WithShared).
 //
 // Emit is kept small enough to be inlined at the call site (formats of up to
 // 6 arguments). There it loads the unit's gate for the format's category
@@ -503,8 +645,12 @@ func (f *Format4[A0, A1, A2, A3]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A
 //
 //go:nosplit
 func (f *Format4[A0, A1, A2, A3]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		f.emitSlow(u, cycle, a0, a1, a2, a3)
+		return
+	}
 	off := u.off
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+	if off+f.size > u.lim.Load() {
 		f.emitSlow(u, cycle, a0, a1, a2, a3)
 		return
 	}
@@ -523,6 +669,12 @@ func (f *Format4[A0, A1, A2, A3]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A
 // strings, and a chunk that is full or must be flushed.
 func (f *Format4[A0, A1, A2, A3]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if u.shared {
+			u.smu.Lock()
+			f.emitChecked(u, cycle, a0, a1, a2, a3)
+			u.smu.Unlock()
+			return
+		}
 		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
 			u.rejected(f.slot)
 			return
@@ -533,6 +685,36 @@ func (f *Format4[A0, A1, A2, A3]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, 
 		}
 		u.checkedFast(f.slot)
 	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	u.off = off + f.size
+}
+
+// emitChecked is emitSlow's checked path for a shared unit; the caller
+// holds u.smu.
+func (f *Format4[A0, A1, A2, A3]) emitChecked(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
+	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1, a2, a3)
+		return
+	}
+	u.checkedFast(f.slot)
 	off := u.off
 	if off+f.size > u.lim.Load() {
 		if !u.reserve(f.size) {
@@ -611,7 +793,8 @@ func MustFormat5[A0, A1, A2, A3, A4 Arg](text string, opts ...FormatOption) *For
 
 // Emit records an event at cycle on unit u when u enables the format's
 // category and cycle is inside the record-time window (WithSelect).
-// Call it only from the goroutine that owns u.
+// Call it only from the goroutine that owns u, or from any goroutine if u
+// is shared (WithShared).
 //
 // Emit is kept small enough to be inlined at the call site (formats of up to
 // 6 arguments). There it loads the unit's gate for the format's category
@@ -632,8 +815,12 @@ func (f *Format5[A0, A1, A2, A3, A4]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, 
 //
 //go:nosplit
 func (f *Format5[A0, A1, A2, A3, A4]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		f.emitSlow(u, cycle, a0, a1, a2, a3, a4)
+		return
+	}
 	off := u.off
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+	if off+f.size > u.lim.Load() {
 		f.emitSlow(u, cycle, a0, a1, a2, a3, a4)
 		return
 	}
@@ -654,6 +841,12 @@ func (f *Format5[A0, A1, A2, A3, A4]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, 
 // strings, and a chunk that is full or must be flushed.
 func (f *Format5[A0, A1, A2, A3, A4]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if u.shared {
+			u.smu.Lock()
+			f.emitChecked(u, cycle, a0, a1, a2, a3, a4)
+			u.smu.Unlock()
+			return
+		}
 		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
 			u.rejected(f.slot)
 			return
@@ -664,6 +857,38 @@ func (f *Format5[A0, A1, A2, A3, A4]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 
 		}
 		u.checkedFast(f.slot)
 	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	p = unsafe.Add(p, unsafe.Sizeof(a3))
+	*(*A4)(p) = a4
+	u.off = off + f.size
+}
+
+// emitChecked is emitSlow's checked path for a shared unit; the caller
+// holds u.smu.
+func (f *Format5[A0, A1, A2, A3, A4]) emitChecked(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
+	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1, a2, a3, a4)
+		return
+	}
+	u.checkedFast(f.slot)
 	off := u.off
 	if off+f.size > u.lim.Load() {
 		if !u.reserve(f.size) {
@@ -746,7 +971,8 @@ func MustFormat6[A0, A1, A2, A3, A4, A5 Arg](text string, opts ...FormatOption) 
 
 // Emit records an event at cycle on unit u when u enables the format's
 // category and cycle is inside the record-time window (WithSelect).
-// Call it only from the goroutine that owns u.
+// Call it only from the goroutine that owns u, or from any goroutine if u
+// is shared (WithShared).
 //
 // Emit is kept small enough to be inlined at the call site (formats of up to
 // 6 arguments). There it loads the unit's gate for the format's category
@@ -767,8 +993,12 @@ func (f *Format6[A0, A1, A2, A3, A4, A5]) Emit(u *Unit, cycle uint64, a0 A0, a1 
 //
 //go:nosplit
 func (f *Format6[A0, A1, A2, A3, A4, A5]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5)
+		return
+	}
 	off := u.off
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+	if off+f.size > u.lim.Load() {
 		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5)
 		return
 	}
@@ -791,6 +1021,12 @@ func (f *Format6[A0, A1, A2, A3, A4, A5]) emit(u *Unit, cycle uint64, a0 A0, a1 
 // strings, and a chunk that is full or must be flushed.
 func (f *Format6[A0, A1, A2, A3, A4, A5]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if u.shared {
+			u.smu.Lock()
+			f.emitChecked(u, cycle, a0, a1, a2, a3, a4, a5)
+			u.smu.Unlock()
+			return
+		}
 		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
 			u.rejected(f.slot)
 			return
@@ -801,6 +1037,40 @@ func (f *Format6[A0, A1, A2, A3, A4, A5]) emitSlow(u *Unit, cycle uint64, a0 A0,
 		}
 		u.checkedFast(f.slot)
 	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	p = unsafe.Add(p, unsafe.Sizeof(a3))
+	*(*A4)(p) = a4
+	p = unsafe.Add(p, unsafe.Sizeof(a4))
+	*(*A5)(p) = a5
+	u.off = off + f.size
+}
+
+// emitChecked is emitSlow's checked path for a shared unit; the caller
+// holds u.smu.
+func (f *Format6[A0, A1, A2, A3, A4, A5]) emitChecked(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
+	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5)
+		return
+	}
+	u.checkedFast(f.slot)
 	off := u.off
 	if off+f.size > u.lim.Load() {
 		if !u.reserve(f.size) {
@@ -887,7 +1157,8 @@ func MustFormat7[A0, A1, A2, A3, A4, A5, A6 Arg](text string, opts ...FormatOpti
 
 // Emit records an event at cycle on unit u when u enables the format's
 // category and cycle is inside the record-time window (WithSelect).
-// Call it only from the goroutine that owns u.
+// Call it only from the goroutine that owns u, or from any goroutine if u
+// is shared (WithShared).
 //
 // Emit is kept small enough to be inlined at the call site (formats of up to
 // 6 arguments). There it loads the unit's gate for the format's category
@@ -908,8 +1179,12 @@ func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) Emit(u *Unit, cycle uint64, a0 A0,
 //
 //go:nosplit
 func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5, a6)
+		return
+	}
 	off := u.off
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+	if off+f.size > u.lim.Load() {
 		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5, a6)
 		return
 	}
@@ -934,6 +1209,12 @@ func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emit(u *Unit, cycle uint64, a0 A0,
 // strings, and a chunk that is full or must be flushed.
 func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if u.shared {
+			u.smu.Lock()
+			f.emitChecked(u, cycle, a0, a1, a2, a3, a4, a5, a6)
+			u.smu.Unlock()
+			return
+		}
 		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
 			u.rejected(f.slot)
 			return
@@ -944,6 +1225,42 @@ func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emitSlow(u *Unit, cycle uint64, a0
 		}
 		u.checkedFast(f.slot)
 	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	p = unsafe.Add(p, unsafe.Sizeof(a3))
+	*(*A4)(p) = a4
+	p = unsafe.Add(p, unsafe.Sizeof(a4))
+	*(*A5)(p) = a5
+	p = unsafe.Add(p, unsafe.Sizeof(a5))
+	*(*A6)(p) = a6
+	u.off = off + f.size
+}
+
+// emitChecked is emitSlow's checked path for a shared unit; the caller
+// holds u.smu.
+func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emitChecked(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
+	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5, a6)
+		return
+	}
+	u.checkedFast(f.slot)
 	off := u.off
 	if off+f.size > u.lim.Load() {
 		if !u.reserve(f.size) {
@@ -1034,7 +1351,8 @@ func MustFormat8[A0, A1, A2, A3, A4, A5, A6, A7 Arg](text string, opts ...Format
 
 // Emit records an event at cycle on unit u when u enables the format's
 // category and cycle is inside the record-time window (WithSelect).
-// Call it only from the goroutine that owns u.
+// Call it only from the goroutine that owns u, or from any goroutine if u
+// is shared (WithShared).
 //
 // Emit is kept small enough to be inlined at the call site (formats of up to
 // 6 arguments). There it loads the unit's gate for the format's category
@@ -1055,8 +1373,12 @@ func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) Emit(u *Unit, cycle uint64, a0
 //
 //go:nosplit
 func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
+		return
+	}
 	off := u.off
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+	if off+f.size > u.lim.Load() {
 		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
 		return
 	}
@@ -1083,6 +1405,12 @@ func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emit(u *Unit, cycle uint64, a0
 // strings, and a chunk that is full or must be flushed.
 func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emitSlow(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if u.shared {
+			u.smu.Lock()
+			f.emitChecked(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
+			u.smu.Unlock()
+			return
+		}
 		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
 			u.rejected(f.slot)
 			return
@@ -1093,6 +1421,44 @@ func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emitSlow(u *Unit, cycle uint64
 		}
 		u.checkedFast(f.slot)
 	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+	p := u.putHeader(off, cycle, &f.format, f.argsSize)
+	*(*A0)(p) = a0
+	p = unsafe.Add(p, unsafe.Sizeof(a0))
+	*(*A1)(p) = a1
+	p = unsafe.Add(p, unsafe.Sizeof(a1))
+	*(*A2)(p) = a2
+	p = unsafe.Add(p, unsafe.Sizeof(a2))
+	*(*A3)(p) = a3
+	p = unsafe.Add(p, unsafe.Sizeof(a3))
+	*(*A4)(p) = a4
+	p = unsafe.Add(p, unsafe.Sizeof(a4))
+	*(*A5)(p) = a5
+	p = unsafe.Add(p, unsafe.Sizeof(a5))
+	*(*A6)(p) = a6
+	p = unsafe.Add(p, unsafe.Sizeof(a6))
+	*(*A7)(p) = a7
+	u.off = off + f.size
+}
+
+// emitChecked is emitSlow's checked path for a shared unit; the caller
+// holds u.smu.
+func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emitChecked(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
+	}
+	if f.varSize {
+		f.emitVar(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
+		return
+	}
+	u.checkedFast(f.slot)
 	off := u.off
 	if off+f.size > u.lim.Load() {
 		if !u.reserve(f.size) {

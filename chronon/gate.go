@@ -105,7 +105,7 @@ func fastBit(slot uint8, varSize bool) uint64 {
 // a gate left at MaxUint64 for an enabled category silently drops events.
 func (u *Unit) setGates(mask uint64) {
 	n := gateReg.n.Load()
-	noEnd := u.wspan >= math.MaxUint64-u.wlo
+	noEnd := u.wspan >= math.MaxUint64-u.wlo && !u.shared // a shared unit's events all go out of line, to its lock
 	var fast uint64
 	for s := uint32(1); s <= n; s++ {
 		if mask&gateReg.masks[s] != 0 && noEnd {

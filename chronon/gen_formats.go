@@ -111,7 +111,8 @@ func Must%[1]s%[3]s(text string, opts ...FormatOption) *%[1]s%[4]s {
 
 // Emit records an event at cycle on unit u when u enables the format's
 // category and cycle is inside the record-time window (WithSelect).
-// Call it only from the goroutine that owns u.
+// Call it only from the goroutine that owns u, or from any goroutine if u
+// is shared (WithShared).
 //
 // Emit is kept small enough to be inlined at the call site (formats of up to
 // 6 arguments). There it loads the unit's gate for the format's category
@@ -133,8 +134,10 @@ func (f *%[1]s%[4]s) Emit(u *Unit, cycle uint64%[8]s%[6]s) {
 	// enabled, its gate computed, and the window has no end): nothing is
 	// left to check but room in the chunk. Otherwise emitSlow checks the
 	// category mask and the whole window exactly, takes strings, and
-	// reserves a new chunk. One branch and one call site keep the fast
-	// path short.
+	// reserves a new chunk. The fast word is tested before the chunk
+	// offset is read: a shared unit's fast word is 0 (unit.go), so its
+	// events reach emitSlow, and its lock, without reading the offset
+	// another goroutine may be writing.
 	fmt.Fprintf(b, `
 // emit is Emit's out-of-line path. nosplit: its frame is small and its
 // calls (emitSlow, reserve) check the stack themselves, so the check here
@@ -142,8 +145,12 @@ func (f *%[1]s%[4]s) Emit(u *Unit, cycle uint64%[8]s%[6]s) {
 //
 //go:nosplit
 func (f *%[1]s%[2]s) emit(u *Unit, cycle uint64%[3]s%[4]s) {
+	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		f.emitSlow(u, cycle%[3]s%[5]s)
+		return
+	}
 	off := u.off
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 || off+f.size > u.lim.Load() {
+	if off+f.size > u.lim.Load() {
 		f.emitSlow(u, cycle%[3]s%[5]s)
 		return
 	}
@@ -168,11 +175,17 @@ func (f *%[1]s%[2]s) emit(u *Unit, cycle uint64%[3]s%[4]s) {
 // strings, and a chunk that is full or must be flushed.
 func (f *%[1]s%[2]s) emitSlow(u *Unit, cycle uint64%[3]s%[4]s) {
 	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
+		if u.shared {
+			u.smu.Lock()
+			f.emitChecked(u, cycle%[3]s%[5]s)
+			u.smu.Unlock()
+			return
+		}
 		if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
 			u.rejected(f.slot)
 			return
 		}
-`, name, targs, sep, params)
+`, name, targs, sep, params, args)
 	if n > 0 {
 		fmt.Fprintf(b, `		if f.varSize {
 			f.emitVar(u, cycle, %s)
@@ -182,6 +195,37 @@ func (f *%[1]s%[2]s) emitSlow(u *Unit, cycle uint64%[3]s%[4]s) {
 	}
 	b.WriteString(`		u.checkedFast(f.slot)
 	}
+	off := u.off
+	if off+f.size > u.lim.Load() {
+		if !u.reserve(f.size) {
+			return
+		}
+		off = 0
+	}
+`)
+	put()
+
+	// Shared units (WithShared): emitSlow calls emitChecked under the
+	// unit's lock. It is emitSlow's checked path spelled out again rather
+	// than called from there, so that an unshared unit's events of strings
+	// or of the overflow slot pay no extra call.
+	fmt.Fprintf(b, `
+// emitChecked is emitSlow's checked path for a shared unit; the caller
+// holds u.smu.
+func (f *%[1]s%[2]s) emitChecked(u *Unit, cycle uint64%[3]s%[4]s) {
+	if atomic.LoadUint64(&u.mask)&f.category == 0 || cycle-u.wlo > u.wspan {
+		u.rejected(f.slot)
+		return
+	}
+`, name, targs, sep, params)
+	if n > 0 {
+		fmt.Fprintf(b, `	if f.varSize {
+		f.emitVar(u, cycle, %s)
+		return
+	}
+`, args)
+	}
+	b.WriteString(`	u.checkedFast(f.slot)
 	off := u.off
 	if off+f.size > u.lim.Load() {
 		if !u.reserve(f.size) {

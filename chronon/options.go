@@ -64,8 +64,10 @@ type config struct {
 	selSrc         string // where sel came from, for errors
 	unitIDBase     uint16 // first automatic unit id (0: 1)
 
-	symbolLimit int             // WithSymbolLimit (0: DefaultSymbolLimit)
-	timeBase    schema.TimeBase // WithTimeBase
+	symbolLimit   int // WithSymbolLimit (0: DefaultSymbolLimit)
+	ringBudget    int // WithRingBudget
+	hasRingBudget bool
+	timeBase      schema.TimeBase // WithTimeBase
 }
 
 func defaultConfig() config {

@@ -6,10 +6,17 @@ import (
 )
 
 // ring is the single-producer, single-consumer buffer a unit emits into: a
-// power-of-two number of chunks, each exactly one block long, preceded by a
+// power-of-two number of chunks, each at most one block long, preceded by a
 // 256-byte control block (ringHdr). docs/ring.md is the protocol, shared by
 // the Go producer (unit.go), the C producer (cgo/chronon.h) and the consumer
 // (pipeline.go).
+//
+// A mapped ring (a C producer's) is one region whose chunks are all a block
+// long. A Go ring's chunks are separate allocations that start small and
+// grow (grow.go): each slot's memory is allocated, or replaced by a larger
+// one, by the producer when it acquires the slot, which it then owns; the
+// consumer reads a slot's memory only for chunks sealed after that, so the
+// head store publishes it as it publishes the bytes.
 //
 // The producer fills the chunk at slot head%nChunks with back-to-back
 // events, in the exact bytes a block holds; when the next event does not fit
@@ -23,11 +30,11 @@ import (
 //	            chunk head (when head < tail+nChunks) is the producer's
 type ring struct {
 	hdr       *ringHdr
-	mem       []byte   // the control block and lens (and, for a mapped ring, the data)
-	lens      []uint32 // sealed length of each chunk slot, written before head is published
-	hasVar    []bool   // Go producers: the slot's chunk holds events with string arguments
-	data      []byte   // nChunks * chunkSize bytes (+ ringSlack); nil until commit (Go rings)
-	base      unsafe.Pointer
+	mem       []byte    // the control block and lens (and, for a mapped ring, the data)
+	lens      []uint32  // sealed length of each chunk slot, written before head is published
+	hasVar    []bool    // Go producers: the slot's chunk holds events with string arguments
+	data      []byte    // mapped rings: nChunks * chunkSize bytes (+ ringSlack)
+	slots     []slotMem // each chunk slot's memory (Go rings: nil until allocated)
 	chunkSize uint32
 	nChunks   uint64
 	unmap     func() error // non-nil for mapped (foreign) rings
@@ -63,7 +70,8 @@ type ringHdr struct {
 	version   uint32
 	winLo     uint64 // record-time cycle window (select.go): C producers keep
 	winSpan   uint64 // an event when cycle-winLo <= winSpan
-	_         [8]byte
+	lock      uint32 // C producers of a shared unit: the producers' lock (cgo/chronon.h)
+	shared    uint32 // creator: 1 for a shared unit (WithShared)
 }
 
 const (
@@ -86,10 +94,19 @@ func ringSize(chunkSize uint32, nChunks int) (size, dataOff int) {
 	return dataOff + int(chunkSize)*nChunks + ringSlack, dataOff
 }
 
+// slotMem is the memory of one chunk slot: cap bytes at p (and ringSlack
+// more), buf the same bytes as a slice, for the consumer.
+type slotMem struct {
+	p   unsafe.Pointer
+	buf []byte
+	cap uint32
+}
+
 // newRing makes a ring in Go memory. Only the control block, the lens and
-// hasVar exist until the producer's first acquire calls commit: a unit that
-// never emits costs a few hundred bytes, not its ring (a simulator may
-// register tens of thousands of units and drive few of them).
+// hasVar exist until the producer's first acquire allocates a chunk: a
+// unit that never emits costs a few hundred bytes, not its ring (a
+// simulator may register tens of thousands of units and drive few of
+// them).
 func newRing(chunkSize uint32, nChunks int) *ring {
 	_, dataOff := ringSize(chunkSize, nChunks)
 	words := make([]uint64, (dataOff+nChunks+7)/8) // 8-byte aligned for the atomics; hasVar after lens
@@ -104,18 +121,18 @@ func newRing(chunkSize uint32, nChunks int) *ring {
 		mem:       mem[:dataOff],
 		lens:      unsafe.Slice((*uint32)(unsafe.Pointer(&mem[ringHdrSize])), nChunks),
 		hasVar:    unsafe.Slice((*bool)(unsafe.Pointer(&mem[dataOff])), nChunks),
+		slots:     make([]slotMem, nChunks),
 		chunkSize: chunkSize,
 		nChunks:   uint64(nChunks),
 	}
 }
 
-// commit allocates a Go ring's chunks (the producer's first acquire). The
-// consumer reads data only for chunks sealed after it, so the head store
-// publishes it.
-func (r *ring) commit() {
-	words := make([]uint64, (int(r.chunkSize)*int(r.nChunks)+ringSlack+7)/8)
-	r.data = unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), int(r.chunkSize)*int(r.nChunks)+ringSlack)
-	r.base = unsafe.Pointer(&r.data[0])
+// allocSlot gives slot i of a Go ring memory for a chunk of size bytes,
+// replacing what it had (the producer's, when it acquires the slot).
+func (r *ring) allocSlot(i uint64, size uint32) {
+	words := make([]uint64, (int(size)+ringSlack+7)/8)
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), int(size)+ringSlack)
+	r.slots[i] = slotMem{p: unsafe.Pointer(&buf[0]), buf: buf[:size], cap: size}
 }
 
 // initRing lays a ring out in mem, which is zeroed and 8-byte aligned.
@@ -132,16 +149,16 @@ func initRing(mem []byte, chunkSize uint32, nChunks int) *ring {
 		lens:      unsafe.Slice((*uint32)(unsafe.Pointer(&mem[ringHdrSize])), nChunks),
 		hasVar:    make([]bool, nChunks),
 		data:      mem[dataOff:],
+		slots:     make([]slotMem, nChunks),
 		chunkSize: chunkSize,
 		nChunks:   uint64(nChunks),
 	}
-	r.base = unsafe.Pointer(&r.data[0])
+	for i := range r.slots {
+		start := i * int(chunkSize)
+		buf := r.data[start : start+int(chunkSize)]
+		r.slots[i] = slotMem{p: unsafe.Pointer(&buf[0]), buf: buf, cap: chunkSize}
+	}
 	return r
-}
-
-// chunk returns the start of the chunk with sequence number seq.
-func (r *ring) chunk(seq uint64) unsafe.Pointer {
-	return unsafe.Add(r.base, uintptr(seq&(r.nChunks-1))*uintptr(r.chunkSize))
 }
 
 // sealed returns the bytes of sealed chunk seq (consumer side). The length
@@ -149,7 +166,6 @@ func (r *ring) chunk(seq uint64) unsafe.Pointer {
 // the consumer read outside the chunk.
 func (r *ring) sealed(seq uint64) []byte {
 	i := seq & (r.nChunks - 1)
-	start := i * uint64(r.chunkSize)
-	n := min(uint64(r.lens[i]), uint64(r.chunkSize))
-	return r.data[start : start+n]
+	s := r.slots[i].buf
+	return s[:min(uint64(r.lens[i]), uint64(len(s)))]
 }

@@ -32,6 +32,10 @@ func TestRingHeaderLayout(t *testing.T) {
 		"handle":     {unsafe.Offsetof(h.handle), 216},
 		"magic":      {unsafe.Offsetof(h.magic), 224},
 		"version":    {unsafe.Offsetof(h.version), 228},
+		"win_lo":     {unsafe.Offsetof(h.winLo), 232},
+		"win_span":   {unsafe.Offsetof(h.winSpan), 240},
+		"lock":       {unsafe.Offsetof(h.lock), 248},
+		"shared":     {unsafe.Offsetof(h.shared), 252},
 	}
 	for name, o := range want {
 		require.Equal(t, o[1], o[0], name)

@@ -163,7 +163,8 @@ func (s *Span) Between(u *Unit, start, end uint64, lane uint32, flow uint64) {
 // OnChange is a counter that records a sample only when the value changes:
 // a queue's occupancy sampled every cycle costs an event per change, not
 // per cycle. Make one per unit (Counter.OnChange); it is used from the
-// goroutine that owns its unit.
+// goroutine that owns its unit (its last value is not locked, even on a
+// shared unit: make one per goroutine there).
 type OnChange struct {
 	c    *Counter
 	u    *Unit

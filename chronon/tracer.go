@@ -42,6 +42,7 @@ type Tracer struct {
 	hasForeign atomic.Bool // a C producer exists: the collector polls
 
 	syms      symbolTable // Intern (symbols.go)
+	rings     ringBudget  // Go rings' chunk memory (grow.go)
 	timeMu    sync.Mutex
 	unitTimes map[uint16]schema.TimeBase // Unit.SetTimeBase, under timeMu (timebase.go)
 
@@ -98,6 +99,10 @@ func Create(path string, opts ...Option) (*Tracer, error) {
 		writerOut: make(chan struct{}),
 	}
 	t.syms.init(cfg.symbolLimit, func() { t.gen.Add(1) })
+	t.rings.limit = DefaultRingBudget
+	if cfg.hasRingBudget {
+		t.rings.limit = int64(cfg.ringBudget)
+	}
 	if cfg.autoMetadata {
 		t.metadata = autoMetadata(start, os.Getenv)
 	}
@@ -197,6 +202,7 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 		id:       id,
 		name:     name,
 		typeName: c.typeName,
+		shared:   c.shared,
 	}
 	if c.foreign {
 		r, err := newMappedRing(blockSize, ringSize/int(blockSize))
@@ -208,6 +214,9 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 		h := r.hdr
 		h.mask, h.srcWord, h.maxArgs = c.mask, u.srcWord, uint32(u.maxArgs)
 		h.winLo, h.winSpan = wlo, wspan
+		if c.shared {
+			h.shared = 1
+		}
 		if t.cfg.policy == Drop {
 			h.policy = 1
 		}
@@ -218,7 +227,8 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 		t.hasForeign.Store(true)
 		publish(&t.active, u) // a C producer fills the mapped ring without telling Go
 	} else {
-		u.ring = newRing(blockSize, ringSize/int(blockSize)) // chunks come at the first emit (activate)
+		u.ring = newRing(blockSize, ringSize/int(blockSize)) // chunks come with the emits (grow.go)
+		u.grow = min(firstChunk, blockSize)
 		u.maskp, u.limp = &u.mask, &u.lim
 		u.mask = c.mask // before the unit is published
 		u.setGates(c.mask)
@@ -238,7 +248,7 @@ func (t *Tracer) NewUnit(name string, opts ...UnitOption) (*Unit, error) {
 // then pays memory and collector time for the busy ones only.
 func (t *Tracer) activate(u *Unit) {
 	u.waitCh = make(chan struct{}, 1) // before waiting can be set: release reads it only then
-	u.ring.commit()
+	u.active = true
 	t.mu.Lock()
 	publish(&t.active, u)
 	t.mu.Unlock()

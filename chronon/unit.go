@@ -13,7 +13,7 @@ import (
 
 // Unit is one simulator unit (core0.fetch, core1.l2, ...): an id, a dotted
 // name, a type name, a category enable mask and a ring. One goroutine emits
-// into a unit at a time.
+// into a unit at a time, unless the unit was made with WithShared.
 type Unit struct {
 	// gate[s]: the lowest cycle at which an event of gate slot s may be
 	// recorded (gate.go), MaxUint64 while the mask disables the slot; the
@@ -46,6 +46,13 @@ type Unit struct {
 	waitCh      chan struct{}
 	waiting     atomic.Bool
 	timer       *time.Timer
+	active      bool   // the first acquire has run (Tracer.activate)
+	grow        uint32 // size of the unit's next chunks (grow.go)
+
+	// A shared unit (WithShared) keeps its fast word 0, so every emit
+	// takes the out-of-line path, which holds smu while it writes.
+	shared bool
+	smu    sync.Mutex
 
 	ring *ring
 	t    *Tracer
@@ -78,6 +85,7 @@ type unitConfig struct {
 	mask     uint64
 	hasMask  bool
 	ringSize int
+	shared   bool
 }
 
 // WithUnitID chooses the unit's id (1..65535) instead of the next free one.
@@ -107,6 +115,24 @@ func WithUnitMask(mask uint64) UnitOption {
 func WithUnitRingSize(bytes int) UnitOption {
 	return func(c *unitConfig) error { c.ringSize = bytes; return nil }
 }
+
+// WithShared makes a unit that several goroutines may emit into at once,
+// for code that cannot give each goroutine its own units (the hooks of an
+// event-driven engine called from a pool of workers, say). Every emit,
+// span, async span and counter call on the unit, and Unit.Flush, then
+// holds a lock of the unit's while it writes the event: events of one
+// goroutine keep their order, events of several interleave whole. It
+// costs each event the lock and the checked out-of-line path, about 8 ns
+// more than an unshared unit's 2 to 3 ns without contention, and more
+// while goroutines contend for the unit (BenchmarkSharedEmit; figures in
+// docs/integrations.md). Units made without it keep the single-producer
+// path, whose cost it does not change.
+func WithShared() UnitOption {
+	return func(c *unitConfig) error { c.shared = true; return nil }
+}
+
+// Shared reports whether the unit was made with WithShared.
+func (u *Unit) Shared() bool { return u.shared }
 
 // ID returns the unit id written into its events.
 func (u *Unit) ID() uint16 { return u.id }
@@ -160,11 +186,16 @@ func (u *Unit) Enabled(category uint64) bool { return atomic.LoadUint64(u.maskp)
 
 // Flush publishes the unit's partly filled chunk so that the writer picks it
 // up now rather than when the chunk fills. Call it from the goroutine that
-// owns the unit (for example when the unit goes idle).
+// owns the unit (for example when the unit goes idle), or from any
+// goroutine for a shared unit.
 func (u *Unit) Flush() {
 	if u.foreign {
 		u.sealForeign()
 		return
+	}
+	if u.shared {
+		u.smu.Lock()
+		defer u.smu.Unlock()
 	}
 	if u.hasChunk && u.off > 0 {
 		u.seal()
@@ -195,14 +226,18 @@ func (u *Unit) reserve(n uint32) bool {
 		return false
 	}
 	if u.hasChunk && u.off > 0 {
+		if u.lim.Load() != 0 { // the chunk is full, not asked to be flushed
+			u.grew()
+		}
 		u.seal()
 	}
-	if !u.hasChunk && !u.acquire() {
+	if !u.hasChunk && !u.acquire(n) {
 		u.ring.hdr.dropped.Add(1)
 		return false
 	}
-	u.lim.Store(u.ring.chunkSize)
-	return n <= u.ring.chunkSize // always true: maxArgs keeps events inside a chunk
+	size := u.ring.slots[u.head&(u.ring.nChunks-1)].cap
+	u.lim.Store(size)
+	return n <= size // always true: acquire sizes the chunk for the event
 }
 
 // seal publishes the current chunk. The chunk now belongs to the consumer,
@@ -222,10 +257,11 @@ func (u *Unit) seal() {
 }
 
 // acquire takes the chunk at head, waiting for the writer to release one
-// when the ring is full, unless the policy is Drop.
-func (u *Unit) acquire() bool {
+// when the ring is full, unless the policy is Drop, and sizes it for an
+// event of n bytes and the unit's rate (grow.go).
+func (u *Unit) acquire(n uint32) bool {
 	r := u.ring
-	if r.base == nil { // the unit's first chunk: its ring exists from now on
+	if !u.active { // the unit's first chunk: its ring exists from now on
 		u.t.activate(u)
 	}
 	for u.head-r.hdr.tail.Load() >= r.nChunks {
@@ -236,7 +272,9 @@ func (u *Unit) acquire() bool {
 			return false
 		}
 	}
-	u.chunk = r.chunk(u.head)
+	i := u.head & (r.nChunks - 1)
+	u.sizeSlot(i, n) // the slot is free: the writer released it, or never had it
+	u.chunk = r.slots[i].p
 	u.hasChunk = true
 	u.off = 0
 	return true

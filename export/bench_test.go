@@ -60,6 +60,7 @@ func BenchmarkExportKanata(b *testing.B) {
 			// previous 11 MB first, freeing its pages: a third of the
 			// writer's work, which no real export pays.
 			dir := b.TempDir()
+			b.ReportAllocs()
 			b.ResetTimer()
 			var events uint64
 			for i := 0; i < b.N; i++ {

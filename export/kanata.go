@@ -117,53 +117,6 @@ type kEnd struct {
 	lane       uint8
 }
 
-// kEndHeap is a min-heap of pending ends by (cycle, seq), written out
-// rather than through container/heap, whose interface boxes each push (an
-// allocation per stage).
-type kEndHeap []kEnd
-
-func (h kEndHeap) less(i, j int) bool {
-	return h[i].cycle < h[j].cycle || (h[i].cycle == h[j].cycle && h[i].seq < h[j].seq)
-}
-
-func (h *kEndHeap) push(e kEnd) {
-	*h = append(*h, e)
-	a := *h
-	for i := len(a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !a.less(i, p) {
-			break
-		}
-		a[i], a[p] = a[p], a[i]
-		i = p
-	}
-}
-
-func (h *kEndHeap) pop() kEnd {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a[n] = kEnd{} // drop the pointer
-	a = a[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && a.less(l, m) {
-			m = l
-		}
-		if r := l + 1; r < n && a.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
-	*h = a
-	return top
-}
-
 // kRun is the instructions of one run, by flow id.
 type kRun struct {
 	insts   kInsts

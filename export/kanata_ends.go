@@ -3,6 +3,8 @@ package export
 import (
 	"math"
 	"math/bits"
+
+	"github.com/chronon-sim/chronon-go/internal/minheap"
 )
 
 // kEnds holds the pending ends of complete spans, taken out in (cycle,
@@ -22,7 +24,7 @@ type kEnds struct {
 	used  uint64      // bit s: slot s holds entries
 	lo    uint64
 	n     int // ends in the wheel
-	far   kEndHeap
+	far   minheap.Heap[kEnd] // by (cycle, seq)
 	// min is at most the cycle of the first end (MaxUint64 when none):
 	// most events have no end due, and next tells so without reading the
 	// wheel. push lowers it, a take sets it to the first end's cycle.
@@ -38,7 +40,7 @@ func (q *kEnds) len() int { return q.n + len(q.far) }
 func (q *kEnds) push(e kEnd) {
 	if e.cycle-q.lo >= kWheel || e.cycle < q.lo {
 		q.min = min(q.min, e.cycle)
-		q.far.push(e)
+		q.far.Push(e.cycle, e.seq, e)
 		return
 	}
 	q.min = min(q.min, e.cycle)
@@ -70,7 +72,7 @@ func (q *kEnds) peek(c uint64) *kEnd {
 	if q.used != 0 {
 		r := q.lo % kWheel
 		ws := int((r + uint64(bits.TrailingZeros64(bits.RotateLeft64(q.used, -int(r))))) % kWheel)
-		if e := &q.wheel[ws][q.head[ws]]; len(q.far) == 0 || lessEnd(e, &q.far[0]) {
+		if e := &q.wheel[ws][q.head[ws]]; len(q.far) == 0 || lessEnd(e, &q.far[0].Value) {
 			if e.cycle > c {
 				q.min = q.first()
 				return nil
@@ -79,9 +81,9 @@ func (q *kEnds) peek(c uint64) *kEnd {
 			return e
 		}
 	}
-	if len(q.far) > 0 && q.far[0].cycle <= c {
+	if len(q.far) > 0 && q.far[0].Key <= c {
 		q.slot = -1
-		return &q.far[0]
+		return &q.far[0].Value
 	}
 	q.min = q.first()
 	return nil
@@ -99,7 +101,7 @@ func (q *kEnds) pop() {
 			q.used &^= 1 << ws
 		}
 	} else {
-		e := q.far.pop()
+		e := q.far.Pop().Value
 		q.lo = max(q.lo, e.cycle)
 	}
 	q.min = q.first()
@@ -113,7 +115,7 @@ func (q *kEnds) first() uint64 {
 		c = q.lo + uint64(bits.TrailingZeros64(bits.RotateLeft64(q.used, -int(q.lo%kWheel))))
 	}
 	if len(q.far) > 0 {
-		c = min(c, q.far[0].cycle)
+		c = min(c, q.far[0].Key)
 	}
 	return c
 }

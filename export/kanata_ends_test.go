@@ -53,3 +53,27 @@ func TestKanataEndsOrder(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkKanataFarEnds pushes and takes ends of spans longer than the
+// wheel (memory accesses, long stalls): the heap's work.
+func BenchmarkKanataFarEnds(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	durs := make([]uint64, 4096)
+	for i := range durs {
+		durs[i] = kWheel + rng.Uint64N(2000)
+	}
+	var q kEnds
+	q.min = ^uint64(0)
+	now, seq := uint64(0), uint64(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		seq++
+		q.push(kEnd{cycle: now + durs[i%len(durs)], seq: seq})
+		if q.len() > 1000 {
+			e, _ := q.next(^uint64(0))
+			now = e.cycle
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mends/s")
+}

@@ -21,6 +21,7 @@ type kFmt struct {
 	off   []int  // byte offset of argument i when all before it are fixed-size, else -1
 	name  string // stage name (escaped); "" when the unit's last path element names it
 	lane  uint8  // Kanata lane: 0 stage, 1 stall
+	async bool   // recorded as an async begin or end (kind says instant): counted to say why a file is refused
 }
 
 // stallWord marks a stall: a span whose name, or the name of one of its
@@ -88,6 +89,7 @@ func kanataFormats(r *mmapio.Reader) []*kFmt {
 		}
 		// Async spans are not stages (an instruction's stages are its
 		// flow's lane spans): their events are instants of the row.
+		k.async = k.kind == schema.KindAsyncBegin || k.kind == schema.KindAsyncEnd
 		if k.kind > schema.KindRetire || k.kind == schema.KindAsyncBegin || k.kind == schema.KindAsyncEnd ||
 			(k.kind == schema.KindSpanComplete && k.dur < 0) {
 			k.kind = schema.KindInstant
@@ -150,19 +152,29 @@ func needFlowsAndSpans(path string, q mmapio.Query, le *lastEvents) error {
 		}
 		return fmt.Errorf("%s: cannot export to kanata: no events in the selection%s", path, where)
 	}
-	var missing string
+	const async = "async spans (begun and ended by an id)"
+	var has string
 	switch {
+	case le.n == 0 && le.spans == 0 && le.asyncs > 0:
+		has = async + " but no flows and no lane spans"
 	case le.n == 0 && le.spans == 0:
-		missing = "neither flows nor spans"
+		has = "neither flows nor spans"
 	case le.n == 0:
-		missing = "spans but no flows (no event has a non-zero flow id)"
+		has = "spans but no flows (no event has a non-zero flow id)"
+	case le.flowSpans == 0 && le.asyncs > 0:
+		has = "flows and " + async + " but no lane spans on the flows"
 	case le.flowSpans == 0:
-		missing = "flows but no spans on them"
+		has = "flows but no spans on them"
 	default:
 		return nil
 	}
+	var note string
+	if le.asyncs > 0 {
+		note = "; async spans are not stages (Perfetto and Chrome JSON show them)"
+	}
 	return fmt.Errorf("%s: cannot export to kanata: the events selected have %s; Kanata shows one row per instruction "+
-		"and needs flows (an argument with the flow role naming the instruction) and spans on them (its stages)", path, missing)
+		"and needs flows (an argument with the flow role naming the instruction) and lane spans on them "+
+		"(its stages)%s", path, has, note)
 }
 
 // unitStage is the stage name of a span format without a name: the last

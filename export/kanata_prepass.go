@@ -33,6 +33,7 @@ type lastEvents struct {
 	n         uint64        // flow events
 	flowSpans uint64        // ... that are spans
 	spans     uint64        // span events, with a flow or not
+	asyncs    uint64        // async span events (not stages), with a flow or not
 	deps      bool          // some flow event has a dependency argument
 	retires   bool          // some flow event is a retirement (schema.KindRetire)
 	kept      []*rawread.Block
@@ -177,6 +178,7 @@ func scanLastEvents(r *mmapio.Reader, q mmapio.Query, fmts []*kFmt, units kUnits
 		le.n += c.n
 		le.flowSpans += c.flowSpans
 		le.spans += c.spans
+		le.asyncs += c.asyncs
 		le.deps = le.deps || c.deps
 		le.retires = le.retires || c.retires
 	}
@@ -211,6 +213,7 @@ type flowCounter struct {
 	recent                      [kCountSlots]kCount
 	view                        argview.View
 	events, n, flowSpans, spans uint64
+	asyncs                      uint64
 	deps, retires               bool
 	kept                        []*rawread.Block
 	preps                       []kPrepOf
@@ -255,6 +258,8 @@ func (c *flowCounter) block(d *rawread.Block, fmts []*kFmt, runOf []uint16, p *k
 		f := fmts[ev.FormatID]
 		if f.isSpan() {
 			c.spans++
+		} else if f.async {
+			c.asyncs++
 		}
 		if f.flow < 0 {
 			continue

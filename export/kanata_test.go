@@ -203,3 +203,41 @@ var (
 
 func itoa(v uint64) string { return strconv.FormatUint(v, 10) }
 func hex(v uint64) string  { return strconv.FormatUint(v, 16) }
+
+var kAsync = chronon.MustAsyncSpan("kanata test task")
+
+// A trace whose only spans are async spans (begun and ended by an id) is
+// refused saying it has them and that they are not the stages Kanata
+// needs, not that it has no spans.
+func TestKanataSaysAsyncSpansAreNotStages(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		emit func(u *chronon.Unit)
+		has  string
+	}{
+		{"async", func(u *chronon.Unit) { kAsync.Begin(u, 1, 9, 0); kAsync.End(u, 4, 9) },
+			"the events selected have async spans (begun and ended by an id) but no flows and no lane spans"},
+		{"async-flows", func(u *chronon.Unit) { kAsync.Begin(u, 1, 9, 0); kFlowed.Emit(u, 2, 5); kAsync.End(u, 4, 9) },
+			"the events selected have flows and async spans (begun and ended by an id) but no lane spans on the flows"},
+	} {
+		path := filepath.Join(dir, c.name+".ctrace")
+		tr, err := chronon.Create(path, chronon.WithFlushInterval(0), chronon.WithAutoMetadata(false))
+		require.NoError(t, err)
+		u, err := tr.NewUnit("gpu.l2")
+		require.NoError(t, err)
+		c.emit(u)
+		require.NoError(t, tr.Close())
+		r, err := mmapio.Open(path)
+		require.NoError(t, err)
+		_, err = Export(r, mmapio.Query{}, filepath.Join(dir, c.name+".kanata"), WithFormat(FormatKanata))
+		r.Close()
+		require.Error(t, err, c.name)
+		msg := err.Error()
+		require.Contains(t, msg, path)
+		require.Contains(t, msg, c.has)
+		require.NotContains(t, msg, "neither flows nor spans")
+		require.Contains(t, msg, "async spans are not stages")
+		require.Contains(t, msg, "needs flows (an argument with the flow role naming the instruction) and lane spans on them")
+	}
+}

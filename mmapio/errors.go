@@ -6,6 +6,13 @@ import "github.com/chronon-sim/chronon-go/internal/tracefile"
 // that is not a .ctrace file at all: too short for a header, or a bad magic.
 var ErrNotATrace = tracefile.ErrNotATrace
 
+// ErrChecksum is matched (errors.Is) by every error reporting bytes that
+// fail their checksum: the header's, schema's or footer's CRC32C, a
+// block's CRC32C, or a block's zstd content checksum. The error still
+// names the file, the section ("block 3") and the byte offset
+// (*schema.FormatError).
+var ErrChecksum = tracefile.ErrChecksum
+
 // ErrClosed is returned when a Reader is used after Close.
 var ErrClosed = tracefile.ErrClosed
 

@@ -79,7 +79,11 @@ func (e *Event) Args() iter.Seq2[int, Arg] {
 			if n <= 0 || n > len(p) {
 				return
 			}
-			if !yield(i, Arg{Type: types[i], Raw: p[:n:n]}) {
+			a := Arg{Type: types[i], Raw: p[:n:n], Role: e.format.Role(i)}
+			if a.Role == schema.RoleSymbol {
+				a.symbols = e.format.symbols
+			}
+			if !yield(i, a) {
 				return
 			}
 			p = p[n:]
@@ -121,10 +125,20 @@ func argSize(t schema.ArgType, b []byte) int {
 }
 
 // Arg is one typed argument. Raw holds its encoded bytes (a string's include
-// the terminating NUL).
+// the terminating NUL). Role is what the writer said it means: a UInt32
+// with RoleSymbol is an interned string, whose id Uint returns and whose
+// string String prints.
 type Arg struct {
-	Type schema.ArgType
-	Raw  []byte
+	Type    schema.ArgType
+	Raw     []byte
+	Role    schema.ArgRole
+	symbols []string // the file's symbol table, for a Symbol argument
+}
+
+// isSymbol reports whether a prints as a symbol's string: a UInt32 with the
+// Symbol role, as the dump decides.
+func (a Arg) isSymbol() bool {
+	return a.Role == schema.RoleSymbol && a.Type == schema.ArgUInt32 && len(a.Raw) >= 4
 }
 
 // Int returns a signed integer argument sign-extended (other integer types
@@ -200,12 +214,19 @@ func (a Arg) Bytes() []byte {
 	return a.Raw
 }
 
-// AppendText appends the argument as the original reader prints it; hex
-// selects the "{:x}" form of integers.
+// AppendText appends the argument as the dump prints it: as the original
+// reader printed it (hex selects the "{:x}" form of integers), except a
+// Symbol argument, which prints its string ("[symbol N]" for an id the
+// file's table lacks, "[symbol table full]" for schema.SymbolOverflow)
+// whatever hex says.
 func (a Arg) AppendText(dst []byte, hex bool) []byte {
+	if a.isSymbol() {
+		return ctext.AppendSymbol(dst, a.symbols, binary.LittleEndian.Uint32(a.Raw))
+	}
 	dst, _ = ctext.AppendArg(dst, a.Type, a.Raw, hex)
 	return dst
 }
 
-// String returns the argument as the original reader prints it for "{}".
+// String returns the argument as the dump prints it for "{}" (see
+// AppendText).
 func (a Arg) String() string { return string(a.AppendText(nil, false)) }

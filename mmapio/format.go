@@ -11,6 +11,7 @@ type Format struct {
 	schema.Format
 	argNames []string
 	prog     *ctext.Format // compiled for printing messages
+	symbols  []string      // the schema's symbol table, which Symbol arguments index
 }
 
 // newFormat makes format f of a schema whose symbol table is symbols.
@@ -19,7 +20,7 @@ func newFormat(f schema.Format, symbols []string) *Format {
 	if len(names) == 0 {
 		names = schema.ArgNames(f.Format)
 	}
-	return &Format{Format: f, argNames: names, prog: ctext.CompileFormat(&f, symbols)}
+	return &Format{Format: f, argNames: names, prog: ctext.CompileFormat(&f, symbols), symbols: symbols}
 }
 
 // Text returns the format string as registered (fetch pc=0x{:x} taken={}),

@@ -54,6 +54,11 @@ type Status struct {
 	// although good blocks follow them (a flipped bit, not a cut): they are
 	// left out, each as "block at byte N does not decode: why".
 	Damaged []string
+	// CutShort: the header places the footer past the end of the file.
+	// The file was closed and then cut short (a copy taken too early, a
+	// full disk), not left unclosed by a crash: what the cut took is lost,
+	// and the readers say so.
+	CutShort bool
 }
 
 func (s Status) String() string {
@@ -87,7 +92,7 @@ type Block = schema.BlockIndex
 
 func statusOf(s tracefile.Status) Status {
 	st := Status{State: StateComplete, Blocks: s.Blocks, Events: s.Events, Why: s.Why,
-		TornOffset: s.TornOffset, TornBytes: s.TornBytes, TornReason: s.TornReason, Damaged: s.Damaged}
+		TornOffset: s.TornOffset, TornBytes: s.TornBytes, TornReason: s.TornReason, Damaged: s.Damaged, CutShort: s.CutShort}
 	if s.Recovered {
 		st.State = StateRecovered
 	}

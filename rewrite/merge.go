@@ -60,6 +60,7 @@ type merger struct {
 	ins     []*mmapio.Reader
 	readers []*tracefile.File
 	labels  []string
+	far     *farSymbols // symbol entries for ids beyond an input's table; nil: none needed
 }
 
 func newMerger(mm *mmapio.Multi) *merger {
@@ -85,6 +86,9 @@ type mergePlan struct {
 	fixedFmt []bool             // by input format id below 1<<16: known, no string argument
 	cats     catmap.Map         // category bits in the output's numbering (matched by name)
 	syms     []uint32           // by input symbol id: output id; nil when every symbol keeps its id
+	symTo    []uint32           // by input symbol id: output id, whether or not syms is set
+	symMoved bool               // some symbol of the input's table changed its id
+	far      *farSymbols        // maps ids beyond the input's table; nil when they keep their value
 	symArgs  [][]schema.ArgType // by input format id below 1<<16: its argument types up to its last Symbol argument (only when syms is set)
 	symRoles [][]bool           // the same: which of those arguments are Symbols
 	label    string
@@ -146,6 +150,7 @@ func Merge(w io.WriteSeeker, m *mmapio.Multi, o MergeOptions) (res Result, err e
 		return res, err
 	}
 	sec := schema.BuildSchema(flatbuffers.NewBuilder(4096), sch)
+	schOff := mw.off
 	if err := mw.write(sec); err != nil {
 		return res, err
 	}
@@ -178,6 +183,17 @@ func Merge(w io.WriteSeeker, m *mmapio.Multi, o MergeOptions) (res Result, err e
 		}
 		foot.MaxCycle = max(foot.MaxCycle, b.MaxCycle)
 	}
+	if extra := mg.far.added(); len(extra) > 0 {
+		// Far symbol entries were added while the blocks were written: the
+		// schema that holds them follows the blocks, and the header points
+		// at it (the one before the blocks is left unused).
+		sch.Symbols = append(slices.Clip(sch.Symbols), extra...)
+		sec = schema.BuildSchema(flatbuffers.NewBuilder(4096), sch)
+		schOff = mw.off
+		if err := mw.write(sec); err != nil {
+			return res, err
+		}
+	}
 	footOff := mw.off
 	foot.HasCRC = true // every entry's CRC was taken as its block was written
 	fb := schema.BuildFooter(flatbuffers.NewBuilder(1024), foot)
@@ -192,7 +208,7 @@ func Merge(w io.WriteSeeker, m *mmapio.Multi, o MergeOptions) (res Result, err e
 		flags |= schema.FlagCompressed
 	}
 	h := schema.NewHeader(flags)
-	h.SchemaOffset, h.SchemaSize = schema.HeaderSize, uint64(len(sec))
+	h.SchemaOffset, h.SchemaSize = uint64(schOff), uint64(len(sec))
 	h.SchemaCRC = schema.CRC32C(sec)
 	h.FirstBlockOffset = uint64(first)
 	h.FooterOffset, h.FooterSize = uint64(footOff), uint64(len(fb))
@@ -334,9 +350,7 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			nf.Category = p.cats.Mask(f.Category)
 			out.Formats = append(out.Formats, nf)
 		}
-		if i > 0 {
-			out.Symbols = p.mergeSymbols(r.Schema(), out.Symbols, symID)
-		}
+		out.Symbols = p.mergeSymbols(r.Schema(), out.Symbols, symID)
 		if r.Schema().SimulationName != "" {
 			out.Metadata = append(out.Metadata, schema.KeyValue{Key: p.label + "/simulation", Value: r.Schema().SimulationName})
 		}
@@ -373,6 +387,7 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 			}
 		}
 	}
+	m.far = planFarSymbols(plans, m.readers, out.Symbols, symID)
 	if len(sims) == 1 {
 		out.SimulationName = m.readers[0].Schema().SimulationName
 	} else {
@@ -384,7 +399,9 @@ func (m *merger) mergeSchema() ([]*mergePlan, *schema.Schema, error) {
 // mergeSymbols maps the symbol table of the input with schema s into the
 // output's table syms (the first file's table first, then each string a
 // later file adds, once): the input's events print the same strings. It
-// returns the grown table; p.syms stays nil when every id keeps its value.
+// returns the grown table and records the input's map (symTo, symMoved)
+// and, when its formats have Symbol arguments, which arguments those are;
+// planFarSymbols then decides which inputs' events are rewritten (syms).
 func (p *mergePlan) mergeSymbols(s *schema.Schema, syms []string, symID map[string]uint32) []string {
 	to := make([]uint32, len(s.Symbols))
 	moved := false
@@ -398,14 +415,11 @@ func (p *mergePlan) mergeSymbols(s *schema.Schema, syms []string, symID map[stri
 		to[id] = g
 		moved = moved || g != uint32(id)
 	}
-	if !moved {
-		return syms
-	}
-	p.symArgs = make([][]schema.ArgType, 1<<16)
-	p.symRoles = make([][]bool, 1<<16)
+	p.symTo, p.symMoved = to, moved
+	p.symArgs, p.symRoles = nil, nil
 	any := false
 	for _, f := range s.Formats {
-		if f.ID >= 1<<16 || p.symArgs[f.ID] != nil {
+		if f.ID >= 1<<16 || p.symArgs != nil && p.symArgs[f.ID] != nil {
 			continue // the reader uses the first entry with an id
 		}
 		last := -1
@@ -417,6 +431,9 @@ func (p *mergePlan) mergeSymbols(s *schema.Schema, syms []string, symID map[stri
 		if last < 0 {
 			continue
 		}
+		if !any { // the tables by format id, for inputs with Symbol arguments only
+			p.symArgs, p.symRoles = make([][]schema.ArgType, 1<<16), make([][]bool, 1<<16)
+		}
 		any = true
 		p.symArgs[f.ID] = f.ArgTypes[:last+1]
 		p.symRoles[f.ID] = make([]bool, last+1)
@@ -424,12 +441,82 @@ func (p *mergePlan) mergeSymbols(s *schema.Schema, syms []string, symID map[stri
 			p.symRoles[f.ID][i] = f.Role(i) == schema.RoleSymbol && f.ArgTypes[i] == schema.ArgUInt32
 		}
 	}
-	if any {
-		p.syms = to
-	} else {
+	if !any {
 		p.symArgs, p.symRoles = nil, nil // no event holds a symbol: nothing to rewrite
 	}
 	return syms
+}
+
+// farSymbols gives the ids of the inputs' events that their own tables do
+// not hold (a damaged id; not SymbolOverflow) an entry of the output's
+// table whose text is what the input printed for them, "[symbol N]":
+// kept as they are, they could name a string another file added. The
+// entries are appended to the output's table as the events are met (by the
+// merge's workers, so their order may differ between runs; what every
+// event prints does not), and the output's schema is then written after
+// the blocks.
+type farSymbols struct {
+	mu    sync.Mutex
+	base  int               // the output's table before these entries
+	symID map[string]uint32 // every string of the output's table: its id
+	extra []string          // the entries added, from id base on
+}
+
+// planFarSymbols decides which inputs' events have their Symbol arguments
+// rewritten. An input whose table is shorter than the output's may hold
+// ids that the output's table would misname; then every input with Symbol
+// arguments is rewritten and its ids beyond its own table get far entries
+// (an input's kept id N could otherwise be one of those entries). When no
+// input can be misnamed (every table with Symbol arguments is the whole
+// output's, or none has any), only the moved tables are rewritten. It
+// returns the far map, nil when not needed.
+func planFarSymbols(plans []*mergePlan, readers []*tracefile.File, out []string, symID map[string]uint32) *farSymbols {
+	need := false
+	for i, p := range plans {
+		if p.symArgs != nil && len(readers[i].Schema().Symbols) < len(out) {
+			need = true
+		}
+	}
+	var far *farSymbols
+	if need {
+		far = &farSymbols{base: len(out), symID: symID}
+	}
+	for _, p := range plans {
+		switch {
+		case p.symArgs == nil:
+		case need:
+			p.syms, p.far = p.symTo, far
+		case p.symMoved:
+			p.syms = p.symTo
+		default:
+			p.symArgs, p.symRoles = nil, nil // every id keeps its value and its string
+		}
+	}
+	return far
+}
+
+// id returns the output id printing as id did in an input without it.
+func (fs *farSymbols) id(id uint32) uint32 {
+	text := "[symbol " + strconv.FormatUint(uint64(id), 10) + "]"
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if g, ok := fs.symID[text]; ok {
+		return g
+	}
+	g := uint32(fs.base + len(fs.extra))
+	fs.extra = append(fs.extra, text)
+	fs.symID[text] = g
+	return g
+}
+
+// added returns the entries added to the output's table.
+func (fs *farSymbols) added() []string {
+	if fs == nil {
+		return nil
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.extra
 }
 
 // renumberSymbols rewrites in place the Symbol arguments of the arguments
@@ -437,8 +524,9 @@ func (p *mergePlan) mergeSymbols(s *schema.Schema, syms []string, symID map[stri
 // It walks the arguments as the reader prints them (ctext.ParsedLen): where
 // the reader stops (a short argument, a string without its NUL) it stops,
 // leaving the rest as it is, so the merge prints the event as its input
-// did. An id the input's table does not hold (SymbolOverflow, a damaged
-// id) keeps its value.
+// did. An id the input's table does not hold gets the far entry printing
+// as it did (p.far), or keeps its value when there is no far map (no
+// other file's string can take it) or it is SymbolOverflow.
 func (p *mergePlan) renumberSymbols(args []byte, argc int, f uint32) {
 	roles := p.symRoles[f]
 	q := 0
@@ -460,6 +548,8 @@ func (p *mergePlan) renumberSymbols(args []byte, argc int, f uint32) {
 		if roles[i] {
 			if id := binary.LittleEndian.Uint32(args[q:]); int64(id) < int64(len(p.syms)) {
 				binary.LittleEndian.PutUint32(args[q:], p.syms[id])
+			} else if p.far != nil && id != schema.SymbolOverflow {
+				binary.LittleEndian.PutUint32(args[q:], p.far.id(id))
 			}
 		}
 		q += n

@@ -45,7 +45,7 @@ func CheckHeaderCRC(b []byte) error {
 		return nil
 	}
 	if got := CRC32C(b[:HeaderSize-4]); got != h.HeaderCRC {
-		return Errorf("header", HeaderSize-4, "checksum mismatch: the header's bytes 0..60 have CRC32C %08x, its header_crc32c says %08x", got, h.HeaderCRC)
+		return ChecksumErrorf("header", HeaderSize-4, "the header's bytes 0..60 have CRC32C %08x, its header_crc32c says %08x", got, h.HeaderCRC)
 	}
 	if h.Flags&FlagChecksums == 0 {
 		return Errorf("header", 48, "the header carries checksums but FLAG_CHECKSUMS (bit 3 of flags 0x%x) is clear", h.Flags)
@@ -60,7 +60,7 @@ func CheckSchemaCRC(h Header, b []byte, base int64) error {
 		return nil
 	}
 	if got := CRC32C(b); got != h.SchemaCRC {
-		return Errorf("schema", base, "checksum mismatch: the %d-byte schema section has CRC32C %08x, the header's schema_crc32c says %08x", len(b), got, h.SchemaCRC)
+		return ChecksumErrorf("schema", base, "the %d-byte schema section has CRC32C %08x, the header's schema_crc32c says %08x", len(b), got, h.SchemaCRC)
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ func CheckFooterCRC(b []byte, base int64) (bool, error) {
 	var zero [4]byte
 	got := UpdateCRC32C(UpdateCRC32C(CRC32C(b[:p]), zero[:]), b[p+4:])
 	if want := binary.LittleEndian.Uint32(b[p:]); got != want {
-		return true, Errorf("footer", base, "checksum mismatch: the %d-byte footer has CRC32C %08x, its crc32c field (at byte %d) says %08x", len(b), got, base+int64(p), want)
+		return true, ChecksumErrorf("footer", base, "the %d-byte footer has CRC32C %08x, its crc32c field (at byte %d) says %08x", len(b), got, base+int64(p), want)
 	}
 	return true, nil
 }

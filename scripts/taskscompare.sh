@@ -8,7 +8,10 @@
 #                (an id -> (unit, lane) map under a mutex), the root task's
 #                id as the flow, a ps_per_cycle metadata nothing reads
 #   tasks        async spans by id with parent ids, kinds/names/locations
-#                interned, a picosecond time base
+#                interned, a picosecond time base, shared units
+#                (chronon.WithShared)
+#   tasks-mutex  the same on ordinary units with a mutex each (what the
+#                adapter did before shared units)
 #   tasks-none   the same simulation, tracing nothing (the baseline)
 #
 # Runs each ROUNDS times (default 5) alternately, EVENTS hook events
@@ -32,7 +35,7 @@ trap 'git -C "$repo" worktree remove --force "$tmp/base-tree" >/dev/null 2>&1 ||
 git -C "$repo" worktree add --detach "$tmp/base-tree" "$base" >/dev/null 2>&1
 (cd "$tmp/base-tree" && go build -o "$tmp/trace_reader.base" ./cmd/trace_reader)
 for ((r = 1; r <= rounds; r++)); do
-	for w in tasks-none tasks-lanes tasks; do
+	for w in tasks-none tasks-lanes tasks-mutex tasks; do
 		/usr/bin/time -f "%U %S %M" -o "$tmp/time" "$tmp/tracegen" --workload "$w" --events "$events" -o "$tmp/$w.ctrace" 2>"$tmp/gen.log"
 		written=$(sed -n 's/.*(\([0-9]*\) written).*/\1/p' "$tmp/gen.log")
 		bytes=$(stat -c %s "$tmp/$w.ctrace")
@@ -50,8 +53,8 @@ END {
 	base_cpu = c[int((k + 1) / 2)]; base_rss = m[int((k + 1) / 2)]
 	printf "baseline (tasks-none): CPU %.2f s, peak RSS %d KiB (medians)\n", base_cpu, base_rss
 	printf "%-12s %30s %30s %10s\n", "variant", "CPU ns/event over baseline", "RSS MiB over baseline", "bytes/ev"
-	split("tasks-lanes tasks", ws, " ")
-	for (x = 1; x <= 2; x++) {
+	split("tasks-lanes tasks-mutex tasks", ws, " ")
+	for (x = 1; x <= 3; x++) {
 		w = ws[x]; k = n[w]
 		for (i = 1; i <= k; i++) { c[i] = (cpu[w, i] - base_cpu) * 1e9 / ev[w]; m[i] = (rss[w, i] - base_rss) / 1024 }
 		sortv(c, k); sortv(m, k)

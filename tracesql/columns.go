@@ -48,11 +48,13 @@ func (th *eventThread) writeRows(out *chunk, idx []int32) error {
 	t := th.d.traces[th.trace]
 	rs := &th.rows
 	recs := rs.recs
-	oneUnit := true
-	for _, i := range idx[1:] {
-		if recs[i].Unit != recs[idx[0]].Unit {
-			oneUnit = false
-			break
+	oneUnit := true // checked only when a unit column is written
+	if th.x.unit {
+		for _, i := range idx[1:] {
+			if recs[i].Unit != recs[idx[0]].Unit {
+				oneUnit = false
+				break
+			}
 		}
 	}
 	args := false

@@ -39,8 +39,10 @@ type DB struct {
 	dataset  string
 	dsTables []Table
 
-	argDecodes atomic.Int64 // events whose arguments a scan walked (tests: projection pushdown)
-	noPushdown bool         // tests: Query rewrites table names only (the answers with no pushdown)
+	argDecodes  atomic.Int64 // events whose arguments a scan walked (tests: projection pushdown)
+	noPushdown  bool         // tests: Query rewrites table names only (the answers with no pushdown)
+	serialSpans bool         // tests: spans read every trace on one thread (spanpar.go)
+	spanTasks   atomic.Int64 // tasks of the last spans scan in parallel, 0: serial (tests)
 }
 
 // trace is one open file and what the scans need of it, computed once.

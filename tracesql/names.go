@@ -67,27 +67,97 @@ func newReservedNames(keywords map[string]string, tables []string, parses func(s
 // tableName is name, or name with '_' appended until it is free to be a
 // table's.
 func (rn *reservedNames) tableName(name string) string {
-	for rn.tableKeywords[name] || rn.tables[name] || !rn.check(
-		"SELECT * FROM events e, %[1]s f JOIN %[1]s(cycles := '', unit := '') AS g USING (cycle) WHERE f.cycle IN (SELECT cycle FROM %[1]s(unit := ''));"+
-			"DESCRIBE %[1]s; SUMMARIZE %[1]s; SELECT * FROM %[1]s, %[1]s(cycles := '') %[1]s", name) {
+	for rn.tableKeywords[name] || rn.tables[name] || !rn.check(tableQueries, name) {
 		name += "_"
 	}
 	return name
+}
+
+// tableQueries are the queries a user writes with a table's name.
+const tableQueries = "SELECT * FROM events e, %[1]s f JOIN %[1]s(cycles := '', unit := '') AS g USING (cycle) WHERE f.cycle IN (SELECT cycle FROM %[1]s(unit := ''));" +
+	"DESCRIBE %[1]s; SUMMARIZE %[1]s; SELECT * FROM %[1]s, %[1]s(cycles := '') %[1]s"
+
+// plainIdent reports whether name is an ASCII identifier (a lower-case
+// letter or '_', then letters, digits, '_') that is no keyword of DuckDB's
+// in any category: the lexer makes it an IDENT token, which the grammar
+// takes wherever these queries put a table's or a column's name, so the
+// parser need not be asked (at 100k formats, asking took most of the start).
+func (rn *reservedNames) plainIdent(name string) bool {
+	if _, kw := rn.tableKeywords[name]; kw || name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkBatch is how many names precheck asks the parser about at once.
+const checkBatch = 256
+
+// precheck asks the parser about the queries (query with each of names)
+// that check would ask about one at a time, many in one parse: a batch
+// that parses vouches for all its queries, one that does not is split in
+// two until the failing queries are found. Each parse costs DuckDB a
+// fraction of a millisecond whatever its length, so a trace of 100k
+// formats starts in 100k/checkBatch parses instead of 100k.
+func (rn *reservedNames) precheck(query string, names []string) {
+	if rn.parses == nil {
+		return
+	}
+	var qs []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if rn.plainIdent(n) {
+			continue
+		}
+		q := fmt.Sprintf(query, n)
+		if _, cached := rn.cache[q]; !cached && !seen[q] {
+			seen[q] = true
+			qs = append(qs, q)
+		}
+	}
+	for len(qs) > 0 {
+		k := min(len(qs), checkBatch)
+		rn.checkAll(qs[:k])
+		qs = qs[k:]
+	}
+}
+
+// checkAll parses the queries qs together and caches each one's answer.
+func (rn *reservedNames) checkAll(qs []string) {
+	if len(qs) == 1 {
+		rn.cache[qs[0]] = rn.parses(qs[0])
+		return
+	}
+	if rn.parses(strings.Join(qs, ";\n")) {
+		for _, q := range qs {
+			rn.cache[q] = true
+		}
+		return
+	}
+	rn.checkAll(qs[:len(qs)/2])
+	rn.checkAll(qs[len(qs)/2:])
 }
 
 // columnName is name, or name with '_' appended until it is not a keyword.
 func (rn *reservedNames) columnName(name string) string {
-	for rn.columnKeywords[name] || !rn.check(
-		"SELECT %[1]s, t.%[1]s, sum(%[1]s), max(%[1]s) FILTER (WHERE %[1]s > 0) AS %[1]s FROM t WHERE %[1]s IS NOT NULL GROUP BY %[1]s, t.%[1]s ORDER BY %[1]s", name) {
+	for rn.columnKeywords[name] || !rn.check(columnQueries, name) {
 		name += "_"
 	}
 	return name
 }
 
+// columnQueries are the queries a user writes with a column's name.
+const columnQueries = "SELECT %[1]s, t.%[1]s, sum(%[1]s), max(%[1]s) FILTER (WHERE %[1]s > 0) AS %[1]s FROM t WHERE %[1]s IS NOT NULL GROUP BY %[1]s, t.%[1]s ORDER BY %[1]s"
+
 // check reports whether the queries a user writes with name (query, name
 // in place of %[1]s) parse.
 func (rn *reservedNames) check(query, name string) bool {
-	if rn.parses == nil {
+	if rn.parses == nil || rn.plainIdent(name) {
 		return true
 	}
 	q := fmt.Sprintf(query, name)
@@ -235,9 +305,13 @@ func formatBase(f *mmapio.Format) (base string, span bool) {
 
 // buildFormatTables names a table for every format of every trace. A name
 // is the format's base (formatBase), made free (reservedNames.tableName);
-// one another format already has gets _<format_id>. Traces share a table
+// one another format already has gets _<format_id>. The names writers
+// gave (spans, async spans) are taken first, then the formats' first
+// words, each in trace then schema order: a span's table is named after
+// it whatever order its formats were registered in. Traces share a table
 // when their formats have the same name and argument types (a span: the
-// same name). The spans of a named span are one table.
+// same name). The spans of a named span are one table. Tables are listed
+// in the order of their first format (trace, then schema order).
 func buildFormatTables(readers []*mmapio.Reader, multi, timed bool, rn *reservedNames) ([]*fmtTable, map[*mmapio.Format]string) {
 	var tables []*fmtTable
 	byName := map[string]*fmtTable{}
@@ -250,13 +324,19 @@ func buildFormatTables(readers []*mmapio.Reader, multi, timed bool, rn *reserved
 		lead = append([]string{"trace"}, lead...)
 	}
 	spanTables := map[string]*fmtTable{} // by span name
-	for ti, r := range readers {
-		seenID := map[uint32]bool{}
+	var bases []string
+	for _, r := range readers {
 		for _, f := range r.Formats() {
-			if seenID[f.ID] { // the reader uses the first entry of an id
-				continue
+			if base, _ := formatBase(f); !rn.tableKeywords[base] && !rn.tables[base] {
+				bases = append(bases, base)
 			}
-			seenID[f.ID] = true
+		}
+	}
+	rn.precheck(tableQueries, bases)
+	first := map[*fmtTable]int{} // the position of a table's first format (namingOrder)
+	for _, writers := range []bool{true, false} {
+		for _, at := range namingOrder(readers, writers) {
+			ti, f := at.trace, at.f
 			base, span := formatBase(f)
 			if t := spanTables[f.Name]; span && t != nil {
 				names[f] = t.Name // another format of the span, or the span in another trace
@@ -279,6 +359,7 @@ func buildFormatTables(readers []*mmapio.Reader, multi, timed bool, rn *reserved
 				t = newFormatTable(name, f, span, len(readers), lead, rn)
 				byName[name] = t
 				tables = append(tables, t)
+				first[t] = at.pos
 			}
 			if span {
 				spanTables[f.Name] = t
@@ -288,7 +369,39 @@ func buildFormatTables(readers []*mmapio.Reader, multi, timed bool, rn *reserved
 			names[f] = name
 		}
 	}
+	slices.SortFunc(tables, func(a, b *fmtTable) int { return first[a] - first[b] })
 	return tables, names
+}
+
+// placedFormat is a format, its trace and its position among all the
+// traces' formats.
+type placedFormat struct {
+	f          *mmapio.Format
+	trace, pos int
+}
+
+// namingOrder returns the formats the readers use (the first entry of an
+// id), in trace then schema order: those whose table is named by a name
+// the writer gave (formatBase: spans, async spans) when writers is true,
+// the others when false.
+func namingOrder(readers []*mmapio.Reader, writers bool) []placedFormat {
+	var out []placedFormat
+	pos := 0
+	for ti, r := range readers {
+		seenID := map[uint32]bool{}
+		for _, f := range r.Formats() {
+			pos++
+			if seenID[f.ID] {
+				continue
+			}
+			seenID[f.ID] = true
+			named := f.Name != "" && (spanKind(f.Kind) || f.Kind == schema.KindAsyncBegin || f.Kind == schema.KindAsyncEnd)
+			if named == writers {
+				out = append(out, placedFormat{f, ti, pos})
+			}
+		}
+	}
+	return out
 }
 
 func newFormatTable(name string, f *mmapio.Format, span bool, traces int, lead []string, rn *reservedNames) *fmtTable {

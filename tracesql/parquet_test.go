@@ -65,3 +65,54 @@ func TestExportParquet(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(entries), 5)
 }
+
+// The Parquet export runs on as many DuckDB threads as their row groups
+// (parquetThreadBytes each) fit the memory budget, at least one, never
+// more than the database has, and gives the database its threads back.
+func TestParquetThreadsFitTheBudget(t *testing.T) {
+	path := trace(t, "w1")
+	threads := func(db *tracesql.DB) string { return one(t, db, "SELECT current_setting('threads')") }
+	for _, c := range []struct {
+		budget  int64
+		threads int
+		want    int64
+	}{{128 << 20, 4, 1}, {1 << 20, 4, 1}, {256 << 20, 4, 2}, {1 << 30, 4, 4}, {1 << 30, 2, 2}} {
+		db := open(t, []string{path}, tracesql.WithMemoryBudget(c.budget), tracesql.WithThreads(c.threads))
+		n, restore, err := tracesql.ParquetThreads(db)
+		require.NoError(t, err)
+		require.Equal(t, c.want, n, "budget %d, %d threads", c.budget, c.threads)
+		require.Equal(t, fmt.Sprint(c.want), threads(db))
+		restore()
+		require.Equal(t, fmt.Sprint(c.threads), threads(db))
+	}
+	db := open(t, []string{path}, tracesql.WithMemoryBudget(128<<20), tracesql.WithThreads(3))
+	_, err := db.ExportParquet(t.TempDir())
+	require.NoError(t, err)
+	require.Equal(t, "3", threads(db), "the export gives the threads back")
+}
+
+// TestDatasetLabelsReadBack: labels with characters a Hive path encodes
+// (= % space) publish into percent-encoded partition directories, and the
+// dataset read back (DuckDB's hive_partitioning decodes them) names each
+// trace by its label, with its rows.
+func TestDatasetLabelsReadBack(t *testing.T) {
+	db := open(t, []string{trace(t, "mixed")})
+	n := one(t, db, "SELECT count(*) FROM events")
+	dir := t.TempDir()
+	labels := []string{"a=b", "50%", "x%3Dy", "two words"}
+	for _, label := range labels {
+		stage, err := os.MkdirTemp(dir, ".stage-")
+		require.NoError(t, err)
+		_, err = db.ExportParquet(stage)
+		require.NoError(t, err)
+		require.NoError(t, tracesql.PublishPartition(dir, label, stage))
+		_, err = os.Stat(filepath.Join(dir, "events", tracesql.PartitionDir(label)))
+		require.NoError(t, err)
+	}
+	ds := open(t, []string{dir})
+	var want []string
+	for _, label := range []string{"50%", "a=b", "two words", "x%3Dy"} { // ORDER BY trace
+		want = append(want, label+"|"+n)
+	}
+	require.Equal(t, want, rows(t, ds, "SELECT trace, count(*) FROM events GROUP BY trace ORDER BY trace"))
+}

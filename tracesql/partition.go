@@ -11,9 +11,29 @@ import (
 // partitionPrefix starts the name of a table's partition directory.
 const partitionPrefix = "trace="
 
+// PartitionDir names the partition directory of a label: trace=<label>,
+// the label percent-encoded as DuckDB's partitioned writer encodes a value
+// (every byte but A-Z a-z 0-9 - _ . ~ as %XX), which DuckDB, Polars, pandas
+// and Spark decode when they read the partition's value: a label such as
+// "a=b" or "50%" reads back as itself.
+func PartitionDir(label string) string {
+	const hex = "0123456789ABCDEF"
+	b := []byte(partitionPrefix)
+	for i := 0; i < len(label); i++ {
+		switch c := label[i]; {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_', c == '.', c == '~':
+			b = append(b, c)
+		default:
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return string(b)
+}
+
 // PublishPartition moves the tables of one trace's export (stage/<table>/
 // part-*.parquet, as ExportParquet writes them) into the dataset dir as
-// that trace's Hive partition of every table: dir/<table>/trace=<label>/.
+// that trace's Hive partition of every table: dir/<table>/trace=<label>/
+// (PartitionDir: the label percent-encoded).
 // Each partition appears whole, by a rename (stage must be on dir's file
 // system: a directory inside dir whose name starts with '.', which readers
 // skip); a partition the label had is replaced, and the label's partitions
@@ -26,7 +46,7 @@ func PublishPartition(dir, label, stage string) error {
 	if label == "" || label == "." || label == ".." || strings.ContainsAny(label, `/\`) || strings.HasPrefix(label, ".") {
 		return fmt.Errorf("%s: %q cannot name a partition directory (a file's label: its rank, else its name)", dir, label)
 	}
-	part := partitionPrefix + label
+	part := PartitionDir(label)
 	ents, err := os.ReadDir(stage)
 	if err != nil {
 		return err

@@ -64,3 +64,20 @@ func TestPublishPartitionLabels(t *testing.T) {
 	_, err := os.Stat(filepath.Join(dir, "events"))
 	require.True(t, os.IsNotExist(err))
 }
+
+// A label's partition directory is percent-encoded as DuckDB's writer
+// encodes a Hive value: what a path or the key=value syntax cannot hold
+// (= % / space, any byte outside A-Z a-z 0-9 - _ . ~) becomes %XX.
+func TestPartitionDir(t *testing.T) {
+	for label, want := range map[string]string{
+		"rank3":       "trace=rank3",
+		"run-1_a.b~c": "trace=run-1_a.b~c",
+		"a=b":         "trace=a%3Db",
+		"50%":         "trace=50%25",
+		"a b/c":       "trace=a%20b%2Fc",
+		"é":           "trace=%C3%A9",
+		"x%3Dy":       "trace=x%253Dy",
+	} {
+		require.Equal(t, want, tracesql.PartitionDir(label), "%q", label)
+	}
+}

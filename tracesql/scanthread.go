@@ -25,7 +25,9 @@ type eventThread struct {
 	trace int
 
 	rows rowSet
-	idx  []int32 // rows of rows to write, from pos on
+	idx  []int32 // rows of rows to write, from pos on: sel or iota
+	sel  []int32 // the rows a filter kept
+	iota []int32 // 0, 1, 2, ...: every row of a whole block, never written
 	pos  int
 	blk  []*rawread.Block // the decoded blocks rows come from
 	held int64            // budget taken for them
@@ -108,7 +110,7 @@ func (th *eventThread) release() {
 		b.Release()
 	}
 	th.blk = th.blk[:0]
-	th.idx, th.pos = th.idx[:0], 0
+	th.idx, th.pos = nil, 0
 	if th.held > 0 {
 		th.d.budget.give(th.held)
 		th.held = 0
@@ -252,7 +254,15 @@ func (th *eventThread) selectRows(whole bool) {
 	e := th.x.e
 	sel := &e.sels[th.trace]
 	recs := th.rows.recs
-	idx := th.idx[:0]
+	if whole && e.kind == kindEvents {
+		// Every row: no filter to run (a full scan's common case).
+		for len(th.iota) < len(recs) {
+			th.iota = append(th.iota, int32(len(th.iota)))
+		}
+		th.idx, th.pos = th.iota[:len(recs)], 0
+		return
+	}
+	idx := th.sel[:0]
 	fid := int64(-1)
 	if e.kind == kindFormat {
 		fid = e.ft.ids[th.trace]
@@ -279,6 +289,7 @@ func (th *eventThread) selectRows(whole bool) {
 		}
 		idx = append(idx, int32(i))
 	}
+	th.sel = idx
 	th.idx, th.pos = idx, 0
 }
 

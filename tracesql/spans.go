@@ -3,6 +3,8 @@
 package tracesql
 
 import (
+	"cmp"
+	"slices"
 	"unsafe"
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
@@ -13,9 +15,10 @@ import (
 )
 
 // spanScan fills the spans table. Pairing a begin with its end needs the
-// events in cycle order, so it reads each trace with an ordered iteration
-// (mmapio decodes ahead on its own goroutines), on one DuckDB thread: a span
-// is a row when its end is seen. Begin/end spans nest per unit and lane, as
+// events in cycle order: when the units can be read apart, each DuckDB
+// thread reads a unit at a time (spanpar.go); otherwise the scan reads each
+// trace with an ordered iteration (mmapio decodes ahead on its own
+// goroutines), on one DuckDB thread. A span is a row when its end is seen. Begin/end spans nest per unit and lane, as
 // in stats and the exports; a complete span is a row at once.
 //
 // A cycle window A-B keeps the spans open at A, starting there, as the
@@ -23,26 +26,45 @@ import (
 // open spans without making rows, when A > 0 and the trace has span
 // formats.
 type spanScan struct {
-	d    *DB
-	cols []Column
+	spanPairs
 	sels []selection
-	proj []int
 
-	ti    int // trace being read
-	it    *mmapio.Iterator
-	roles []*spanRole // by format id (nil: not a span format)
-	open  map[laneKey]*[]openSpan
-	view  argview.View
-	pend  []spanRow // rows found but not yet written (a chunk filled up)
-	from  uint64    // the window's first cycle: spans open at it start there
+	it *mmapio.Iterator
 
 	// Async spans and parents (when a format has the id or parent role):
 	// the orderer the exporters and the statistics use pairs begins and ends
 	// and resolves parent ids to nodes.
-	order   *spantree.Orderer[treeEvent]
-	emit    spantree.Emit[treeEvent]
+	order *spantree.Orderer[treeEvent]
+	emit  spantree.Emit[treeEvent]
+}
+
+// spanPairs pairs the span events of one trace, read in cycle order, into
+// rows: the serial scan's for every trace, a parallel thread's for the
+// units it reads.
+type spanPairs struct {
+	d     *DB
+	cols  []Column
+	proj  []int
+	ti    int         // trace being read
+	roles []*spanRole // by format id (nil: not a span format)
+	open  openSpans
+	view  argview.View
+	pend  []spanRow // rows found but not yet written (a chunk filled up)
+	from  uint64    // the window's first cycle: spans open at it start there
+	last  uint64    // the cycle of the last event read at or after from
+	read  bool      // an event was read at or after from
+
 	async   map[int64]openSpan // open async spans by node
 	nodeSeq []uint64           // every node's begin's seq (8 bytes a span)
+}
+
+// spanEvent is what pairing reads of an event.
+type spanEvent struct {
+	cycle uint64
+	fid   uint32
+	unit  uint16
+	argc  uint8
+	args  []byte
 }
 
 type spanRole struct {
@@ -50,6 +72,7 @@ type spanRole struct {
 	name                        string
 	types                       []schema.ArgType
 	lane, flow, dur, id, parent int // argument indexes, -1: none
+	need                        int // the arguments up to the last of them
 }
 
 // info describes an event of the role to the span orderer; v holds its
@@ -74,6 +97,65 @@ func (r *spanRole) info(ev *mmapio.Event, v *argview.View) spantree.Info {
 // async begin or end, or a begin with a parent.
 func (r *spanRole) tree() bool { return r.id >= 0 || r.parent >= 0 }
 
+// openSpans holds the open begin/end spans of each unit and lane, a stack
+// each: a lane below denseLanes is an index into its unit's slice (the
+// lanes an adapter allocates count from 0), any other a map's key.
+type openSpans struct {
+	dense  [][]*[]openSpan // by unit, then lane
+	sparse map[laneKey]*[]openSpan
+}
+
+const denseLanes = 1 << 10
+
+func (o *openSpans) reset() { o.dense, o.sparse = nil, nil }
+
+// each calls f with every lane's stack.
+func (o *openSpans) each(f func(laneKey, *[]openSpan)) {
+	for u, lanes := range o.dense {
+		for l, st := range lanes {
+			if st != nil && len(*st) > 0 {
+				f(laneKey{unit: uint16(u), lane: uint64(l)}, st)
+			}
+		}
+	}
+	for lk, st := range o.sparse {
+		if len(*st) > 0 {
+			f(lk, st)
+		}
+	}
+}
+
+// stack returns the stack of lk, made when create (else nil when none).
+func (o *openSpans) stack(lk laneKey, create bool) *[]openSpan {
+	if lk.lane >= denseLanes {
+		st := o.sparse[lk]
+		if st == nil && create {
+			if o.sparse == nil {
+				o.sparse = map[laneKey]*[]openSpan{}
+			}
+			st = new([]openSpan)
+			o.sparse[lk] = st
+		}
+		return st
+	}
+	u, l := int(lk.unit), int(lk.lane)
+	if u >= len(o.dense) || l >= len(o.dense[u]) {
+		if !create {
+			return nil
+		}
+		if u >= len(o.dense) {
+			o.dense = append(o.dense, make([][]*[]openSpan, u+1-len(o.dense))...)
+		}
+		o.dense[u] = append(o.dense[u], make([]*[]openSpan, l+1-len(o.dense[u]))...)
+	}
+	st := o.dense[u][l]
+	if st == nil && create {
+		st = new([]openSpan)
+		o.dense[u][l] = st
+	}
+	return st
+}
+
 type laneKey struct {
 	unit uint16
 	lane uint64
@@ -88,6 +170,7 @@ type openSpan struct {
 	id     uint64 // async: its id
 	parent int64  // the seq of its parent's begin, -1: none
 	lane   uint64
+	unit   uint16 // async: its unit
 }
 
 // treeEvent is an event handed to the span orderer, with its seq.
@@ -113,7 +196,7 @@ type spanRow struct {
 }
 
 func (d *DB) newSpanScan(cols []Column, sels []selection) *spanScan {
-	return &spanScan{d: d, cols: cols, sels: sels}
+	return &spanScan{spanPairs: spanPairs{d: d, cols: cols}, sels: sels}
 }
 
 func (s *spanScan) columns() []Column           { return s.cols }
@@ -121,8 +204,13 @@ func (s *spanScan) cardinality() (uint64, bool) { return 0, false }
 func (s *spanScan) threads() int                { return 1 }
 func (s *spanScan) local() scanThread           { return s }
 func (s *spanScan) start(cols []int) (execution, error) {
-	r := &spanScan{d: s.d, cols: s.cols, sels: s.sels, proj: cols}
-	return r, nil
+	s.d.spanTasks.Store(0)
+	if !s.d.serialSpans {
+		if x, err := s.startParallel(cols); x != nil || err != nil {
+			return x, err
+		}
+	}
+	return &spanScan{spanPairs: spanPairs{d: s.d, cols: s.cols, proj: cols}, sels: s.sels}, nil
 }
 
 func queryOf(s *selection) mmapio.Query {
@@ -178,6 +266,7 @@ func spanRoles(r *mmapio.Reader) []*spanRole {
 				sr.dur = i
 			}
 		}
+		sr.need = max(sr.lane, sr.flow, sr.dur, sr.id, sr.parent) + 1
 		m[f.ID] = sr
 	}
 	return m
@@ -192,13 +281,13 @@ func (s *spanScan) fill(out *chunk) error {
 			}
 			t := s.d.traces[s.ti]
 			s.roles = spanRoles(t.r)
-			s.open = map[laneKey]*[]openSpan{}
+			s.open.reset()
 			if len(s.roles) == 0 {
 				s.ti++
 				continue
 			}
 			q := queryOf(&s.sels[s.ti])
-			s.from = 0
+			s.from, s.last, s.read = 0, 0, false
 			if a, b, windowed := q.Cycles(); windowed && a > 0 {
 				s.from = a
 				q = q.WithCycles(0, b) // the lookback
@@ -210,7 +299,7 @@ func (s *spanScan) fill(out *chunk) error {
 					s.order.Clone = func(e treeEvent) treeEvent { return treeEvent{e.ev.Clone(), e.seq} }
 					s.async = map[int64]openSpan{}
 					s.emit = func(_ spantree.Info, e treeEvent, res spantree.Resolved) error {
-						s.event(&e.ev, e.seq, res)
+						s.event(&spanEvent{e.ev.Cycle, e.ev.FormatID, e.ev.UnitID, e.ev.ArgCount, e.ev.RawArgs()}, e.seq, res)
 						return nil
 					}
 					break
@@ -223,6 +312,9 @@ func (s *spanScan) fill(out *chunk) error {
 			if err == nil && s.order != nil {
 				err = s.order.Flush(s.emit)
 			}
+			if err == nil {
+				endRows(s.pend[s.openRows():], s.closeAt())
+			}
 			s.it.Close()
 			s.it = nil
 			s.ti++
@@ -232,9 +324,10 @@ func (s *spanScan) fill(out *chunk) error {
 			continue
 		}
 		ev := s.it.Event()
+		s.saw(ev.Cycle)
 		seq := uint64(ev.Block)<<32 | uint64(rawread.Index(s.it))
 		if s.order == nil {
-			s.event(&ev, seq, noTree)
+			s.event(&spanEvent{ev.Cycle, ev.FormatID, ev.UnitID, ev.ArgCount, ev.RawArgs()}, seq, noTree)
 			continue
 		}
 		if int(ev.FormatID) >= len(s.roles) || s.roles[ev.FormatID] == nil {
@@ -246,13 +339,70 @@ func (s *spanScan) fill(out *chunk) error {
 			return err
 		}
 	}
-	n := min(len(s.pend), capacity)
+	s.drain(out)
+	return nil
+}
+
+// saw notes an event read at cycle: the last one at or after the window's
+// start ends the spans still open when the selection ends.
+func (s *spanPairs) saw(cycle uint64) {
+	if cycle >= s.from {
+		s.last, s.read = max(s.last, cycle), true
+	}
+}
+
+// closeAt is where the spans still open when the selection ends end: at the
+// last event read in it, as the exports close them (a span open at the
+// window's start that no event in the window follows ends where it
+// starts, the window's first cycle).
+func (s *spanPairs) closeAt() uint64 {
+	if !s.read {
+		return s.from
+	}
+	return s.last
+}
+
+// openRows appends a row for each begin/end and async span still open and
+// returns where they start in pend: each ends where it starts until
+// endRows ends them where the selection ends. A span is a row whether or
+// not its end was selected; its duration is what the selection shows of
+// it.
+func (s *spanPairs) openRows() int {
+	n := len(s.pend)
+	s.open.each(func(lk laneKey, st *[]openSpan) {
+		for _, b := range *st {
+			start := max(b.start, s.from)
+			s.pend = append(s.pend, spanRow{ti: s.ti, unit: lk.unit, role: b.role, lane: lk.lane, start: start, end: start,
+				flow: b.flow, hasFlow: b.has, seq: b.seq, parent: b.parent})
+		}
+	})
+	for _, b := range s.async {
+		start := max(b.start, s.from)
+		s.pend = append(s.pend, spanRow{ti: s.ti, unit: b.unit, role: b.role, lane: b.lane, start: start, end: start,
+			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent})
+	}
+	s.open.reset()
+	clear(s.async)
+	return n
+}
+
+// endRows ends the rows openRows made at cycle at (never before they
+// start), in the order of their begins.
+func endRows(rows []spanRow, at uint64) {
+	for i := range rows {
+		rows[i].end = max(rows[i].end, at)
+	}
+	slices.SortFunc(rows, func(a, b spanRow) int { return cmp.Compare(a.seq, b.seq) })
+}
+
+// drain writes the rows found into out, a chunk's worth at most.
+func (s *spanPairs) drain(out *chunk) {
+	n := min(len(s.pend), vectorSize)
 	for row := range n {
 		s.write(out, row, &s.pend[row])
 	}
 	s.pend = append(s.pend[:0], s.pend[n:]...)
 	out.setSize(n)
-	return nil
 }
 
 // noTree is the resolution of an event with no span trees.
@@ -260,17 +410,17 @@ var noTree = spantree.Resolved{Node: -1, Parent: -1}
 
 // event takes a span event (seq: its place in the file; res: what the span
 // orderer resolved, noTree without one).
-func (s *spanScan) event(ev *mmapio.Event, seq uint64, res spantree.Resolved) {
-	if int(ev.FormatID) >= len(s.roles) {
+func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
+	if int(ev.fid) >= len(s.roles) {
 		return
 	}
-	sr := s.roles[ev.FormatID]
+	sr := s.roles[ev.fid]
 	if sr == nil {
 		return
 	}
 	v := &s.view
-	v.Reset(sr.types, ev.RawArgs(), int(ev.ArgCount))
-	lk := laneKey{unit: ev.UnitID}
+	v.ResetFirst(sr.types, ev.args, int(ev.argc), sr.need)
+	lk := laneKey{unit: ev.unit}
 	if v.Has(sr.lane) {
 		lk.lane = v.Uint(sr.lane)
 	}
@@ -291,53 +441,49 @@ func (s *spanScan) event(ev *mmapio.Event, seq uint64, res spantree.Resolved) {
 			s.nodeSeq = append(s.nodeSeq, 0)
 		}
 		s.nodeSeq[res.Node] = seq
-		s.async[res.Node] = openSpan{start: ev.Cycle, flow: flow, has: flow != 0, role: sr, seq: seq, id: v.Uint(sr.id), parent: parent, lane: lk.lane}
+		s.async[res.Node] = openSpan{start: ev.cycle, flow: flow, has: flow != 0, role: sr, seq: seq, id: v.Uint(sr.id), parent: parent, lane: lk.lane, unit: ev.unit}
 	case schema.KindAsyncEnd:
 		b, ok := s.async[res.Node]
 		if !ok {
 			return // its begin lies before the selection
 		}
 		delete(s.async, res.Node)
-		if ev.Cycle < s.from {
+		if ev.cycle < s.from {
 			return // ended before the window
 		}
-		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.UnitID, role: b.role, lane: b.lane, start: max(b.start, s.from), end: ev.Cycle,
+		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.unit, role: b.role, lane: b.lane, start: max(b.start, s.from), end: ev.cycle,
 			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent})
 	case schema.KindSpanComplete:
 		dur := uint64(0)
 		if v.Has(sr.dur) {
 			dur = v.Uint(sr.dur)
 		}
-		if ev.Cycle+dur < s.from {
+		if ev.cycle+dur < s.from {
 			return // ended before the window
 		}
-		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.UnitID, role: sr, lane: lk.lane, start: max(ev.Cycle, s.from), end: ev.Cycle + dur,
+		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.unit, role: sr, lane: lk.lane, start: max(ev.cycle, s.from), end: ev.cycle + dur,
 			flow: flow, hasFlow: flow != 0, seq: seq, parent: parent})
 	case schema.KindSpanBegin:
-		st := s.open[lk]
-		if st == nil {
-			st = new([]openSpan)
-			s.open[lk] = st
-		}
-		*st = append(*st, openSpan{start: ev.Cycle, flow: flow, has: flow != 0, role: sr, seq: seq, parent: parent})
+		st := s.open.stack(lk, true)
+		*st = append(*st, openSpan{start: ev.cycle, flow: flow, has: flow != 0, role: sr, seq: seq, parent: parent})
 	case schema.KindSpanEnd:
-		st := s.open[lk]
+		st := s.open.stack(lk, false)
 		if st == nil || len(*st) == 0 {
 			return // its begin lies before the selection
 		}
 		b := (*st)[len(*st)-1]
 		*st = (*st)[:len(*st)-1]
-		if ev.Cycle < s.from {
+		if ev.cycle < s.from {
 			return // ended before the window
 		}
-		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.UnitID, role: b.role, lane: lk.lane, start: max(b.start, s.from), end: ev.Cycle,
+		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.unit, role: b.role, lane: lk.lane, start: max(b.start, s.from), end: ev.cycle,
 			flow: b.flow, hasFlow: b.has, seq: b.seq, parent: b.parent})
 	}
 }
 
 // write writes r into row of the chunk: each column the query reads, with
 // no boxing (a span is a row of a few stores).
-func (s *spanScan) write(out *chunk, row int, r *spanRow) {
+func (s *spanPairs) write(out *chunk, row int, r *spanRow) {
 	t := s.d.traces[r.ti]
 	off := 0
 	if s.d.multi {

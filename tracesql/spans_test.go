@@ -4,6 +4,8 @@ package tracesql_test
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/internal/workload"
+	"github.com/chronon-sim/chronon-go/tracesql"
 )
 
 // tasksTrace writes the task simulation's trace through one of its
@@ -75,4 +78,66 @@ func spansWindow(t *testing.T, path string) {
 		clipped := one(t, db, fmt.Sprintf(`SELECT count(*) FROM spans WHERE start < %[1]d AND "end" >= %[1]d`, a))
 		require.NotEqual(t, "0", clipped, "the window at %d cuts no span: the test shows nothing", a)
 	}
+}
+
+// freshTrace writes workload w (as tasksTrace does) in a child process of
+// the test binary: formats are registered process-wide and a trace carries
+// every one registered before it, so a trace written here after a test ran
+// the async adapter would carry its async formats too.
+func freshTrace(t *testing.T, w string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), w+".ctrace")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFreshTraceChild$")
+	cmd.Env = append(os.Environ(), "TRACESQL_FRESH_WORKLOAD="+w, "TRACESQL_FRESH_PATH="+path)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return path
+}
+
+// TestFreshTraceChild is freshTrace's child; run by itself, it does nothing.
+func TestFreshTraceChild(t *testing.T) {
+	w := os.Getenv("TRACESQL_FRESH_WORKLOAD")
+	if w == "" {
+		return
+	}
+	units := 0 // the workload's own
+	if w == "pipeline" {
+		units = 16 // two cores
+	}
+	_, err := workload.Run(w, os.Getenv("TRACESQL_FRESH_PATH"), 60_000, units, 3, chronon.WithAutoMetadata(false), chronon.WithFlushInterval(0))
+	require.NoError(t, err)
+}
+
+// TestParallelSpansEqualSerial: the spans table read a unit at a time on
+// every thread has the rows of the serial ordered iteration, whole, in
+// cycle windows (the lookback), for a unit, and over two traces at once;
+// a trace with async formats (their ids and parents may pair across units)
+// reads serially.
+func TestParallelSpansEqualSerial(t *testing.T) {
+	lanes, pipe := freshTrace(t, "tasks-lanes"), freshTrace(t, "pipeline")
+	for _, paths := range [][]string{{lanes}, {pipe}, {lanes, pipe}} {
+		db := open(t, paths)
+		var hi uint64
+		fmt.Sscan(one(t, db, "SELECT max(cycle) FROM events"), &hi)
+		unit := one(t, db, "SELECT unit FROM spans GROUP BY unit ORDER BY count(*) DESC LIMIT 1")
+		for _, from := range []string{
+			"spans",
+			fmt.Sprintf("spans(cycles := '%d-%d')", hi/3, hi/2),
+			fmt.Sprintf("spans(cycles := '%d-%d')", hi/2, hi),
+			fmt.Sprintf("spans WHERE unit = '%s'", unit),
+		} {
+			q := "SELECT * FROM " + from + " ORDER BY ALL"
+			tracesql.SetSerialSpans(db, false)
+			got := rows(t, db, q)
+			require.Greater(t, tracesql.SpanTasks(db), int64(1), "%v %s: read in parallel", paths, from)
+			tracesql.SetSerialSpans(db, true)
+			want := rows(t, db, q)
+			require.Zero(t, tracesql.SpanTasks(db))
+			require.NotEmpty(t, want, "%v %s", paths, from)
+			require.Equal(t, want, got, "%v %s", paths, from)
+		}
+	}
+	async := open(t, []string{tasksTrace(t, "tasks")})
+	require.NotEqual(t, "0", one(t, async, "SELECT count(*) FROM spans"))
+	require.Zero(t, tracesql.SpanTasks(async), "async spans: serial")
 }

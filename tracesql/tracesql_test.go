@@ -279,11 +279,18 @@ func TestWindowDecodesOverlappingBlocks(t *testing.T) {
 	path := trace(t, "w1")
 	db := open(t, []string{path})
 	r := db.Readers()[0]
+	// A window of at least 1000 cycles that holds a block whole (the
+	// writer's blocks cover more cycles as its rings grow, so it is chosen
+	// from the blocks): the block in the middle of the file.
+	blocks := r.Blocks()
+	mid := blocks[len(blocks)/2]
+	lo, hi := mid.MinCycle, max(mid.MaxCycle, mid.MinCycle+1000)
+	window := fmt.Sprintf("%d-%d", lo, hi)
 	overlapping, straddling := 0, 0
-	for _, b := range r.Blocks() {
-		if b.MaxCycle >= 200_000 && b.MinCycle <= 201_000 {
+	for _, b := range blocks {
+		if b.MaxCycle >= lo && b.MinCycle <= hi {
 			overlapping++
-			if b.MinCycle < 200_000 || b.MaxCycle > 201_000 {
+			if b.MinCycle < lo || b.MaxCycle > hi {
 				straddling++
 			}
 		}
@@ -293,25 +300,25 @@ func TestWindowDecodesOverlappingBlocks(t *testing.T) {
 	require.Less(t, straddling, overlapping)
 	before := db.BlocksDecoded()
 	var n, sum uint64
-	for ev := range r.Events(mmapio.Query{}.WithCycles(200_000, 201_000)) {
+	for ev := range r.Events(mmapio.Query{}.WithCycles(lo, hi)) {
 		n++
 		sum += ev.Cycle
 	}
 	require.Equal(t, int64(overlapping), db.BlocksDecoded()-before) // the iteration's own
 	want := fmt.Sprintf("%d|%d", n, sum)
 	before = db.BlocksDecoded()
-	require.Equal(t, want, one(t, db, "SELECT count(*), sum(cycle) FROM events(cycles := '200000-201000')"))
+	require.Equal(t, want, one(t, db, "SELECT count(*), sum(cycle) FROM events(cycles := '"+window+"')"))
 	require.Equal(t, int64(overlapping), db.BlocksDecoded()-before)
 	before = db.BlocksDecoded()
-	require.Equal(t, fmt.Sprint(n), one(t, db, "SELECT count(*) FROM events(cycles := '200000-201000')"))
+	require.Equal(t, fmt.Sprint(n), one(t, db, "SELECT count(*) FROM events(cycles := '"+window+"')"))
 	require.Equal(t, int64(straddling), db.BlocksDecoded()-before, "count(*): only the blocks the window cuts")
 
-	db2 := open(t, []string{path}, tracesql.WithCycles(200_000, 201_000))
+	db2 := open(t, []string{path}, tracesql.WithCycles(lo, hi))
 	before = db2.BlocksDecoded()
 	require.Equal(t, want, one(t, db2, "SELECT count(*), sum(cycle) FROM events"))
 	require.Equal(t, int64(overlapping), db2.BlocksDecoded()-before)
 	// Both: the intersection.
-	require.Equal(t, "0", one(t, db2, "SELECT count(*) FROM events(cycles := '300000-301000')"))
+	require.Equal(t, "0", one(t, db2, fmt.Sprintf("SELECT count(*) FROM events(cycles := '%d-%d')", hi+100_000, hi+101_000)))
 
 	unitBlocks, unitEvents := 0, uint32(0)
 	ids := r.UnitsNamed("core0.l2")

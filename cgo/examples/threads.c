@@ -14,7 +14,13 @@
  *
  * --share-unit breaks the contract on purpose (every thread emits into
  * unit 0): the negative control that shows ThreadSanitizer sees the inline
- * emit path. Its trace and statistics are meaningless; it exits 0. */
+ * emit path. Its trace and statistics are meaningless; it exits 0.
+ *
+ * --shared keeps the contract with one shared unit ("shared", created with
+ * chronon_unit_options.shared = 1) that every thread emits into, each emit
+ * between chronon_unit_lock and chronon_unit_unlock: thread k's events are
+ * seq = k << 32 | i at cycle i, and the unit's statistics must say
+ * emitted == written == T*N. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +37,21 @@ typedef struct worker {
 	const chronon_format *f;
 	uint64_t n;
 	uint64_t failed;
+	uint64_t key; /* --shared: k << 32, added to each seq */
+	int shared;
 } worker;
 
 static void *produce(void *arg) {
 	worker *w = (worker *)arg;
 	uint64_t i;
+	if (w->shared) {
+		for (i = 0; i < w->n; i++) {
+			chronon_unit_lock(w->u);
+			w->failed += emit_seq(w->u, w->f, i, w->key | i, (i & 1) != 0) != CHRONON_OK;
+			chronon_unit_unlock(w->u);
+		}
+		return NULL;
+	}
 	for (i = 0; i < w->n; i++)
 		w->failed += emit_seq(w->u, w->f, i, i, (i & 1) != 0) != CHRONON_OK;
 	return NULL;
@@ -48,7 +64,7 @@ static int fail(const char *what, chronon_status st) {
 
 int main(int argc, char **argv) {
 	static const uint8_t types[] = {CHRONON_UINT64, CHRONON_BOOL};
-	int nthreads = 8, i, bad = 0, share = 0;
+	int nthreads = 8, i, bad = 0, share = 0, shared = 0, nunits;
 	uint64_t n = 1000000, waits = 0;
 	const char *out = NULL;
 	chronon_options o = CHRONON_OPTIONS_INIT;
@@ -66,6 +82,9 @@ int main(int argc, char **argv) {
 		if (strcmp(argv[i], "--share-unit") == 0) {
 			share = 1;
 			i--;
+		} else if (strcmp(argv[i], "--shared") == 0) {
+			shared = 1;
+			i--;
 		} else if (strcmp(argv[i], "--threads") == 0)
 			nthreads = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--events") == 0)
@@ -78,7 +97,7 @@ int main(int argc, char **argv) {
 			break;
 	}
 	if (out == NULL || i != argc || nthreads < 1 || nthreads > 256) {
-		fprintf(stderr, "usage: threads [--threads T] [--events N] [--ring BYTES] -o FILE\n");
+		fprintf(stderr, "usage: threads [--share-unit | --shared] [--threads T] [--events N] [--ring BYTES] -o FILE\n");
 		return 2;
 	}
 	o.policy = CHRONON_POLICY_BLOCK;
@@ -93,9 +112,25 @@ int main(int argc, char **argv) {
 		memset(&ws[i], 0, sizeof ws[i]);
 		ws[i].f = &f;
 		ws[i].n = n;
+		if (shared) {
+			ws[i].key = (uint64_t)i << 32;
+			ws[i].shared = 1;
+			if (i > 0) {
+				ws[i].u = ws[0].u;
+				continue;
+			}
+			chronon_unit_options uo = CHRONON_UNIT_OPTIONS_INIT;
+			uo.shared = 1;
+			if ((s = chronon_unit_create(t, "shared", "Worker", &uo, &ws[i].u)) != CHRONON_OK)
+				return fail("unit", s);
+			if (!chronon_unit_shared(ws[i].u))
+				return fail("unit not shared", CHRONON_ERR_ARG);
+			continue;
+		}
 		if ((s = chronon_unit_create(t, name, "Worker", NULL, &ws[i].u)) != CHRONON_OK)
 			return fail("unit", s);
 	}
+	nunits = shared ? 1 : nthreads;
 	if (share)
 		for (i = 1; i < nthreads; i++)
 			ws[i].u = ws[0].u;
@@ -112,9 +147,15 @@ int main(int argc, char **argv) {
 		return fail("close", s);
 	if ((s = chronon_get_stats(t, &total, st, 256)) != CHRONON_OK)
 		return fail("stats", s);
-	for (i = 0; i < nthreads; i++) {
+	for (i = 0; i < nthreads; i++)
+		if (ws[i].failed != 0) {
+			fprintf(stderr, "threads: thread %d: %llu emits failed\n", i, (unsigned long long)ws[i].failed);
+			bad = 1;
+		}
+	for (i = 0; i < nunits; i++) {
+		uint64_t want = shared ? n * (uint64_t)nthreads : n;
 		waits += st[i].waits;
-		if (ws[i].failed != 0 || st[i].emitted != n || st[i].written != n || st[i].dropped != 0 || st[i].lost != 0) {
+		if (st[i].emitted != want || st[i].written != want || st[i].dropped != 0 || st[i].lost != 0) {
 			fprintf(stderr, "threads: unit %u: %llu emits failed, emitted=%llu written=%llu dropped=%llu lost=%llu\n",
 			        st[i].id, (unsigned long long)ws[i].failed, (unsigned long long)st[i].emitted,
 			        (unsigned long long)st[i].written, (unsigned long long)st[i].dropped,

@@ -228,7 +228,8 @@ typedef struct chronon_unit {
 	uint32_t version;     /* 228 CHRONON_RING_VERSION */
 	uint64_t win_lo;      /* 232 record-time cycle window (CHRONON_TRACE cycles=): an event */
 	uint64_t win_span;    /* 240 is kept when cycle - win_lo <= win_span; creator */
-	uint8_t reserved_[8]; /* 248 zero */
+	uint32_t lock;        /* 248 shared units: the producers' lock, 0 free (chronon_unit_lock) */
+	uint32_t shared;      /* 252 1 for a shared unit (chronon_unit_options.shared); creator */
 	/* 256: uint32_t lens[n_chunks]; then, at data_off, the chunks */
 } chronon_unit;
 
@@ -272,6 +273,8 @@ CHRONON__STATIC_ASSERT(offsetof(chronon_unit, magic) == 224, "ring.md: magic at 
 CHRONON__STATIC_ASSERT(offsetof(chronon_unit, version) == 228, "ring.md: version at 228");
 CHRONON__STATIC_ASSERT(offsetof(chronon_unit, win_lo) == 232, "ring.md: win_lo at 232");
 CHRONON__STATIC_ASSERT(offsetof(chronon_unit, win_span) == 240, "ring.md: win_span at 240");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, lock) == 248, "ring.md: lock at 248");
+CHRONON__STATIC_ASSERT(offsetof(chronon_unit, shared) == 252, "ring.md: shared at 252");
 CHRONON__STATIC_ASSERT(sizeof(chronon_unit) == 256, "ring.md: the control block is 256 bytes");
 CHRONON__STATIC_ASSERT(sizeof(uint8_t *) == 8, "ring.md: chunk is an 8-byte address");
 
@@ -465,7 +468,9 @@ typedef struct chronon_unit_options {
 	uint64_t mask;         /* with has_mask: initial enable mask */
 	int32_t has_mask;      /* zero: the tracer's default mask */
 	uint16_t id;           /* unit id 1..65535; 0: the next free one */
-	uint16_t reserved_;
+	uint16_t shared;       /* 1: several threads emit into the unit, each emit (or begin ..
+	                          commit) between chronon_unit_lock and chronon_unit_unlock;
+	                          chronon.hpp locks by itself. 0: one producer thread */
 	uint64_t ring_size;    /* bytes; 0: the tracer's ring size */
 } chronon_unit_options;
 
@@ -486,9 +491,27 @@ chronon_status chronon_unit_create(chronon_tracer t, const char *name, const cha
                                    const chronon_unit_options *opts, chronon_unit **out);
 
 /* chronon_unit_flush publishes the unit's partly filled chunk, so the
- * writer takes it now rather than when it fills. Producer thread only.
+ * writer takes it now rather than when it fills. Producer thread only; for
+ * a shared unit any thread, not holding the unit's lock (it takes it).
  * Pure C (does not call Go). CHRONON_OK or CHRONON_ERR_ARG (NULL/not a unit). */
 chronon_status chronon_unit_flush(chronon_unit *u);
+
+/* Shared units (chronon_unit_options.shared = 1). The emit functions of
+ * this header are inline and lock nothing: on a shared unit each emit, or
+ * each chronon_begin .. chronon_commit, goes between chronon_unit_lock and
+ * chronon_unit_unlock, which serialise the unit's producer threads (a
+ * spin lock that yields the CPU after a short spin; the ring's own waits
+ * for room happen inside it). chronon.hpp does this by itself. Without
+ * contention the pair costs an atomic exchange and a store. Calling them
+ * on an unshared unit is allowed and does the same. */
+void chronon__lock_slow(chronon_unit *u);
+static inline void chronon_unit_lock(chronon_unit *u) {
+	if (__builtin_expect(__atomic_exchange_n(&u->lock, 1u, __ATOMIC_ACQUIRE) != 0, 0))
+		chronon__lock_slow(u);
+}
+static inline void chronon_unit_unlock(chronon_unit *u) { __atomic_store_n(&u->lock, 0u, __ATOMIC_RELEASE); }
+/* chronon_unit_shared: was the unit created shared? */
+static inline bool chronon_unit_shared(const chronon_unit *u) { return u->shared != 0; }
 
 /* chronon_unit_prefault writes to every page of the unit's free chunks, so
  * that the first pass through a fresh ring does not page-fault inside

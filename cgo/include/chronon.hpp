@@ -430,6 +430,10 @@ struct UnitOptions {
 	UnitOptions &id(uint16_t v) { c.id = v; return *this; }
 	UnitOptions &mask(uint64_t m) { c.mask = m; c.has_mask = 1; return *this; }
 	UnitOptions &ring_size(uint64_t bytes) { c.ring_size = bytes; return *this; }
+	// shared: several threads may emit into the unit at once; every emit
+	// on it takes the unit's lock (chronon_unit_lock), the others are
+	// unaffected (WithShared in Go).
+	UnitOptions &shared(bool on = true) { c.shared = on ? 1 : 0; return *this; }
 	chronon_unit_options c{};
 };
 
@@ -511,8 +515,11 @@ public:
 	void set_mask(uint64_t m) const noexcept { chronon_unit_set_mask(u_, m); }
 	void enable(uint64_t m) const noexcept { chronon_unit_enable(u_, m); }
 	void disable(uint64_t m) const noexcept { chronon_unit_disable(u_, m); }
-	// flush publishes the unit's partly filled chunk (producer thread only).
+	// flush publishes the unit's partly filled chunk (producer thread only;
+	// any thread for a shared unit).
 	Status flush() const noexcept { return detail::st(chronon_unit_flush(u_)); }
+	// shared: the unit was created with UnitOptions().shared().
+	bool shared() const noexcept { return chronon_unit_shared(u_); }
 	uint64_t dropped() const noexcept { return __atomic_load_n(&u_->dropped, __ATOMIC_RELAXED); }
 
 private:
@@ -598,10 +605,24 @@ public:
 	bool enabled(Unit u) const noexcept { return chronon_enabled(u.raw(), &f_); }
 
 	// emit records an event at cycle on u when u's mask enables the
-	// format's category. Producer thread of u. Returns Status::ok, disabled,
+	// format's category. Producer thread of u (any thread if u is shared).
+	// Returns Status::ok, disabled,
 	// dropped or closed.
 	Status emit(Unit u, uint64_t cycle, detail::param_t<Args>... args) const noexcept {
 		chronon_unit *r = u.raw();
+		if (CHRONON_UNLIKELY(r->shared != 0)) { // several producer threads: one at a time
+			chronon_unit_lock(r);
+			Status s = emit_(r, cycle, args...);
+			chronon_unit_unlock(r);
+			return s;
+		}
+		return emit_(r, cycle, args...);
+	}
+
+private:
+	// emit_ is emit on a unit this thread may write (its own, or a shared
+	// one whose lock it holds).
+	Status emit_(chronon_unit *r, uint64_t cycle, detail::param_t<Args>... args) const noexcept {
 		uint8_t *p = nullptr;
 		if constexpr (n_strings == 0) {
 			chronon_status s = chronon__begin_raw(r, &f_, cycle, fixed_size, &p);

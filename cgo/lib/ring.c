@@ -7,6 +7,7 @@
  * room under the Block policy (cabi.WaitForRoom), after a short wait in C
  * (wait_in_c). The steps and their memory orders are numbered as in
  * docs/ring.md. */
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -127,9 +128,33 @@ chronon_status chronon__reserve(chronon_unit *u, size_t n) {
 chronon_status chronon_unit_flush(chronon_unit *u) {
 	if (u == NULL || u->magic != CHRONON_RING_MAGIC || u->version != CHRONON_RING_VERSION)
 		return chronon__fail(CHRONON_ERR_ARG, "chronon_unit_flush: not a unit");
+	if (u->shared)
+		chronon_unit_lock(u);
 	if (u->has_chunk && u->off > 0)
 		seal(u);
+	if (u->shared)
+		chronon_unit_unlock(u);
 	return CHRONON_OK;
+}
+
+/* chronon__lock_slow: the lock of a shared unit is held. Spin reading it
+ * (no writes while another thread holds the line), then yield the CPU: the
+ * holder may be waiting for ring room, which takes the writer's time. */
+void chronon__lock_slow(chronon_unit *u) {
+	unsigned spins = 0;
+	for (;;) {
+		while (__atomic_load_n(&u->lock, __ATOMIC_RELAXED) != 0) {
+			if (++spins < 128) {
+#if defined(__x86_64__) || defined(__i386__)
+				__builtin_ia32_pause();
+#endif
+			} else {
+				sched_yield();
+			}
+		}
+		if (__atomic_exchange_n(&u->lock, 1u, __ATOMIC_ACQUIRE) == 0)
+			return;
+	}
 }
 
 chronon_status chronon_unit_prefault(chronon_unit *u) {

@@ -194,6 +194,13 @@ func unitOptions(typeName *C.char, o *C.chronon_unit_options) ([]chronon.UnitOpt
 		}
 		opts = append(opts, chronon.WithUnitRingSize(int(o.ring_size)))
 	}
+	switch o.shared {
+	case 0:
+	case 1:
+		opts = append(opts, chronon.WithShared())
+	default:
+		return nil, argErr("shared is %d, not 0 or 1", uint16(o.shared))
+	}
 	return opts, nil
 }
 

@@ -119,7 +119,7 @@ var (
 		})
 	optFollow = opt([]string{"--follow"}, "", "Follow one file being written: per-unit rates every second; at its close, rates since follow started",
 		func(c *config, _ string) error { c.follow = true; return nil })
-	optMemory = opt([]string{"--memory"}, "SIZE", "Memory for decoded data beyond the file's mapping (default 256MiB; bytes, or KiB/MiB/GiB)",
+	optMemory = opt([]string{"--memory"}, "SIZE", "Memory for decoded data beyond the file's mapping (default 256MiB; bytes, or KiB/MiB/GiB: binary, 1MB = 1MiB)",
 		func(c *config, v string) error {
 			n, err := parseSize(v)
 			if err != nil || n < mmapio.MinMemoryBudget || n > mmapio.MaxMemoryBudget {
@@ -396,6 +396,16 @@ func warnDamaged(c *config, r *mmapio.Reader) {
 	if tornByDamage(st) {
 		fmt.Fprintf(c.warn, "trace_reader: warning: %s: the blocks from byte %d on are left out: %s\n", r.Path(), st.TornOffset, oneLine(st.TornReason))
 	}
+	if st.CutShort && c.command != "merge" { // merge names each recovered input in its own line
+		fmt.Fprintf(c.warn, "trace_reader: warning: %s\n", cutShortLine(r.Path(), st))
+	}
+}
+
+// cutShortLine says what is read of a closed file that was cut short: the
+// blocks before the cut; the rest, and the footer, are lost.
+func cutShortLine(path string, st mmapio.Status) string {
+	return fmt.Sprintf("%s: the file was cut short at byte %d (its footer lay further): only the %d blocks (%d events) before the cut are read",
+		path, st.TornOffset+st.TornBytes, st.Blocks, st.Events)
 }
 
 // tornByDamage reports whether the torn tail of a recovered file starts

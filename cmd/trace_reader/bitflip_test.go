@@ -97,16 +97,84 @@ func TestBitFlipCampaign(t *testing.T) {
 		require.Equal(t, 0, p.code, "%s of the killed file: %s", p.name, p.stderr)
 	}
 
+	// The same run written without compression, killed: its blocks are
+	// raw, with no zstd frame and their CRC32C in the missing footer. The
+	// recovery walk checks what the writer guarantees of each event
+	// (docs/format.md, "Raw blocks without a footer"): flips in args_size,
+	// the source unit, arg_count and the padding are never read as data.
+	// Flips in the cycle, format id, category and argument values may be
+	// (a value like another): they are counted and logged, not asserted.
+	rawOrig := filepath.Join(dir, "w1-raw.ctrace")
+	_, err = workload.Run("w1", rawOrig, 40000, 16, 1, chronon.WithAutoMetadata(false), chronon.WithCompression(false))
+	require.NoError(t, err)
+	rawGood, err := os.ReadFile(rawOrig)
+	require.NoError(t, err)
+	rh, err := schema.ParseHeader(rawGood, int64(len(rawGood)))
+	require.NoError(t, err)
+	rfoot, err := schema.DecodeFooter(rawGood[rh.FooterOffset:rh.FooterOffset+rh.FooterSize], int64(rh.FooterOffset))
+	require.NoError(t, err)
+	rkh := rh
+	rkh.FooterOffset, rkh.FooterSize = 0, 0
+	rawKilled := append(schema.AppendHeader(nil, rkh), rawGood[schema.HeaderSize:rh.FooterOffset]...)
+	rawKilledBase := c.read(rawKilled)
+	for _, p := range rawKilledBase {
+		require.Equal(t, 0, p.code, "%s of the killed raw file: %s", p.name, p.stderr)
+	}
+	// checkedField[byte] says the byte is one of an event header's checked
+	// fields: args_size (0-1), source (18-19), arg_count (20), padding (21-25).
+	checkedField := map[int64]bool{}
+	var checkedBytes []int64
+	for _, b := range rfoot.Blocks {
+		require.Equal(t, b.CompressedSize, b.UncompressedSize, "block at %d is raw", b.DataOffset)
+		start := int64(b.DataOffset) + schema.BlockHeaderSize
+		data := rawGood[start : start+int64(b.CompressedSize)]
+		for p := 0; p < len(data); p += schema.EventHeaderSize + int(data[p]) | int(data[p+1])<<8 {
+			for _, k := range []int{0, 1, 18, 19, 20, 21, 22, 23, 24, 25} {
+				checkedField[start+int64(p+k)] = true
+				checkedBytes = append(checkedBytes, start+int64(p+k))
+			}
+		}
+	}
+	rawPayload := payload[:0:0]
+	var rawPayloadBits int64
+	for _, b := range rfoot.Blocks {
+		start := int64(b.DataOffset) + schema.BlockHeaderSize
+		rawPayload = append(rawPayload, [2]int64{start, start + int64(b.CompressedSize)})
+		rawPayloadBits += 8 * int64(b.CompressedSize)
+	}
+	rawPayloadBit := func() int64 {
+		k := rng.Int64N(rawPayloadBits)
+		for _, r := range rawPayload {
+			if n := 8 * (r[1] - r[0]); k < n {
+				return 8*r[0] + k
+			}
+			k -= 8 * (r[1] - r[0])
+		}
+		panic("unreachable")
+	}
+	rawCheckedBit := func() int64 { return 8*checkedBytes[rng.IntN(len(checkedBytes))] + rng.Int64N(8) }
+	always := func(int64) bool { return true }
+	inCheckedField := func(bit int64) bool { return checkedField[bit/8] }
+
 	for _, sample := range []struct {
 		name string
 		good []byte
 		base []flipRead
 		bit  func() int64
-	}{{"payload", good, base, payloadBit}, {"anywhere", good, base, anyBit}, {"killed-payload", killed, killedBase, payloadBit}} {
+		// mustCatch says whether a silent flip of bit fails the test.
+		mustCatch func(bit int64) bool
+	}{
+		{"payload", good, base, payloadBit, always},
+		{"anywhere", good, base, anyBit, always},
+		{"killed-payload", killed, killedBase, payloadBit, always},
+		{"killed-raw-checked", rawKilled, rawKilledBase, rawCheckedBit, always},
+		{"killed-raw-payload", rawKilled, rawKilledBase, rawPayloadBit, inCheckedField},
+	} {
 		good, base := sample.good, sample.base
 		var counts [3]int // unchanged, error, silent
 		perPath := map[string]*[3]int{}
 		var silent []string
+		uncaught := 0 // silent flips in fields nothing can check
 		verified, verifyMissed := 0, 0
 		for range flips {
 			bit := sample.bit()
@@ -127,17 +195,22 @@ func TestBitFlipCampaign(t *testing.T) {
 				worst = max(worst, k)
 			}
 			counts[worst]++
-			if worst == flipSilent {
+			if worst == flipSilent && !sample.mustCatch(bit) {
+				uncaught++
+			} else if worst == flipSilent {
 				silent = append(silent, fmt.Sprintf("byte %d bit %d (%s)", bit/8, bit%8, strings.Join(what, ", ")))
 			}
 			if v, ok := c.verify(bad); ok {
 				verified++
-				if v == 0 && worst != flipUnchanged {
+				if v == 0 && worst != flipUnchanged && sample.mustCatch(bit) {
 					verifyMissed++
 				}
 			}
 		}
 		t.Logf("%s flips: %d: silent %d, error %d, unchanged %d", sample.name, flips, counts[flipSilent], counts[flipError], counts[flipUnchanged])
+		if uncaught > 0 {
+			t.Logf("  !!!!! %d of the silent flips are in fields a raw block without a footer cannot check (cycle, format id, category, argument values; docs/format.md) and do not fail the test", uncaught)
+		}
 		for _, p := range base {
 			k := perPath[p.name]
 			t.Logf("  %-8s silent %d, error %d, unchanged %d", p.name, k[flipSilent], k[flipError], k[flipUnchanged])

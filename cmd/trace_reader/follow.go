@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,9 +51,11 @@ type follower struct {
 	stalled int   // polls in a row without progress on a closed file
 	size    int64 // the file's size at the last poll: it never shrinks
 	lastErr error
-	// warn takes the warnings of blocks left out (nil: none said), and
-	// tornWarned is the block where the last such warning said reading stops.
-	warn       io.Writer
+	// warn receives one line for each block the walk left out as damaged
+	// (nil: no warnings).
+	warn io.Writer
+	// tornWarned is the block where the last warning said reading stops
+	// (warnStop).
 	tornWarned int64
 	// witness holds the bytes at witOff just before next, as read
 	// (checkRewritten).
@@ -284,16 +288,18 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 	}
 	file := schema.AppendHeader(make([]byte, 0, schema.HeaderSize+len(fl.schema)+len(raw)), h)
 	file = append(file, fl.schema...)
-	var evs []followEntry // the event blocks, each with where it starts in file (at)
-	var at []int64
+	var ends []int64  // in the file, where each event block's entry (and the frames before it) ends
+	var offs []int64  // in the file, where each event block starts
+	var synth []int64 // in the snapshot, where each event block starts
 	for _, e := range entries {
 		if !e.frame {
-			at = append(at, int64(len(file)))
+			synth = append(synth, int64(len(file)))
+			offs = append(offs, e.off)
 			file = append(file, raw[e.off-start:e.end-start]...)
-			evs = append(evs, e)
+			ends = append(ends, e.end)
 		}
 	}
-	if len(evs) == 0 { // frames only
+	if len(ends) == 0 { // frames only
 		if entries[len(entries)-1].end <= fl.next+int64(len(raw)) {
 			fl.next = entries[len(entries)-1].end
 			fl.remember(raw, start)
@@ -305,86 +311,72 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 		fl.lastErr = err // a schema caught mid-rewrite: the next poll reads it again
 		return nil, nil
 	}
-	n := fl.consumed(r.Status(), at, evs)
-	if n > 0 {
-		fl.next = evs[n-1].end
-		if n == len(evs) {
-			fl.next = end // and the frames after the last
-		}
-		fl.remember(raw, start)
+	// The walk read or left out (damaged) every block before where it
+	// stopped. A damaged block last of all may be one still being written:
+	// it is looked at again at the next poll, unless the file is closed.
+	st := r.Status()
+	walked := len(ends)
+	if st.TornBytes > 0 {
+		walked, _ = slices.BinarySearch(synth, st.TornOffset)
 	}
-	if r.Status().Blocks == 0 {
+	damaged := map[int]string{} // block index in entries: why
+	for _, d := range st.Damaged {
+		if i, why, ok := damagedAt(d, synth); ok && i < walked {
+			damaged[i] = why
+		}
+	}
+	if _, ok := damaged[walked-1]; ok && walked == len(ends) && !fl.closed {
+		walked--
+	}
+	fl.warnStop(st, offs, walked)
+	if walked == 0 {
 		r.Close()
 		return nil, nil
 	}
+	for i := range walked {
+		if why, ok := damaged[i]; ok && fl.warn != nil {
+			fmt.Fprintf(fl.warn, "trace_reader: warning: %s: block at byte %d does not decode: %s: its events are left out\n", fl.path, offs[i], oneLine(why))
+		}
+	}
+	fl.next = ends[walked-1]
+	if walked == len(ends) {
+		fl.next = end
+	}
+	fl.remember(raw, start)
 	return r, nil
 }
 
-// consumed returns how many of the event blocks evs (starting at at in the
-// reader's snapshot) the snapshot's walk went past: each was read, or left
-// out as damaged (said once on stderr, as dump says it). The walk's position
-// decides, not the count of blocks read: counting them treated the blocks
-// after a damaged one as unread, so they were printed again at the next poll.
-// A damaged last block of a file still written is left for the next poll, as
-// the writer may not have finished it.
-func (fl *follower) consumed(st mmapio.Status, at []int64, evs []followEntry) int {
-	n := len(evs)
-	if st.TornBytes > 0 {
-		n = 0
-		for n < len(at) && at[n] < st.TornOffset {
-			n++
-		}
-	}
-	orig := func(snap int64) (int64, bool) { // the file's offset of a snapshot block
-		for i, a := range at {
-			if a == snap {
-				return evs[i].off, true
-			}
-		}
-		return 0, false
-	}
-	var damaged []string
-	for _, d := range st.Damaged {
-		var snap int64
-		if _, err := fmt.Sscanf(d, "block at byte %d ", &snap); err != nil {
-			continue
-		}
-		off, ok := orig(snap)
-		if !ok {
-			continue
-		}
-		if !fl.closed && n == len(evs) && off == evs[n-1].off {
-			n-- // perhaps half written: it may read whole at the next poll
-			continue
-		}
-		_, why, _ := strings.Cut(d, " does not decode")
-		damaged = append(damaged, fmt.Sprintf("block at byte %d does not decode%s", off, why))
-	}
-	if n < len(evs) && n+1 < len(evs) && st.TornBytes > 0 && strings.Contains(st.TornReason, "does not decode") {
-		// Whole blocks follow the one that does not decode: not a block
-		// still being written but a damaged one, where dump stops too.
-		if off := evs[n].off; off != fl.tornWarned {
-			fl.tornWarned = off
-			_, why, _ := strings.Cut(st.TornReason, " does not decode")
-			fl.warnLeftOut(nil, fmt.Sprintf("the blocks from byte %d on are left out: block at byte %d does not decode%s", off, off, why))
-		}
-	}
-	fl.warnLeftOut(damaged, "")
-	return n
-}
-
-// warnLeftOut says on stderr which blocks follow leaves out: each damaged
-// one, and where a block that does not decode ends the reading.
-func (fl *follower) warnLeftOut(damaged []string, tail string) {
-	if fl.warn == nil {
+// warnStop says once, as dump says it, that reading stops at a block that
+// does not decode, when whole blocks follow it (so it is not one still
+// being written but a damaged one): nothing after it is printed.
+func (fl *follower) warnStop(st mmapio.Status, offs []int64, walked int) {
+	if fl.warn == nil || walked+1 >= len(offs) || !tornByDamage(st) || offs[walked] == fl.tornWarned {
 		return
 	}
-	for _, d := range damaged {
-		fmt.Fprintf(fl.warn, "trace_reader: warning: %s: %s: its events are left out\n", oneLine(fl.path), oneLine(d))
+	fl.tornWarned = offs[walked]
+	_, why, _ := strings.Cut(st.TornReason, " does not decode")
+	fmt.Fprintf(fl.warn, "trace_reader: warning: %s: the blocks from byte %d on are left out: block at byte %d does not decode%s\n",
+		fl.path, offs[walked], offs[walked], oneLine(why))
+}
+
+// damagedAt reads an entry of Status.Damaged ("block at byte N does not
+// decode: WHY") of a snapshot whose blocks start at synth: the block's
+// index and why.
+func damagedAt(d string, synth []int64) (int, string, bool) {
+	rest, ok := strings.CutPrefix(d, "block at byte ")
+	if !ok {
+		return 0, "", false
 	}
-	if tail != "" {
-		fmt.Fprintf(fl.warn, "trace_reader: warning: %s: %s\n", oneLine(fl.path), oneLine(tail))
+	num, why, ok := strings.Cut(rest, " does not decode: ")
+	if !ok {
+		return 0, "", false
 	}
+	off, err := strconv.ParseInt(num, 10, 64)
+	if err != nil {
+		return 0, "", false
+	}
+	i, found := slices.BinarySearch(synth, off)
+	return i, why, found
 }
 
 // followTrace prints the events of a file as they are appended, in cycle

@@ -11,8 +11,8 @@ import (
 const usage = `Usage: trace_reader <command> [options] <file.ctrace>
 
 Commands:
-  info       Show trace file information (with -v: formats, units, per-unit
-             counts; --json)
+  info       Show trace file information: blocks, time base, interned strings
+             (with -v: formats, units and their clocks, per-unit counts; --json)
   dump       Dump events as text
   filter     Dump events matching --cycles and --unit
   convert    Convert the whole trace to text (--limit is ignored)
@@ -62,7 +62,8 @@ help CMD says which):
                       of them selects
   --limit N           Stop after N events (0 = no limit)
   --memory SIZE       Memory for decoded data beyond the file's mapping
-                      (default 256MiB; bytes, or KiB/MiB/GiB)
+                      (default 256MiB; bytes, or KiB/MiB/GiB: binary, 1MB =
+                      1MiB)
   -o, --output FILE   Write to FILE instead of standard output
   -v, --verbose       More detail (dump: event count on stderr)
   -h, --help          Show this help

@@ -113,6 +113,7 @@ func info(c *config, out io.Writer) error {
 			fmt.Fprintf(w, "  Block cycle ranges are in file order: events read back in file order\n")
 		}
 	}
+	timeAndStrings(w, s, c.verbose)
 	if md := r.Metadata(); len(md) > 0 {
 		fmt.Fprintf(w, "\nMetadata:\n")
 		for _, kv := range md {
@@ -135,6 +136,35 @@ func info(c *config, out io.Writer) error {
 		}
 	}
 	return w.Flush()
+}
+
+// timeAndStrings prints how long a cycle lasts (the file's time base and
+// the units on a clock of their own, listed with verbose) and how many
+// interned strings the symbol table holds: what the exporters, stats and
+// SQL convert cycles and Symbol arguments with.
+func timeAndStrings(w io.Writer, s *schema.Schema, verbose bool) {
+	fmt.Fprintf(w, "\nTime and Strings:\n")
+	if s.TimeBase.IsZero() {
+		fmt.Fprintf(w, "  Time base: none (cycles only)\n")
+	} else {
+		fmt.Fprintf(w, "  Time base: %s per cycle\n", s.TimeBase)
+	}
+	var own []schema.Unit
+	for _, u := range s.Units {
+		if !u.TimeBase.IsZero() {
+			own = append(own, u)
+		}
+	}
+	switch {
+	case len(own) > 0 && verbose:
+		fmt.Fprintf(w, "  Units on a clock of their own: %d\n", len(own))
+		for _, u := range own {
+			fmt.Fprintf(w, "    [%d] %s: %s per cycle\n", u.ID, esc(u.Name), u.TimeBase)
+		}
+	case len(own) > 0:
+		fmt.Fprintf(w, "  Units on a clock of their own: %d (info -v lists them)\n", len(own))
+	}
+	fmt.Fprintf(w, "  Interned strings: %d\n", len(s.Symbols))
 }
 
 // categories lists the schema's categories (name, mask, description): what

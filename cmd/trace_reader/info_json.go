@@ -34,6 +34,8 @@ type infoFile struct {
 	Emitted    *uint64        `json:"emitted" doc:"Events the simulation emitted, when the writer recorded unit stats (null otherwise)"`
 	Dropped    *uint64        `json:"dropped" doc:"Events the writer dropped (drop policy, I/O errors), when it recorded unit stats (null otherwise)"`
 	Blocks     infoBlocks     `json:"blocks" doc:"The block layout"`
+	TimeBase   *infoTimeBase  `json:"time_base" doc:"How long one cycle of every unit lasts, unless the unit has its own (null: the file records none, cycles only)"`
+	Symbols    int            `json:"symbols" doc:"Interned strings in the file's symbol table (Symbol arguments print them)"`
 	Formats    []infoFormat   `json:"formats" doc:"The registered formats"`
 	Units      []infoUnit     `json:"units" doc:"The registered units, then any unit id the events or the writer's stats carry that the schema does not list"`
 	Categories []infoCategory `json:"categories" doc:"The registered categories"`
@@ -60,13 +62,29 @@ type infoFormat struct {
 }
 
 type infoUnit struct {
-	ID          uint16  `json:"id" doc:"Its id"`
-	Name        string  `json:"name" doc:"Its name"`
-	Type        string  `json:"type,omitempty" doc:"Its type name, when recorded"`
-	Events      *uint64 `json:"events" doc:"Its events in the file: the writer's unit stats, or with -v counted by reading the file; null otherwise"`
-	Emitted     *uint64 `json:"emitted" doc:"Its events the simulation emitted (unit stats; null without)"`
-	Dropped     *uint64 `json:"dropped" doc:"Its events the writer dropped (unit stats; null without)"`
-	NotInSchema bool    `json:"not_in_schema,omitempty" doc:"true: the schema lists no unit of this id, its events carry it (name empty)"`
+	ID          uint16        `json:"id" doc:"Its id"`
+	Name        string        `json:"name" doc:"Its name"`
+	Type        string        `json:"type,omitempty" doc:"Its type name, when recorded"`
+	Events      *uint64       `json:"events" doc:"Its events in the file: the writer's unit stats, or with -v counted by reading the file; null otherwise"`
+	Emitted     *uint64       `json:"emitted" doc:"Its events the simulation emitted (unit stats; null without)"`
+	Dropped     *uint64       `json:"dropped" doc:"Its events the writer dropped (unit stats; null without)"`
+	TimeBase    *infoTimeBase `json:"time_base" doc:"How long one of its cycles lasts, when it is on a clock of its own (null: the file's time base)"`
+	NotInSchema bool          `json:"not_in_schema,omitempty" doc:"true: the schema lists no unit of this id, its events carry it (name empty)"`
+}
+
+// infoTimeBase is a time base: one cycle lasts num/den seconds.
+type infoTimeBase struct {
+	Text string `json:"text" doc:"The length of one cycle as info prints it (1 ps, 2500 ps, 1/3000000000 s)"`
+	Num  uint64 `json:"num" doc:"One cycle lasts num/den seconds"`
+	Den  uint64 `json:"den" doc:"... (num and den as the file records them)"`
+}
+
+// newInfoTimeBase returns tb's report, nil for a zero tb.
+func newInfoTimeBase(tb schema.TimeBase) *infoTimeBase {
+	if tb.IsZero() {
+		return nil
+	}
+	return &infoTimeBase{Text: tb.String(), Num: tb.Num, Den: tb.Den}
 }
 
 type infoCategory struct {
@@ -103,6 +121,7 @@ func infoJSON(c *config, path, label string) (*infoFile, error) {
 		Blocks: infoBlocks{Count: len(blocks), Zstd: st.zstdBlocks, Raw: len(blocks) - st.zstdBlocks,
 			Bytes: st.compressed + uint64(len(blocks))*schema.BlockHeaderSize, Uncompressed: st.uncompressed,
 			MinEvents: st.minEvents, MaxEvents: st.maxEvents, Overlapping: st.overlapping},
+		TimeBase: newInfoTimeBase(s.TimeBase), Symbols: len(s.Symbols),
 		Formats: []infoFormat{}, Units: []infoUnit{}, Categories: []infoCategory{}, Metadata: []infoMeta{},
 	}
 	switch {
@@ -146,7 +165,7 @@ func infoJSON(c *config, path, label string) (*infoFile, error) {
 	listed := map[uint16]bool{}
 	for _, u := range s.Units {
 		listed[u.ID] = true
-		f.Units = append(f.Units, infoUnit{ID: u.ID, Name: u.Name, Type: u.TypeName})
+		f.Units = append(f.Units, infoUnit{ID: u.ID, Name: u.Name, Type: u.TypeName, TimeBase: newInfoTimeBase(u.TimeBase)})
 	}
 	// Ids the events or the stats carry that the schema does not list.
 	for id := 0; id < 1<<16; id++ {

@@ -140,6 +140,10 @@ func TestInfoGolden(t *testing.T) {
 	code, out, errOut := runTool("info", "-v", path)
 	require.Equal(t, 0, code, errOut)
 	golden(t, "info/w1-ours-v.txt", strings.ReplaceAll(out, path, "w1.ctrace"))
+	path = modelTrace(t) // a time base, a unit clock, interned strings
+	code, out, errOut = runTool("info", "-v", path)
+	require.Equal(t, 0, code, errOut)
+	golden(t, "info/model-v.txt", strings.ReplaceAll(out, path, "model.ctrace"))
 }
 
 // The lines the original printed come first and unchanged.

@@ -12,6 +12,7 @@ import (
 	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
 )
 
 var planEv = chronon.MustFormat1[uint32]("plan ev {}")
@@ -163,9 +164,22 @@ func TestMergeTornInputIsReported(t *testing.T) {
 	writePlanTrace(t, src, 17, 4, 0, 20000)
 	data, err := os.ReadFile(src)
 	require.NoError(t, err)
+	// Cut in the middle of the data of the block that holds the byte at
+	// 2/3 of the file: a cut at 2/3 itself fell, now and then, exactly
+	// between two blocks (where blocks end depends on when the writer's
+	// periodic flush seals a unit's chunk), and then nothing is torn.
+	r, err := mmapio.Open(src)
+	require.NoError(t, err)
+	cut := int64(len(data) * 2 / 3)
+	for _, b := range r.Blocks() {
+		if start, end := int64(b.DataOffset), int64(b.DataOffset)+schema.BlockHeaderSize+int64(b.CompressedSize); start <= cut && cut < end {
+			cut = start + schema.BlockHeaderSize + int64(b.CompressedSize)/2
+		}
+	}
+	require.NoError(t, r.Close())
 	torn := filepath.Join(dir, "torn.ctrace")
-	require.NoError(t, os.WriteFile(torn, data[:len(data)*2/3], 0o644))
-	r, err := mmapio.Open(torn)
+	require.NoError(t, os.WriteFile(torn, data[:cut], 0o644))
+	r, err = mmapio.Open(torn)
 	require.NoError(t, err)
 	st := r.Status()
 	require.NoError(t, r.Close())

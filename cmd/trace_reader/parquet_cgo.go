@@ -46,6 +46,9 @@ func exportParquet(c *config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer db.Close()
+	for _, r := range db.Readers() { // what a damaged or cut file leaves out, as every reading command says
+		warnDamaged(c, r)
+	}
 	_, tmp, err := createTemp(out, true)
 	if err != nil {
 		return fmt.Errorf("export: %s: cannot create: %w", c.output, pathErr(err))
@@ -161,6 +164,9 @@ func exportPartition(c *config, file, label string) ([]string, error) {
 		return nil, err
 	}
 	defer db.Close()
+	for _, r := range db.Readers() {
+		warnDamaged(c, r)
+	}
 	// A hidden directory (readers skip it) on DIR's file system, so that
 	// the partitions are renamed into place.
 	_, tmp, err := createTemp(filepath.Join(dir, label), true)
@@ -173,11 +179,11 @@ func exportPartition(c *config, file, label string) ([]string, error) {
 		err = tracesql.PublishPartition(dir, label, tmp)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("export: %s", strings.ReplaceAll(sqlErrLine(err), tmp, filepath.Join(dir, "<table>", "trace="+label)))
+		return nil, fmt.Errorf("export: %s", strings.ReplaceAll(sqlErrLine(err), tmp, filepath.Join(dir, "<table>", tracesql.PartitionDir(label))))
 	}
 	for i, f := range files {
 		table, base := filepath.Split(strings.TrimPrefix(f, tmp+string(filepath.Separator)))
-		files[i] = filepath.Join(dir, table, "trace="+label, base)
+		files[i] = filepath.Join(dir, table, tracesql.PartitionDir(label), base)
 	}
 	return files, nil
 }

@@ -82,7 +82,10 @@ func verifyFile(c *config, path string) verifyFileReport {
 	v.formats = map[uint32]bool{}
 	v.units = map[uint16]bool{}
 	v.ours = f.Header().HasChecksums()
-	if s := f.Schema(); s != nil && f.Header().SchemaSize != 0 {
+	// The schema of a file whose writer was killed is found after the
+	// header though the header's size for it is 0 (the original writer
+	// writes it at close): it is checked against all the same.
+	if s := f.Schema(); s != nil && (f.Header().SchemaSize != 0 || len(s.Formats) > 0 || len(s.Units) > 0) {
 		v.hasSchema = true
 		for _, x := range s.Formats {
 			v.formats[x.ID] = true
@@ -96,6 +99,9 @@ func verifyFile(c *config, path string) verifyFileReport {
 	}
 	if st := r.Status(); tornByDamage(st) {
 		v.problem("%s: torn tail at byte %d: %s", path, st.TornOffset, oneLine(st.TornReason))
+	}
+	if st := r.Status(); st.CutShort {
+		v.problem("%s", cutShortLine(path, st))
 	}
 	if err := v.allBlocks(f.Blocks()); err != nil {
 		v.problem("%s", oneLine(err.Error()))
@@ -124,6 +130,7 @@ type verifier struct {
 	perUnit         map[uint16]uint64 // events of each unit in the good blocks
 	framesWithSum   int               // zstd blocks whose frame has a content checksum
 	zstdBlocks      int
+	rawUnsummed     int    // raw blocks with no CRC32C (a footer-less file's)
 	unknownFormats  int    // events whose format id the schema does not register
 	firstUnknown    uint32 // the first of those ids
 	unknownUnits    int
@@ -156,6 +163,9 @@ func (v *verifier) block(b tracefile.Block) {
 		if f.Data()[tracefile.PayloadOff(&b)+4]&4 != 0 { // Frame_Header_Descriptor: Content_Checksum_flag
 			v.framesWithSum++
 		}
+	}
+	if tracefile.IsRaw(&b) && b.UncompressedSize > 0 && !b.HasCRC {
+		v.rawUnsummed++
 	}
 	data, buf, err := f.BlockBytes(&b)
 	if err != nil {
@@ -257,6 +267,9 @@ func (v *verifier) cannot() []string {
 	}
 	if n := v.zstdBlocks - v.framesWithSum; n > 0 && !v.f.Header().HasChecksums() {
 		out = append(out, fmt.Sprintf("%d of %d zstd blocks have no content checksum: their data is checked only by decoding it", n, v.zstdBlocks))
+	}
+	if v.rawUnsummed > 0 && v.f.Header().HasChecksums() {
+		out = append(out, fmt.Sprintf("%d raw blocks have no CRC32C (it is kept in the footer): their events' structure is checked, not their cycles, format ids, categories or argument values", v.rawUnsummed))
 	}
 	if !v.hasSchema {
 		out = append(out, "no schema: the events' format and unit ids have nothing to be checked against")

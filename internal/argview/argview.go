@@ -5,6 +5,7 @@
 package argview
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 
@@ -24,19 +25,22 @@ type View struct {
 // Reset points the view at an event: its format's argument types, its raw
 // argument bytes and its arg_count.
 func (v *View) Reset(types []schema.ArgType, raw []byte, argCount int) {
+	v.ResetFirst(types, raw, argCount, len(types))
+}
+
+// ResetFirst is Reset locating only the first n arguments: a caller that
+// reads none after them skips walking the strings that follow.
+func (v *View) ResetFirst(types []schema.ArgType, raw []byte, argCount, n int) {
 	v.raw, v.Types, v.n = raw, types, 0
 	p := 0
-	for i := 0; i < len(types) && i < argCount && p < len(raw); i++ {
+	for i := 0; i < len(types) && i < argCount && i < n && p < len(raw); i++ {
 		size := types[i].Size()
 		if types[i] == schema.ArgString {
-			size = 0
-			for p+size < len(raw) && raw[p+size] != 0 {
-				size++
-			}
-			if p+size >= len(raw) {
+			end := bytes.IndexByte(raw[p:], 0)
+			if end < 0 {
 				return // no NUL: the argument is not there
 			}
-			size++
+			size = end + 1
 		}
 		if size == 0 || p+size > len(raw) {
 			return

@@ -172,7 +172,7 @@ func AppendMessage(dst []byte, f *Format, argc uint8, args []byte) []byte {
 		var n int
 		if f.symArgs && types[ai] == schema.ArgUInt32 && f.symRole[ai] && len(p)-ap >= 4 {
 			// A symbol prints its string (the original reader prints the id).
-			dst, n = AppendEscaped(dst, symbolText(f.symbols, binary.LittleEndian.Uint32(p[ap:]))), 4
+			dst, n = AppendSymbol(dst, f.symbols, binary.LittleEndian.Uint32(p[ap:])), 4
 		} else {
 			dst, n = AppendArg(dst, types[ai], p[ap:], ph.Hex)
 		}
@@ -283,11 +283,12 @@ func appendUnsigned(dst []byte, v uint64, hex bool) []byte {
 	return appendUint(dst, v)
 }
 
-// symbolText is how a symbol prints: its string, or what schema.Schema's
-// SymbolText prints for an id the table lacks.
-func symbolText(symbols []string, id uint32) string {
+// AppendSymbol appends symbol id as every reader prints it: its string in
+// symbols (control characters escaped, as any string of the file), or what
+// schema.Schema's SymbolText prints for an id the table lacks.
+func AppendSymbol(dst []byte, symbols []string, id uint32) []byte {
 	if int64(id) < int64(len(symbols)) {
-		return symbols[id]
+		return AppendEscaped(dst, symbols[id])
 	}
-	return (&schema.Schema{}).SymbolText(id)
+	return append(dst, (&schema.Schema{}).SymbolText(id)...)
 }

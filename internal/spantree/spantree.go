@@ -14,7 +14,9 @@
 // later in the same cycle (simulators often start a subtask before the
 // task that spawned it, at one tick) is still found, and then takes the
 // span with that id begun last. A child whose parent never began is
-// Missing.
+// Missing. Spans of one cycle whose parent ids name each other (a cycle of
+// ids) cannot all be handled after their parents: one on the cycle is
+// Missing, marked Cycle, and the others get theirs.
 //
 // Nodes (span begins) are numbered from 0 in the order they are handled,
 // the same in every pass over the same events; each child of a node gets
@@ -62,6 +64,11 @@ type Resolved struct {
 	Child uint32
 	// Missing: the event has a parent id that names no span.
 	Missing bool
+	// Cycle (with Missing): the parent id names a span of the same cycle
+	// that waits, directly or through others, for this event's span (a
+	// cycle of parent ids): one span of the cycle goes without its parent
+	// so that the others have theirs.
+	Cycle bool
 	// Late: the event waited for the end of its cycle (its parent began
 	// after it in the same cycle, or never did).
 	Late bool
@@ -119,6 +126,7 @@ type Orderer[T any] struct {
 	blocked  map[unitKey]int // scratch: held begins before the item scanned
 	maxEnded int
 	maxHeld  int
+	cycle1   bool // the event handled now is forced off a cycle of parent ids
 }
 
 // NewOrderer returns an Orderer.
@@ -175,7 +183,7 @@ func (o *Orderer[T]) Push(in Info, v T, emit Emit[T]) error {
 		}
 		o.held = append(o.held, held[T]{in, v})
 		if len(o.held) > o.maxHeld { // a cycle full of orphans: let the oldest go
-			return o.force(0, emit)
+			return o.force(0, false, emit)
 		}
 		return nil
 	}
@@ -187,15 +195,18 @@ func (o *Orderer[T]) Push(in Info, v T, emit Emit[T]) error {
 func (o *Orderer[T]) Flush(emit Emit[T]) error {
 	for len(o.held) > 0 {
 		// The first event whose parent is not itself waiting goes first;
-		// when each waits for another (a cycle of ids), the first one.
-		pick := 0
+		// when each waits for another (a cycle of ids), one on the cycle.
+		pick, cycle := -1, false
 		for i := range o.held {
-			if !o.parentHeld(o.held[i].in) {
+			if o.heldParent(o.held[i].in) < 0 {
 				pick = i
 				break
 			}
 		}
-		if err := o.force(pick, emit); err != nil {
+		if pick < 0 {
+			pick, cycle = o.onCycle(), true
+		}
+		if err := o.force(pick, cycle, emit); err != nil {
 			return err
 		}
 	}
@@ -225,25 +236,45 @@ func (o *Orderer[T]) blockedByHeld(in Info) bool {
 	return false
 }
 
-// parentHeld reports whether in's parent id is that of a waiting begin.
-func (o *Orderer[T]) parentHeld(in Info) bool {
+// heldParent returns the index of the waiting begin whose id is in's
+// parent id, -1 when none is.
+func (o *Orderer[T]) heldParent(in Info) int {
 	if in.Parent == 0 {
-		return false
+		return -1
 	}
 	for i := range o.held {
 		if h := &o.held[i].in; h.Kind == Begin && h.Run == in.Run && h.ID == in.Parent {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
-// force handles waiting event i whatever it waits for, then the events
-// that no longer wait.
-func (o *Orderer[T]) force(i int, emit Emit[T]) error {
+// onCycle returns a waiting event on a cycle of parent ids, when every
+// waiting event's parent is a waiting begin: following the parents from
+// the first event, the first one met twice (the first event itself may be
+// only on the way to the cycle).
+func (o *Orderer[T]) onCycle() int {
+	seen := make([]bool, len(o.held))
+	i := 0
+	for !seen[i] {
+		seen[i] = true
+		if i = o.heldParent(o.held[i].in); i < 0 {
+			return 0 // not reached: every waiting event's parent waits
+		}
+	}
+	return i
+}
+
+// force handles waiting event i whatever it waits for (cycle: it is on a
+// cycle of parent ids), then the events that no longer wait.
+func (o *Orderer[T]) force(i int, cycle bool, emit Emit[T]) error {
 	h := o.held[i]
 	o.held = append(o.held[:i], o.held[i+1:]...)
-	if err := o.handle(h.in, h.v, true, emit); err != nil {
+	o.cycle1 = cycle
+	err := o.handle(h.in, h.v, true, emit)
+	o.cycle1 = false
+	if err != nil {
 		return err
 	}
 	return o.drain(emit)
@@ -297,7 +328,7 @@ func (o *Orderer[T]) handle(in Info, v T, late bool, emit Emit[T]) error {
 				o.children[r.Parent]++
 			}
 		} else {
-			r.Missing = true
+			r.Missing, r.Cycle = true, o.cycle1
 		}
 	}
 	switch in.Kind {

@@ -3,6 +3,7 @@ package tracefile
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"slices"
 	"unsafe"
 
@@ -119,7 +120,11 @@ func (f *File) BlockBytesInto(b *Block, own *zdec.Own) (data []byte, buf *[]byte
 	}
 	data, buf, err = zdec.Decode(src, int(b.UncompressedSize), own)
 	if err != nil {
-		return nil, nil, formatErr(f.path, BlockSection(int(b.Index)), PayloadOff(b), "%v", err)
+		fe := formatErr(f.path, BlockSection(int(b.Index)), PayloadOff(b), "%v", err)
+		if errors.Is(err, schema.ErrChecksum) {
+			fe.Kind = schema.ErrChecksum
+		}
+		return nil, nil, fe
 	}
 	return data, buf, nil
 }
@@ -132,8 +137,8 @@ func (f *File) BlockBytesInto(b *Block, own *zdec.Own) (data []byte, buf *[]byte
 func (f *File) checkBlock(b *Block) error {
 	if b.HasCRC {
 		if got := schema.BlockCRC(f.data[HeaderOff(b):BlockEnd(b)]); got != b.CRC {
-			return formatErr(f.path, BlockSection(int(b.Index)), HeaderOff(b),
-				"checksum mismatch: the block's %d bytes (inline header and data) have CRC32C %08x, the footer says %08x",
+			return checksumErr(f.path, BlockSection(int(b.Index)), HeaderOff(b),
+				"the block's %d bytes (inline header and data) have CRC32C %08x, the footer says %08x",
 				BlockEnd(b)-HeaderOff(b), got, b.CRC)
 		}
 	}

@@ -11,6 +11,11 @@ import (
 // that is not a .ctrace file at all: too short for a header, or a bad magic.
 var ErrNotATrace = errors.New("not a .ctrace file")
 
+// ErrChecksum is matched (errors.Is) by every error reporting bytes that
+// fail their checksum (header, schema, footer, block CRC32C, or a zstd
+// frame's content checksum); the error names the file, section and offset.
+var ErrChecksum = schema.ErrChecksum
+
 // ErrClosed is returned when a file is read after Close.
 var ErrClosed = errors.New("mmapio: reader is closed")
 
@@ -31,8 +36,15 @@ func (f *File) Errorf(section string, offset int64, format string, args ...any) 
 	return formatErr(f.path, section, offset, format, args...)
 }
 
+// checksumErr builds a FormatError for file path that matches ErrChecksum.
+func checksumErr(path, section string, offset int64, format string, args ...any) *schema.FormatError {
+	fe := schema.ChecksumErrorf(section, offset, format, args...)
+	fe.File = path
+	return fe
+}
+
 // formatErr builds a FormatError for file path.
-func formatErr(path, section string, offset int64, format string, args ...any) error {
+func formatErr(path, section string, offset int64, format string, args ...any) *schema.FormatError {
 	fe := schema.Errorf(section, offset, format, args...)
 	fe.File = path
 	return fe

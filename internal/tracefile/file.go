@@ -25,7 +25,8 @@ type File struct {
 	footerOnce    sync.Once
 	blocks        blockTable
 	status        Status
-	unitSets      bool // every block records its units
+	unitSets      bool       // every block records its units
+	rawFmts       rawFormats // argument types by format id, for checkRawEvents
 
 	byMin   []int32  // block indices sorted by (MinCycle, Offset)
 	prefMax []uint64 // prefMax[i] = max MaxCycle of byMin[:i+1]

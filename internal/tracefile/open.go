@@ -75,6 +75,7 @@ func newFile(path string, data []byte, o Options) (_ *File, err error) {
 		if err := f.recoverBlocks(why, cut.firstBlock); err != nil {
 			return nil, err
 		}
+		f.status.CutShort = cut.footer
 		keys = listKeys(f.blocks.list)
 	}
 	f.buildIndex(&keys)

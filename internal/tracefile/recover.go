@@ -3,7 +3,6 @@ package tracefile
 import (
 	"encoding/binary"
 	"errors"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -145,6 +144,9 @@ func (f *File) Verify(b *Block) (_ []uint16, err error) {
 	defer bufpool.Put(buf)
 	var bd Decoded
 	if err := f.ScanEvents(b, data, nil, &bd); err != nil {
+		return nil, f.rawDamage(b, err)
+	}
+	if err := f.checkRawEvents(b, data); err != nil {
 		return nil, err
 	}
 	return unitsOf(data), nil
@@ -265,11 +267,11 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 	return good, off, stop, damaged
 }
 
-// isChecksumErr reports whether a block failed its checksum (the wording
-// zdec and checkBlock give the mismatch): damage, where other failures of
-// a footer-less file's last blocks may be what a cut leaves.
+// isChecksumErr reports whether a block failed its checksum (ErrChecksum),
+// or a raw block of ours failed checkRawEvents: damage, where other
+// failures of a footer-less file's last blocks may be what a cut leaves.
 func isChecksumErr(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "checksum mismatch")
+	return errors.Is(err, ErrChecksum) || errors.Is(err, errRawDamage)
 }
 
 // errUnverified marks a candidate the walk has not decoded yet.

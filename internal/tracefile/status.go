@@ -22,6 +22,10 @@ type Status struct {
 	// were followed by good ones (a flipped bit, not a cut): left out, each
 	// as "block at byte N does not decode: why".
 	Damaged []string
+	// CutShort: the header places the footer past the end of the file.
+	// The file was closed and then cut short (a copy taken too early, a
+	// full disk), not left unclosed by a crash: what the cut took is lost.
+	CutShort bool
 }
 
 // Block is one event block as the file knows it: the footer's entry for it

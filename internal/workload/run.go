@@ -24,6 +24,7 @@ var runners = map[string]runner{
 	"growing":     runGrowing,
 	"pipeline":    runPipeline,
 	"tasks":       runTasks,
+	"tasks-mutex": runTasksMutex,
 	"tasks-lanes": runTasksLanes,
 	"tasks-none":  runTasksNone,
 }
@@ -33,6 +34,7 @@ var runners = map[string]runner{
 // could only say so in metadata, which nothing reads).
 var runnerOptions = map[string][]chronon.Option{
 	"tasks":       {chronon.WithTimeBase(chronon.Picoseconds)},
+	"tasks-mutex": {chronon.WithTimeBase(chronon.Picoseconds)},
 	"tasks-lanes": {chronon.WithMetadata("ps_per_cycle", "1")},
 }
 

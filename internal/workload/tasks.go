@@ -13,22 +13,26 @@ import (
 // for tasks (async spans by id, parent ids, interned strings, a
 // picosecond time base), and tasksLanes as an adapter had to before:
 // spans on lanes it allocates itself, with an id -> (unit, lane) map, the
-// request's root task id as the flow, and every string written out. Both
-// lock a mutex around each unit: several goroutines emit into it.
+// request's root task id as the flow, and every string written out.
+// Several goroutines emit into each unit: tasksAsync makes its units
+// shared (chronon.WithShared), or with --workload tasks-mutex, as an
+// adapter had to before shared units, ordinary units behind a mutex each;
+// tasksLanes keeps the mutex, which also guards its lane map.
 //
-// tracegen --workload tasks | tasks-lanes | tasks-none (the simulation
-// without tracing) runs them; --events is the number of hook events to
-// aim at, --seed the simulation's seed; the components are always 150.
+// tracegen --workload tasks | tasks-mutex | tasks-lanes | tasks-none (the
+// simulation without tracing) runs them; --events is the number of hook
+// events to aim at, --seed the simulation's seed; the components are
+// always 150.
 
 // taskGoroutines is how many goroutines the stand-in engine calls hooks
 // from.
 func taskGoroutines() int { return max(2, runtime.GOMAXPROCS(0)) }
 
 // units makes a unit per component.
-func taskUnits(t *chronon.Tracer, sim *TaskSim) ([]*chronon.Unit, error) {
+func taskUnits(t *chronon.Tracer, sim *TaskSim, opts ...chronon.UnitOption) ([]*chronon.Unit, error) {
 	us := make([]*chronon.Unit, len(sim.Comps))
 	for i, c := range sim.Comps {
-		u, err := t.NewUnit(c.Name, chronon.WithTypeName(c.TypeName))
+		u, err := t.NewUnit(c.Name, append([]chronon.UnitOption{chronon.WithTypeName(c.TypeName)}, opts...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -39,7 +43,8 @@ func taskUnits(t *chronon.Tracer, sim *TaskSim) ([]*chronon.Unit, error) {
 
 // tasksAsync: each task kind an async span (registered on first use: an
 // identical registration returns the same formats), what and where as
-// symbols, tags and milestones on their task (WithSpanID).
+// symbols, tags and milestones on their task (WithSpanID). mu is nil when
+// the units are shared; otherwise a mutex per unit.
 type tasksAsync struct {
 	t     *chronon.Tracer
 	units []*chronon.Unit
@@ -81,31 +86,44 @@ func (a *tasksAsync) span(kind string) *chronon.AsyncSpan2[chronon.Symbol, chron
 	return s
 }
 
+// lock and unlock guard unit c when it is not shared.
+func (a *tasksAsync) lock(c int) {
+	if a.mu != nil {
+		a.mu[c].Lock()
+	}
+}
+
+func (a *tasksAsync) unlock(c int) {
+	if a.mu != nil {
+		a.mu[c].Unlock()
+	}
+}
+
 func (a *tasksAsync) StartTask(c int, s TaskStart) {
 	sp, what, where := a.span(s.Kind), a.t.Intern(s.What), a.t.Intern(s.Location)
-	a.mu[c].Lock()
+	a.lock(c)
 	sp.Begin(a.units[c], s.Time, s.ID, s.ParentID, what, where)
-	a.mu[c].Unlock()
+	a.unlock(c)
 }
 
 func (a *tasksAsync) EndTask(c int, e TaskEnd) {
-	a.mu[c].Lock()
+	a.lock(c)
 	taskEndFmt().Emit(a.units[c], e.Time, e.ID)
-	a.mu[c].Unlock()
+	a.unlock(c)
 }
 
 func (a *tasksAsync) AddTaskTag(c int, g TaskTag) {
 	what := a.t.Intern(g.What)
-	a.mu[c].Lock()
+	a.lock(c)
 	taskTagFmt().Emit(a.units[c], g.Time, g.TaskID, what)
-	a.mu[c].Unlock()
+	a.unlock(c)
 }
 
 func (a *tasksAsync) AddMilestone(c int, m Milestone) {
 	kind, what := a.t.Intern(m.Kind), a.t.Intern(m.What)
-	a.mu[c].Lock()
+	a.lock(c)
 	taskMilestoneFmt().Emit(a.units[c], m.Time, m.TaskID, kind, what)
-	a.mu[c].Unlock()
+	a.unlock(c)
 }
 
 // tasksLanes: lane spans carrying the task's id, parent and strings,
@@ -206,12 +224,29 @@ func (noTracer) AddTaskTag(int, TaskTag)     {}
 func (noTracer) AddMilestone(int, Milestone) {}
 
 func runTasks(t *chronon.Tracer, events, _ int, seed uint64) error {
+	return runTasksAsync(t, events, seed, true)
+}
+
+func runTasksMutex(t *chronon.Tracer, events, _ int, seed uint64) error {
+	return runTasksAsync(t, events, seed, false)
+}
+
+// runTasksAsync runs tasksAsync on shared units, or on ordinary ones with
+// a mutex each.
+func runTasksAsync(t *chronon.Tracer, events int, seed uint64, shared bool) error {
 	sim := NewTaskSim(seed)
-	us, err := taskUnits(t, sim)
+	var opts []chronon.UnitOption
+	if shared {
+		opts = append(opts, chronon.WithShared())
+	}
+	us, err := taskUnits(t, sim, opts...)
 	if err != nil {
 		return err
 	}
-	a := &tasksAsync{t: t, units: us, mu: make([]sync.Mutex, len(us))}
+	a := &tasksAsync{t: t, units: us}
+	if !shared {
+		a.mu = make([]sync.Mutex, len(us))
+	}
 	m := map[string]*chronon.AsyncSpan2[chronon.Symbol, chronon.Symbol]{}
 	a.kinds.Store(&m)
 	sim.Run(a, events, taskGoroutines())

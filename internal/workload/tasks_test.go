@@ -51,14 +51,15 @@ func TestTaskSimShape(t *testing.T) {
 // per wavefront whose every edge is found, with real time.
 func TestTaskWorkloads(t *testing.T) {
 	dir := t.TempDir()
-	var written [2]uint64
-	for i, w := range []string{"tasks-lanes", "tasks"} {
+	var written [3]uint64
+	for i, w := range []string{"tasks-lanes", "tasks", "tasks-mutex"} {
 		res, err := Run(w, filepath.Join(dir, w+".ctrace"), 60_000, 0, 3, chronon.WithAutoMetadata(false))
 		require.NoError(t, err)
 		require.Zero(t, res.Dropped)
 		written[i] = res.Written
 	}
 	require.Equal(t, written[0], written[1])
+	require.Equal(t, written[0], written[2])
 	r, err := mmapio.Open(filepath.Join(dir, "tasks.ctrace"))
 	require.NoError(t, err)
 	defer r.Close()

@@ -3,6 +3,8 @@ package workload
 import (
 	"fmt"
 	"sync"
+
+	"github.com/chronon-sim/chronon-go/internal/minheap"
 )
 
 // TaskSim is a stand-in for an Akita simulation (github.com/sarchlab/akita,
@@ -146,56 +148,14 @@ type taskReq struct {
 	dramLat                      uint64
 }
 
-// taskAct is a step of a request (or a wavefront) due at time t.
+// taskAct is a step of a request (or a wavefront) due at time t; the
+// queue orders the steps of one time in the order they were pushed.
 type taskAct struct {
-	t, seq uint64
-	req    int32 // index into the request slab; -1 for a wavefront step
-	step   uint8
-	cu     int16 // wavefront steps: the compute unit
-	slot   int8  // wavefront steps: the wavefront slot of the compute unit
-}
-
-type actHeap []taskAct
-
-func (h actHeap) less(a, b int) bool {
-	return h[a].t < h[b].t || h[a].t == h[b].t && h[a].seq < h[b].seq
-}
-
-func (h *actHeap) push(x taskAct) {
-	*h = append(*h, x)
-	a := *h
-	for i := len(a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !a.less(i, p) {
-			break
-		}
-		a[i], a[p] = a[p], a[i]
-		i = p
-	}
-}
-
-func (h *actHeap) pop() taskAct {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && a.less(l, m) {
-			m = l
-		}
-		if r := l + 1; r < n && a.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
-	*h = a
-	return top
+	t    uint64
+	req  int32 // index into the request slab; -1 for a wavefront step
+	step uint8
+	cu   int16 // wavefront steps: the compute unit
+	slot int8  // wavefront steps: the wavefront slot of the compute unit
 }
 
 const (
@@ -213,12 +173,11 @@ const (
 func (s *TaskSim) Run(tr TaskTracer, events int, goroutines int) int {
 	goroutines = max(goroutines, 1)
 	rng := SplitMix64{State: s.seed}
-	var heap actHeap
+	var heap minheap.Heap[taskAct] // by (t, push order)
 	var seq uint64
 	push := func(a taskAct) {
 		seq++
-		a.seq = seq
-		heap.push(a)
+		heap.Push(a.t, seq, a)
 	}
 	var reqs []taskReq
 	var free []int32
@@ -433,8 +392,8 @@ func (s *TaskSim) Run(tr TaskTracer, events int, goroutines int) int {
 	}
 	// The actions come in time order, so each component's calls do.
 	for window := uint64(taskWindow); len(heap) > 0; window += taskWindow {
-		for len(heap) > 0 && heap[0].t < window {
-			step(heap.pop())
+		for len(heap) > 0 && heap[0].Key < window {
+			step(heap.Pop().Value)
 		}
 		if made >= events {
 			stopping = true

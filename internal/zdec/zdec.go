@@ -139,7 +139,7 @@ func Decode(src []byte, usize int, own *Own) (data []byte, buf *[]byte, err erro
 // decodeErr words an error of the zstd decoder for a block of usize bytes.
 func decodeErr(err error, usize int) error {
 	if errors.Is(err, zstd.ErrCRCMismatch) {
-		return fmt.Errorf("checksum mismatch: the zstd frame's content checksum does not match the %d bytes it decodes to", usize)
+		return fmt.Errorf("%w: the zstd frame's content checksum does not match the %d bytes it decodes to", schema.ErrChecksum, usize)
 	}
 	return fmt.Errorf("zstd frame does not decode to the declared %d bytes: %w", usize, err)
 }

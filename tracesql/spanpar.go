@@ -1,0 +1,223 @@
+//go:build cgo
+
+package tracesql
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// The spans table in parallel. Begin/end spans pair per unit and lane, and
+// complete spans need no pairing, so each unit's span events, read in cycle
+// order, make that unit's spans whatever the other units hold: a thread
+// reads one unit at a time through the grouped event scan (the Parquet
+// export's: a unit's blocks in cycle order, the ones that interleave
+// merged), decoding its blocks itself, and pairs its events. Every DuckDB
+// thread then has work; with one thread reading, DuckDB's other thread
+// waits for it by spinning, which cost as much CPU as the scan itself.
+//
+// The spans still open when a unit's events end end where the trace's
+// selection does, at the last event read in it (spans.go, closeAt), which
+// is known only when every unit is read: each thread hands its open spans
+// and the last cycle it read to the run, and the thread that finishes the
+// last unit ends them all and writes them.
+//
+// This holds when every block of every trace records exactly one unit (our
+// writer's blocks) and no trace has async spans or parents (their ids may
+// pair across units): otherwise the scan reads each trace in one ordered
+// iteration on one thread (spans.go).
+
+// spanRun is a parallel execution of the spans table.
+type spanRun struct {
+	ev    *eventRun     // grouped, one task per unit
+	roles [][]*spanRole // by trace
+	from  []uint64      // by trace: the window's first cycle
+	cols  []Column
+	proj  []int
+	d     *DB
+
+	units    int64        // tasks with blocks: the units the threads read
+	finished atomic.Int64 // units read to their end
+	mu       sync.Mutex   // guards the three below
+	left     []spanRow    // spans open when their unit ended, not yet ended
+	last     []uint64     // by trace: the last cycle read at or after from
+	read     []bool       // by trace: an event was read at or after from
+}
+
+// spanCycleColumn is the one column the event scan under a span scan reads:
+// a decoded column, so that no block is answered from its footer.
+var spanCycleColumn = []Column{{Name: "cycle", Type: "UBIGINT"}}
+
+// startParallel starts a parallel execution, or returns nil when a trace
+// needs the serial scan.
+func (s *spanScan) startParallel(cols []int) (execution, error) {
+	d := s.d
+	run := &spanRun{d: d, cols: s.cols, proj: cols, roles: make([][]*spanRole, len(d.traces)), from: make([]uint64, len(d.traces))}
+	sels := make([]selection, len(d.traces))
+	for ti, t := range d.traces {
+		blocks := t.r.Blocks()
+		if err := t.r.Err(); err != nil {
+			return nil, err
+		}
+		for i := range blocks {
+			if len(blocks[i].Units) != 1 {
+				return nil, nil
+			}
+		}
+		roles := spanRoles(t.r)
+		for _, r := range roles {
+			if r != nil && r.tree() {
+				return nil, nil
+			}
+		}
+		run.roles[ti] = roles
+		sel := s.sels[ti]
+		switch {
+		case len(roles) == 0:
+			sels[ti] = selection{cycles: []cycleRange{}} // nothing to read
+		case sel.cycles != nil && !sel.empty():
+			// The lookback: the span events before the window are read
+			// too, moving the open spans without making rows.
+			h := sel.hull()
+			sels[ti] = selection{cycles: []cycleRange{{0, h.hi}}, units: sel.units}
+			run.from[ti] = h.lo
+		default:
+			sels[ti] = sel
+		}
+	}
+	e := d.newEventTable(kindEvents, nil, spanCycleColumn, sels, true)
+	x, err := e.start([]int{0})
+	if err != nil {
+		return nil, err
+	}
+	run.ev = x.(*eventRun)
+	for _, tk := range run.ev.tasks {
+		if len(tk.blocks) > 0 {
+			run.units++
+		}
+	}
+	run.last, run.read = make([]uint64, len(d.traces)), make([]bool, len(d.traces))
+	d.spanTasks.Store(int64(len(run.ev.tasks)))
+	return run, nil
+}
+
+func (r *spanRun) threads() int { return r.ev.threads() }
+
+func (r *spanRun) local() scanThread {
+	return &spanThread{spanPairs: spanPairs{d: r.d, cols: r.cols, proj: r.proj}, run: r, th: r.ev.local().(*eventThread)}
+}
+
+// spanThread is one DuckDB thread's part of a spanRun: the event thread
+// under it reads a unit's events in cycle order, this pairs them.
+type spanThread struct {
+	spanPairs
+	run  *spanRun
+	th   *eventThread
+	task *task // the task th reads, to start afresh at the next
+}
+
+func (st *spanThread) fill(out *chunk) error {
+	th := st.th
+	if th.park {
+		th.d.budget.unpark()
+		th.park = false
+	}
+	defer func() {
+		if th.held+th.itHeld > 0 {
+			th.d.budget.park()
+			th.park = true
+		}
+	}()
+	for len(st.pend) < vectorSize {
+		if th.pos < len(th.idx) {
+			st.pair()
+			continue
+		}
+		th.release()
+		if th.it != nil {
+			if err := th.iterate(); err != nil {
+				return err
+			}
+			continue
+		}
+		ok, err := th.advance()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			if st.task != nil {
+				st.unitRead()
+				st.task = nil
+			}
+			break
+		}
+		if th.task != st.task {
+			// Another unit (perhaps of another trace).
+			if st.task != nil {
+				st.unitRead()
+			}
+			st.task, st.ti = th.task, th.trace
+			st.roles, st.from = st.run.roles[th.trace], st.run.from[th.trace]
+			st.open.reset()
+		}
+	}
+	st.drain(out)
+	return nil
+}
+
+// pair pairs the event thread's rows.
+func (st *spanThread) pair() {
+	th := st.th
+	rs := &th.rows
+	roles := st.roles
+	for _, i := range th.idx[th.pos:] {
+		rc := &rs.recs[i]
+		st.saw(rc.Cycle)
+		if int(rc.Fid) >= len(roles) || roles[rc.Fid] == nil {
+			continue // not a span event
+		}
+		seq := uint64(rs.block)<<32 | uint64(i)
+		if rs.block < 0 {
+			seq = uint64(rs.seqs[i])
+		}
+		st.event(&spanEvent{rc.Cycle, rc.Fid, rc.Unit, rc.Argc, rs.data[rc.ArgOff : rc.ArgOff+uint32(rc.ArgLen)]}, seq, noTree)
+	}
+	th.pos = len(th.idx)
+}
+
+// unitRead hands the spans the unit leaves open, and the last cycle it
+// read, to the run; the thread that reads the last unit ends every one of
+// them where its trace's selection ends and writes them.
+func (st *spanThread) unitRead() {
+	r := st.run
+	n := st.openRows()
+	r.mu.Lock()
+	r.left = append(r.left, st.pend[n:]...)
+	if st.read {
+		r.last[st.ti], r.read[st.ti] = max(r.last[st.ti], st.last), true
+	}
+	r.mu.Unlock()
+	st.pend = st.pend[:n]
+	st.last, st.read = 0, false
+	if r.finished.Add(1) != r.units {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.left {
+		ti := r.left[i].ti
+		at := r.from[ti]
+		if r.read[ti] {
+			at = r.last[ti]
+		}
+		r.left[i].end = max(r.left[i].end, at)
+	}
+	slices.SortFunc(r.left, func(a, b spanRow) int { return cmp.Or(cmp.Compare(a.ti, b.ti), cmp.Compare(a.seq, b.seq)) })
+	st.pend = append(st.pend, r.left...)
+	r.left = nil
+}
+
+// close is called when DuckDB drops the thread's state.
+func (st *spanThread) close() { st.th.close() }
