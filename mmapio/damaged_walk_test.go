@@ -68,3 +68,28 @@ func TestRecoverWalkSkipsDamagedBlock(t *testing.T) {
 	require.Equal(t, int64(blocks[2].DataOffset), st.TornOffset)
 	require.Equal(t, 2, st.Blocks)
 }
+
+// A block that fails otherwise than by its checksum ends the walk whatever
+// the verifying goroutines did meanwhile: the good blocks past it, decoded
+// in parallel before the failure was seen, were once read as good and the
+// failing block (and any not decoded between) as "damaged", so the same
+// file gave 2 blocks or all but one from one run to the next.
+func TestRecoverWalkEndsAtUndecodableBlockEveryTime(t *testing.T) {
+	evs := ctracetest.W1Events(3000, 8, 5)
+	s := ctracetest.W1Schema(8)
+	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true, NoFooter: true}
+	killed, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	blocks := openBytesT(t, killed).Blocks()
+	require.Greater(t, len(blocks), 8)
+	for _, at := range []int{0, 2} {
+		b := append([]byte(nil), killed...)
+		binary.LittleEndian.PutUint32(b[blocks[at].DataOffset+schema.BlockHeaderSize:], 0xdeadbeef) // no zstd magic
+		for run := range 200 {
+			st := openBytesT(t, b, withDecoders(8)).Status()
+			require.Empty(t, st.Damaged, "block %d, run %d: %s", at, run, st)
+			require.Equal(t, at, st.Blocks, "block %d, run %d: %s", at, run, st)
+			require.Equal(t, int64(blocks[at].DataOffset), st.TornOffset, "block %d, run %d", at, run)
+		}
+	}
+}

@@ -45,10 +45,13 @@ type MergeOptions struct {
 	// frame, its events, the footer's counts and unit set), so that a
 	// corrupt input fails the merge instead of going into its output; that
 	// check is most of what a merge of disjoint-id files costs beyond a copy
-	// (zstd decoding every block). With NoVerify a corrupt block is copied
-	// as it is and only a reader of the output finds it. Blocks of a file
-	// without unit sets are still checked (an id it does not name may
-	// clash), and rewritten blocks are always decoded and checked.
+	// (zstd decoding every block). With NoVerify a block is still compared
+	// with the CRC32C its footer entry records (taken as it is copied, at
+	// no extra cost), and a mismatch fails the merge; a corrupt block of a
+	// file without block checksums is copied as it is and only a reader of
+	// the output finds it. Blocks of a file without unit sets are still
+	// checked (an id it does not name may clash), and rewritten blocks are
+	// always decoded and checked.
 	NoVerify bool
 }
 
@@ -695,7 +698,10 @@ func (mw *mergeWriter) writeBlocks(readers []*tracefile.File, plans []*mergePlan
 }
 
 // copyBlock copies block b of r, header and payload, as it is, and
-// returns the copy's checksum (schema.BlockCRC).
+// returns the copy's checksum (schema.BlockCRC). A block whose bytes do not
+// have the checksum its footer entry records is refused, with NoVerify too:
+// the copy's checksum, taken from the damaged bytes, would hide the damage
+// from every reader of the output.
 func (mw *mergeWriter) copyBlock(r *tracefile.File, b *tracefile.Block) (crc uint32, err error) {
 	defer r.Guard(&err, tracefile.PanicOnFault())
 	ih, _ := schema.DecodeBlockHeader(r.Data()[tracefile.HeaderOff(b):])
@@ -703,7 +709,12 @@ func (mw *mergeWriter) copyBlock(r *tracefile.File, b *tracefile.Block) (crc uin
 		return 0, r.Errorf(tracefile.BlockSection(int(b.Index)), tracefile.HeaderOff(b), "inline block header disagrees with the footer")
 	}
 	p := r.Data()[tracefile.HeaderOff(b):tracefile.BlockEnd(b)]
-	return schema.BlockCRC(p), mw.write(p)
+	crc = schema.BlockCRC(p)
+	if b.HasCRC && crc != b.CRC {
+		return 0, r.Errorf(tracefile.BlockSection(int(b.Index)), tracefile.HeaderOff(b),
+			"checksum mismatch: the block's %d bytes (inline header and data) have CRC32C %08x, the footer says %08x", len(p), crc, b.CRC)
+	}
+	return crc, mw.write(p)
 }
 
 // mergeEncoders are the zstd encoders of rewritten blocks, one per level.

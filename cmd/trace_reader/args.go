@@ -139,7 +139,7 @@ var (
 		})
 	optJSON = opt([]string{"--json"}, "", "Print one JSON object instead of text (its fields: docs/cli.md, JSON reports)",
 		func(c *config, _ string) error { c.json = true; return nil })
-	optNoVerify = opt([]string{"--no-verify"}, "", "Copy blocks without decoding them to check them first (faster; a corrupt input block goes into OUT)",
+	optNoVerify = opt([]string{"--no-verify"}, "", "Copy blocks without decoding them to check them first (faster; one failing its recorded CRC32C is still refused, a corrupt one of a file without block checksums goes into OUT)",
 		func(c *config, _ string) error { c.noVerify = true; return nil })
 	optCommand = opt([]string{"-c", "--command"}, "QUERY", "The SQL to run (statements separated by ';'; the last one's result is printed)",
 		func(c *config, v string) error { c.query, c.hasQuery = v, true; return nil })

@@ -54,6 +54,13 @@ type follower struct {
 	// warn receives one line for each block the walk left out as damaged
 	// (nil: no warnings).
 	warn io.Writer
+	// tornWarned is the block where the last warning said reading stops
+	// (warnStop).
+	tornWarned int64
+	// witness holds the bytes at witOff just before next, as read
+	// (checkRewritten).
+	witness []byte
+	witOff  int64
 	// recSchema is the schema mmapio's recovery located when the header
 	// names none (the original writer writes the header's offsets at Close).
 	recSchema []byte
@@ -200,6 +207,9 @@ func (fl *follower) step() (*mmapio.Reader, error) {
 	if err := fl.checkSame(st); err != nil {
 		return nil, err
 	}
+	if err := fl.checkRewritten(); err != nil {
+		return nil, err
+	}
 	if fl.next == 0 {
 		ok, err := fl.readHeader(size)
 		if !ok || err != nil {
@@ -292,6 +302,7 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 	if len(ends) == 0 { // frames only
 		if entries[len(entries)-1].end <= fl.next+int64(len(raw)) {
 			fl.next = entries[len(entries)-1].end
+			fl.remember(raw, start)
 		}
 		return nil, nil
 	}
@@ -317,6 +328,7 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 	if _, ok := damaged[walked-1]; ok && walked == len(ends) && !fl.closed {
 		walked--
 	}
+	fl.warnStop(st, offs, walked)
 	if walked == 0 {
 		r.Close()
 		return nil, nil
@@ -330,7 +342,21 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 	if walked == len(ends) {
 		fl.next = end
 	}
+	fl.remember(raw, start)
 	return r, nil
+}
+
+// warnStop says once, as dump says it, that reading stops at a block that
+// does not decode, when whole blocks follow it (so it is not one still
+// being written but a damaged one): nothing after it is printed.
+func (fl *follower) warnStop(st mmapio.Status, offs []int64, walked int) {
+	if fl.warn == nil || walked+1 >= len(offs) || !tornByDamage(st) || offs[walked] == fl.tornWarned {
+		return
+	}
+	fl.tornWarned = offs[walked]
+	_, why, _ := strings.Cut(st.TornReason, " does not decode")
+	fmt.Fprintf(fl.warn, "trace_reader: warning: %s: the blocks from byte %d on are left out: block at byte %d does not decode%s\n",
+		fl.path, offs[walked], offs[walked], oneLine(why))
 }
 
 // damagedAt reads an entry of Status.Damaged ("block at byte N does not

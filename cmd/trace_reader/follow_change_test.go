@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 )
 
 // liveFollowed starts a writer of path without closing it (no footer),
@@ -73,4 +74,57 @@ func TestFollowReplacedFileEnds(t *testing.T) {
 	err = ended(t, done)
 	require.ErrorContains(t, err, path)
 	require.ErrorContains(t, err, "replaced by another file")
+}
+
+// Hostile review: a new run that opens the followed path with O_TRUNC and
+// writes more than the old size before the next poll went unnoticed (the
+// file neither shrank nor was replaced): the follow printed nothing more
+// until Ctrl-C. It ends with an error naming the file; a file the same
+// writer goes on appending to is followed to its end, as before.
+func TestFollowFileRewrittenInPlaceEnds(t *testing.T) {
+	s := ctracetest.W1Schema(4)
+	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true, NoFooter: true}
+	old, err := ctracetest.Build(s, ctracetest.W1Events(2000, 4, 1), opts)
+	require.NoError(t, err)
+	again, err := ctracetest.Build(s, ctracetest.W1Events(4000, 4, 2), opts)
+	require.NoError(t, err)
+	require.Greater(t, len(again), len(old))
+	path := filepath.Join(t.TempDir(), "run.ctrace")
+	require.NoError(t, os.WriteFile(path, old[:len(old)/2], 0o644))
+	fl, err := openFollower(path)
+	require.NoError(t, err)
+	defer fl.Close()
+	read := func() (blocks int, err error) {
+		for {
+			r, err := fl.step()
+			if r == nil || err != nil {
+				return blocks, err
+			}
+			blocks += r.Status().Blocks
+			r.Close()
+		}
+	}
+	n, err := read()
+	require.NoError(t, err)
+	require.Positive(t, n)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.Write(old[len(old)/2:]) // the same run goes on
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	n, err = read()
+	require.NoError(t, err)
+	require.Positive(t, n)
+
+	require.NoError(t, os.WriteFile(path, again, 0o644)) // O_TRUNC, then more than the old size
+	_, err = read()
+	require.ErrorContains(t, err, path)
+	require.ErrorContains(t, err, "rewritten while followed")
+	fresh, err := openFollower(path) // a new follow reads the new run
+	require.NoError(t, err)
+	defer fresh.Close()
+	fl = fresh
+	n, err = read()
+	require.NoError(t, err)
+	require.Positive(t, n)
 }

@@ -18,8 +18,8 @@ Commands:
   convert    Convert the whole trace to text (--limit is ignored)
   follow     Print the events of one file while its writer appends them, as
              dump prints them, until the writer closes it (or Ctrl-C); waits
-             for a file not yet created; a file truncated or replaced at its
-             path while followed ends it with status 1
+             for a file not yet created; a file truncated, rewritten or
+             replaced at its path while followed ends it with status 1
   recover    Write a complete file (schema, blocks, footer) from a footer-less
              or torn one: recover FILE -o OUT (--json: the summary as JSON); damaged
              blocks are left out and named on stderr (exit 0)
@@ -93,8 +93,10 @@ Stats options (and --cycles, --unit, -o, --memory):
 
 Merge options (and -o, -v, --json):
   --no-verify         Copy the blocks that keep their ids without decoding them
-                      to check them first: about the time of a copy, but a
-                      corrupt block of an input goes into OUT as it is
+                      to check them first: about the time of a copy; a block
+                      whose bytes fail the CRC32C its file records is still
+                      refused, but a corrupt block of a file without block
+                      checksums goes into OUT as it is
 
 Diff options (and --cycles, --unit, -o, --memory, --json):
   --context N         Events of context around a divergence (default 3)

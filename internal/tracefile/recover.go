@@ -210,7 +210,14 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 	}
 	for from := 0; from < len(cands); {
 		i := f.verifyFrom(cands, errs, from)
-		if i+1 >= len(cands) || !isChecksumErr(errs[i]) {
+		if i+1 >= len(cands) {
+			break
+		}
+		if !isChecksumErr(errs[i]) {
+			// The walk ends at i. Goroutines may have decoded candidates
+			// past it before the failure was seen: they are not blocks
+			// all the same, or the outcome would hang on the scheduling.
+			cands = cands[:i+1]
 			break
 		}
 		if errs[i+1] == errUnverified { // not already, beside i
