@@ -12,8 +12,9 @@
 //   - A Tracer owns one output file. Create opens it; Close drains everything,
 //     writes the footer index and fsyncs.
 //   - A Unit (core0.fetch, core1.l2, ...) is created from a Tracer and owns a
-//     lock-free single-producer ring of block-sized chunks. ONE goroutine
-//     emits into a unit at a time; different units may be driven by different
+//     lock-free single-producer ring of chunks that grow with its rate. ONE
+//     goroutine emits into a unit at a time (a unit made WithShared takes a
+//     lock instead, for several); different units may be driven by different
 //     goroutines. Emit encodes the event (its cycle, format, unit and
 //     arguments) straight into the current chunk: no allocation, lock,
 //     interface boxing or syscall. A full chunk is sealed and published with

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/pipesim"
 	"github.com/chronon-sim/chronon-go/internal/workload"
 	"github.com/chronon-sim/chronon-go/tracesql"
 )
@@ -87,17 +88,32 @@ func spansWindow(t *testing.T, path string) {
 func freshTrace(t *testing.T, w string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), w+".ctrace")
+	require.NoError(t, childTrace(w, path))
+	return path
+}
+
+// childTrace writes workload w (or "pipesim") to path in a child process,
+// whose format registry holds only its formats.
+func childTrace(w, path string) error {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFreshTraceChild$")
 	cmd.Env = append(os.Environ(), "TRACESQL_FRESH_WORKLOAD="+w, "TRACESQL_FRESH_PATH="+path)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return path
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("writing %s in a child: %v: %s", w, err, out)
+	}
+	return nil
 }
 
 // TestFreshTraceChild is freshTrace's child; run by itself, it does nothing.
 func TestFreshTraceChild(t *testing.T) {
 	w := os.Getenv("TRACESQL_FRESH_WORKLOAD")
 	if w == "" {
+		return
+	}
+	if w == "pipesim" {
+		tr, err := chronon.Create(os.Getenv("TRACESQL_FRESH_PATH"), chronon.WithSimulationName("pipesim"), chronon.WithAutoMetadata(false))
+		require.NoError(t, err)
+		require.NoError(t, pipesim.Run(tr, 3000))
+		require.NoError(t, tr.Close())
 		return
 	}
 	units := 0 // the workload's own

@@ -44,15 +44,10 @@ func trace(t *testing.T, name string) string {
 		if _, tracesErr = workload.Run("mixed", filepath.Join(tracesDir, "mixed.ctrace"), 20_000, 4, 1, chronon.WithAutoMetadata(false), chronon.WithFlushInterval(0)); tracesErr != nil {
 			return
 		}
-		var tr *chronon.Tracer
-		tr, tracesErr = chronon.Create(filepath.Join(tracesDir, "pipe.ctrace"), chronon.WithSimulationName("pipesim"), chronon.WithAutoMetadata(false))
-		if tracesErr != nil {
-			return
-		}
-		if tracesErr = pipesim.Run(tr, 3000); tracesErr != nil {
-			return
-		}
-		tracesErr = tr.Close()
+		// pipesim's spans (fetch, decode, ...) in a child process: formats
+		// register for the whole process, and a W1 trace written here
+		// later would carry them (its fetch_ table would be the span's).
+		tracesErr = childTrace("pipesim", filepath.Join(tracesDir, "pipe.ctrace"))
 	})
 	require.NoError(t, tracesErr)
 	return filepath.Join(tracesDir, name+".ctrace")

@@ -1341,14 +1341,14 @@ static inline chronon_status chronon_stage_squash(const chronon_stages *s, chron
  * The Kanata export draws it as an arrow (a W line). */
 
 /* ------------------------------------------------------------------------
- * Shared units (to come)
+ * Shared units
  *
- * A unit has one producer thread at a time. The Go runtime is growing units
- * that several threads may emit into (an engine whose components run on a
- * pool of threads); here they will be a flag of chronon_unit_options taken
- * by chronon_unit_create, with the same emit functions and formats. Until
- * then, serialize a unit's emits (a mutex per unit) or give each thread its
- * own unit.
+ * A unit has one producer thread at a time unless it was created with
+ * chronon_unit_options.shared: then several threads may emit into it, each
+ * emit between chronon_unit_lock and chronon_unit_unlock (see there). The
+ * lock spins and yields; it has no timeout: a thread that keeps it stalls
+ * the unit's other threads, and an emit without it is the misuse of two
+ * producers on one unit (events lost or torn, found by ThreadSanitizer).
  * ------------------------------------------------------------------------ */
 
 #ifdef __cplusplus

@@ -12,6 +12,7 @@ import (
 	"github.com/chronon-sim/chronon-go/export"
 	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // exportTrace runs `export --format F [--cycles A-B] [--unit NAME]
@@ -80,6 +81,10 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 	if res.TimeScale != 1 {
 		fmt.Fprintf(stderr, "trace_reader: --ns-per-cycle %g would put several cycles in one nanosecond (viewers keep whole ns): exported at %g ns per cycle, times are %gx the simulated time\n",
 			c.nsPerCycle, res.NsPerCycle, res.TimeScale)
+	}
+	if tb, ok := subNanosecondTick(r.Schema()); ok && c.nsPerCycle == 0 && (c.format == "perfetto" || c.format == "chrome-json") {
+		fmt.Fprintf(stderr, "trace_reader: warning: the trace's time base is %s a cycle, under a nanosecond: the viewers keep whole nanoseconds, so the cycles of one nanosecond share a timestamp (--ns-per-cycle 1 shows one cycle a nanosecond, times then %gx the simulated time)\n",
+			tb, 1/tb.NsPerTick())
 	}
 	files := res.Files
 	if !direct {
@@ -213,4 +218,21 @@ func (p *progress) cycles() func(done, total uint64) {
 		calls++
 		p.update(calls<<16, p.start+done)
 	}
+}
+
+// subNanosecondTick returns the shortest time base of s (the file's or a
+// unit's) when one cycle of it lasts less than a nanosecond: Perfetto and
+// Chrome JSON keep whole nanoseconds, so real time merges its cycles.
+func subNanosecondTick(s *schema.Schema) (schema.TimeBase, bool) {
+	var best schema.TimeBase
+	consider := func(tb schema.TimeBase) {
+		if !tb.IsZero() && tb.NsPerTick() < 1 && (best.IsZero() || tb.NsPerTick() < best.NsPerTick()) {
+			best = tb
+		}
+	}
+	consider(s.TimeBase)
+	for _, u := range s.Units {
+		consider(u.TimeBase)
+	}
+	return best, !best.IsZero()
 }
