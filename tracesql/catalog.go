@@ -106,7 +106,7 @@ var (
 		{"events", "UINTEGER", "events it holds"},
 		{"min_cycle", "UBIGINT", "first cycle"},
 		{"max_cycle", "UBIGINT", "last cycle"},
-		{"offset", "UBIGINT", "file offset of its header"},
+		{"file_offset", "UBIGINT", "file offset of its header (offset is a keyword)"},
 		{"compressed_size", "UINTEGER", "bytes stored"},
 		{"uncompressed_size", "UINTEGER", "bytes decoded"},
 		{"units", "VARCHAR", "ids of the units it holds, comma-separated (NULL: not recorded)"},

@@ -156,10 +156,38 @@ func (d *DB) hint(err error) error {
 		return err
 	}
 	word, _, _ := strings.Cut(msg[i+len(at):], `"`)
-	for _, t := range d.Tables() {
-		if t.Name == lowerASCII(word)+"_" && d.names.tableKeywords[lowerASCII(word)] {
-			first, rest, _ := strings.Cut(msg, "\n")
-			return &hintError{fmt.Sprintf("%s (%s is a keyword: the table is %s)\n%s", first, word, t.Name, rest), err}
+	lw := lowerASCII(word)
+	first, rest, _ := strings.Cut(msg, "\n")
+	// The tables named after the keyword: word_ (a span's or a format's)
+	// and word_<id> (a format that met a span of its name).
+	var named []string
+	if d.names.tableKeywords[lw] {
+		for _, t := range d.Tables() {
+			if n, ok := strings.CutPrefix(t.Name, lw+"_"); ok && strings.Trim(n, "0123456789") == "" {
+				switch {
+				case t.Span != "":
+					named = append(named, fmt.Sprintf("%s (spans %s)", t.Name, t.Span))
+				case t.Format != "":
+					named = append(named, fmt.Sprintf("%s (format %q)", t.Name, t.Format))
+				default:
+					named = append(named, t.Name)
+				}
+			}
+		}
+	}
+	switch {
+	case len(named) == 1:
+		return &hintError{fmt.Sprintf("%s (%s is a keyword: the table is %s)\n%s", first, word, named[0], rest), err}
+	case len(named) > 1:
+		return &hintError{fmt.Sprintf("%s (%s is a keyword: the tables are %s)\n%s", first, word, strings.Join(named, ", "), rest), err}
+	}
+	// A column named like a keyword (spans' end): quoted. The fixed tables
+	// first (a span's table has spans' columns too).
+	for _, t := range append(FixedTables(), d.Tables()...) {
+		for _, c := range t.Columns {
+			if c.Name == lw {
+				return &hintError{fmt.Sprintf("%s (%s is a keyword: write the column %s.%s as \"%s\")\n%s", first, word, t.Name, lw, lw, rest), err}
+			}
 		}
 	}
 	return err

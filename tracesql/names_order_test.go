@@ -19,6 +19,38 @@ import (
 // whose first word is a span's gets _<format_id> (fetch_4). Two traces
 // that registered the same formats in the other order name them alike.
 func TestSpanTakesItsNameWhateverTheOrder(t *testing.T) {
+	spanFirst, formatFirst := spanAndFormatTraces(t)
+	for _, paths := range [][]string{{spanFirst}, {formatFirst}, {formatFirst, spanFirst}} {
+		db := open(t, paths)
+		got := map[string]string{}
+		for _, tb := range db.Tables() {
+			switch {
+			case tb.Span != "":
+				got[tb.Name] = "span " + tb.Span
+			case tb.Format != "":
+				got[tb.Name] = tb.Format
+			}
+		}
+		require.Equal(t, map[string]string{
+			"fetch_": "span fetch", "fetch_4": "fetch pc={}",
+			"decode": "span decode", "decode_7": "decode uop={}",
+		}, got, "%q", paths)
+		n := fmt.Sprint(len(paths)) // one event of each format per trace
+		require.Equal(t, n, one(t, db, "SELECT count(*) FROM fetch_4"))
+		require.Equal(t, n, one(t, db, "SELECT count(*) FROM decode_7"))
+		require.Equal(t, n, one(t, db, "SELECT count(*) FROM fetch_"), "the fetch spans")
+	}
+}
+
+// spanAndFormatTrace is a trace with a span and a format both named fetch.
+func spanAndFormatTrace(t *testing.T) string {
+	p, _ := spanAndFormatTraces(t)
+	return p
+}
+
+// spanAndFormatTraces writes two traces of the same spans and formats
+// (fetch and decode, each a span and a format), registered in either order.
+func spanAndFormatTraces(t *testing.T) (spanFirst, formatFirst string) {
 	dir := t.TempDir()
 	lf := []schema.ArgRole{schema.RoleLane, schema.RoleFlow}
 	u32, u64 := schema.ArgUInt32, schema.ArgUInt64
@@ -51,26 +83,5 @@ func TestSpanTakesItsNameWhateverTheOrder(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, b, 0o644))
 		return path
 	}
-	spanFirst := write("spanfirst.ctrace", span, plain)
-	formatFirst := write("formatfirst.ctrace", plain, span)
-	for _, paths := range [][]string{{spanFirst}, {formatFirst}, {formatFirst, spanFirst}} {
-		db := open(t, paths)
-		got := map[string]string{}
-		for _, tb := range db.Tables() {
-			switch {
-			case tb.Span != "":
-				got[tb.Name] = "span " + tb.Span
-			case tb.Format != "":
-				got[tb.Name] = tb.Format
-			}
-		}
-		require.Equal(t, map[string]string{
-			"fetch_": "span fetch", "fetch_4": "fetch pc={}",
-			"decode": "span decode", "decode_7": "decode uop={}",
-		}, got, "%q", paths)
-		n := fmt.Sprint(len(paths)) // one event of each format per trace
-		require.Equal(t, n, one(t, db, "SELECT count(*) FROM fetch_4"))
-		require.Equal(t, n, one(t, db, "SELECT count(*) FROM decode_7"))
-		require.Equal(t, n, one(t, db, "SELECT count(*) FROM fetch_"), "the fetch spans")
-	}
+	return write("spanfirst.ctrace", span, plain), write("formatfirst.ctrace", plain, span)
 }

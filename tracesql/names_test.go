@@ -248,6 +248,20 @@ func TestTraceLabels(t *testing.T) {
 func TestKeywordHint(t *testing.T) {
 	db := open(t, []string{adversarialTrace(t, t.TempDir(), "adv.ctrace", "")})
 	_, err := db.Query("SELECT count(*) FROM fetch")
-	require.ErrorContains(t, err, "fetch is a keyword: the table is fetch_")
+	require.ErrorContains(t, err, "fetch is a keyword: the table is fetch_ (format ")
 	require.True(t, strings.HasPrefix(err.Error(), "Parser Error: syntax error"), err.Error())
+	// New-user finding: spans' end needs quotes, and nothing said so.
+	_, err = db.Query("SELECT end FROM spans")
+	require.ErrorContains(t, err, `end is a keyword: write the column spans.end as "end"`)
+	_, err = db.Query(`SELECT "end", file_offset FROM spans, blocks LIMIT 1`)
+	require.NoError(t, err)
+}
+
+// New-user finding: a span and a format both named fetch make two tables,
+// and the hint for FROM fetch named the span's only, where the user meant
+// the format's: it names both, and what each holds.
+func TestKeywordHintNamesEveryTable(t *testing.T) {
+	db := open(t, []string{spanAndFormatTrace(t)})
+	_, err := db.Query("SELECT count(*) FROM fetch")
+	require.ErrorContains(t, err, `fetch is a keyword: the tables are fetch_ (spans fetch), fetch_4 (format "fetch pc={}")`)
 }
