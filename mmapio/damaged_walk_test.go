@@ -93,3 +93,46 @@ func TestRecoverWalkEndsAtUndecodableBlockEveryTime(t *testing.T) {
 		}
 	}
 }
+
+// Hostile-review finding: a flipped bit in the sizes of a footer-less
+// file's inline block header ended the walk there as a "torn tail": every
+// later block was lost and no command said a word (246 of 504 header flips
+// in a campaign). The walk now goes on at the next block that decodes and
+// names the bytes it left out; a cut (no whole block after it) is still a
+// torn tail.
+func TestRecoverWalkResyncsAfterADamagedHeader(t *testing.T) {
+	evs := ctracetest.W1Events(3000, 8, 5)
+	s := ctracetest.W1Schema(8)
+	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true}
+	complete, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	blocks := openBytesT(t, complete).Blocks()
+	require.Greater(t, len(blocks), 6)
+	opts.NoFooter = true
+	killed, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+
+	for _, c := range []struct {
+		name  string
+		field int // byte offset in the 28-byte inline header
+		bit   byte
+	}{{"compressed size", 24 + 2, 0x80}, {"event count", 2, 0x40}} {
+		t.Run(c.name, func(t *testing.T) {
+			b := append([]byte(nil), killed...)
+			at := int(blocks[3].DataOffset) + c.field
+			b[at] ^= c.bit
+			st := openBytesT(t, b).Status()
+			require.Len(t, st.Damaged, 1, st.String())
+			require.Contains(t, st.Damaged[0], "bytes "+itoa(int(blocks[3].DataOffset))+" to "+itoa(int(blocks[4].DataOffset))+" hold no block")
+			require.Zero(t, st.TornBytes, st.String())
+			require.Equal(t, len(blocks)-1, st.Blocks)
+			require.Equal(t, uint64(len(evs))-uint64(blocks[3].EventCount), st.Events)
+		})
+	}
+	// A cut inside the last block: a torn tail, nothing damaged.
+	cut := killed[:int(blocks[len(blocks)-1].DataOffset)+40]
+	st := openBytesT(t, cut).Status()
+	require.Empty(t, st.Damaged, st.String())
+	require.Positive(t, st.TornBytes)
+	require.Equal(t, len(blocks)-1, st.Blocks)
+}

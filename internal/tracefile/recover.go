@@ -193,6 +193,15 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 			} else if frame != "" {
 				why = frame
 			}
+			// A damaged inline header (a flipped bit in its sizes) with
+			// whole blocks after it is not a torn tail: the walk goes on
+			// at the next block that decodes, and the bytes between are
+			// left out and named. A cut leaves no whole block after it.
+			if next := f.resync(off + 1); next > 0 {
+				damaged = append(damaged, "bytes "+itoa(int(off))+" to "+itoa(int(next))+" hold no block ("+why+"): left out, the next block is at byte "+itoa(int(next)))
+				off = next
+				continue
+			}
 			stop = why
 			break
 		}
@@ -265,6 +274,31 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 		return good, HeaderOff(&cands[n]), "zero bytes where a block header would be", damaged
 	}
 	return good, off, stop, damaged
+}
+
+// maxResync bounds how far past a damaged block header the walk looks for
+// the next block.
+const maxResync = 1 << 26
+
+// resync returns the offset of the first block at or after from that has a
+// plausible header, lies in the file and decodes, or -1 when none does
+// within maxResync bytes. A block header starts with a non-zero event
+// count, so offsets whose first four bytes are zero are skipped unread.
+func (f *File) resync(from int64) int64 {
+	size := int64(len(f.data))
+	for o := from; o+schema.BlockHeaderSize <= size && o-from < maxResync; o++ {
+		if f.data[o] == 0 && f.data[o+1] == 0 && f.data[o+2] == 0 && f.data[o+3] == 0 {
+			continue
+		}
+		b, why := f.blockHeaderAt(o, 0)
+		if why != "" || empty(&b) {
+			continue
+		}
+		if _, err := f.Verify(&b); err == nil {
+			return o
+		}
+	}
+	return -1
 }
 
 // isChecksumErr reports whether a block failed its checksum (ErrChecksum),
