@@ -59,6 +59,9 @@ func mergeTo(c *config, stdout, stderr io.Writer) error {
 		if errors.As(err, &fe) { // an input shrank: its error names it
 			return err
 		}
+		if errors.Is(err, mmapio.ErrChecksum) { // a damaged input: what to do about it
+			return fmt.Errorf("merge: writing %s: %w (trace_reader recover FILE -o FIXED writes a copy without the damaged blocks, to merge instead)", c.output, pathErr(err))
+		}
 		return fmt.Errorf("merge: writing %s: %w", c.output, pathErr(err))
 	}
 	if err := out.commit(true); err != nil {

@@ -70,6 +70,11 @@ func TestVerify(t *testing.T) {
 	require.Contains(t, lines[1], bad+": block 1 at byte ")
 	require.Contains(t, lines[1], "checksum mismatch")
 	require.Contains(t, errOut, "1 of 2 files have problems")
+	// merge refuses it, and says what to do (new-user review).
+	code, _, errOut = runTool("merge", "-o", filepath.Join(dir, "m.ctrace"), good, bad)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "checksum mismatch")
+	require.Contains(t, errOut, "(trace_reader recover FILE -o FIXED writes a copy without the damaged blocks, to merge instead)")
 
 	code, out, _ = runTool("verify", "--json", good, bad)
 	require.Equal(t, 1, code)
