@@ -33,7 +33,7 @@ func TestRingsGrowWithTheUnitsRate(t *testing.T) {
 	require.Len(t, rb.events, n+1)
 	var sizes []uint32
 	for _, bi := range rb.footer.Blocks {
-		if bi.Units != nil && len(bi.Units) == 1 && bi.Units[0] == busy.ID() || bi.Units == nil {
+		if len(bi.Units) == 1 && bi.Units[0] == busy.ID() || bi.Units == nil {
 			sizes = append(sizes, bi.UncompressedSize)
 		}
 	}

@@ -44,8 +44,8 @@ $PY scripts/gotest_summary.py --verbose=/cgo <"$cgolog" || failed+=(go-test-cgo)
 # bounds, so under -race they check less (or, for allocations, nothing):
 # here they run as users build.
 stage "5/6 memory and allocation bounds, and the tests that run fewer cases under it, without the race detector"
-$GO test -count=1 -timeout 10m -json -run 'TestMergeRewriteAllocations|TestIdleUnitsCostNoRing|TestWindowedDumpPeakRSS|TestMemoryBoundDumpRSS|TestDiffMemoryBoundRSS|TestMatchAsmMatchesGo|TestMergeFailingWriterStopsThePipeline' \
-	./chronon ./mmapio ./rewrite ./cmd/trace_reader ./internal/zrec | $PY scripts/gotest_summary.py || failed+=(memory)
+$GO test -count=1 -timeout 10m -json -run 'TestMergeRewriteAllocations|TestIdleUnitsCostNoRing|TestWindowedDumpPeakRSS|TestMemoryBoundDumpRSS|TestDiffMemoryBoundRSS|TestMatchAsmMatchesGo|TestMergeFailingWriterStopsThePipeline|TestBitFlipCampaign|TestPushdownAnswersAsAFullScan' \
+	./chronon ./mmapio ./rewrite ./cmd/trace_reader ./internal/zrec ./tracesql | $PY scripts/gotest_summary.py || failed+=(memory)
 
 stage "6/6 fuzz targets, ${FUZZTIME:-10s} each"
 FUZZTIME=${FUZZTIME:-10s} scripts/fuzz.sh || failed+=(fuzz)
