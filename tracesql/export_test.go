@@ -21,3 +21,6 @@ func SetSerialSpans(d *DB, on bool) { d.serialSpans = on }
 // SpanTasks returns the tasks of the last spans scan in parallel (0: it
 // read serially).
 func SpanTasks(d *DB) int64 { return d.spanTasks.Load() }
+
+// BudgetPeak returns the most decoded data d's scans held at once.
+func BudgetPeak(d *DB) int64 { return d.budget.peakHeld() }

@@ -257,7 +257,7 @@ func infoOf(b *mmapio.Block, s *selection) blockInfo {
 		bi.unit = int32(b.Units[0])
 	}
 	bi.whole = s.coversCycles(b.MinCycle, b.MaxCycle) && s.coversUnits(b.Units)
-	bi.cost = int64(b.EventCount) * tracefile.RecSize
+	bi.cost = int64(b.EventCount) * (tracefile.RecSize + 4) // its records, and the rows a thread selects (int32 each)
 	if !tracefile.IsRaw(b) {
 		bi.cost += int64(b.UncompressedSize) // decoded into a buffer (a raw block is read in place)
 	}

@@ -104,6 +104,9 @@ func (th *eventThread) fill(out *chunk) error {
 	}
 }
 
+// keepRows is the most rows a thread's row lists keep between blocks.
+const keepRows = 64 << 10
+
 // release gives back the blocks the thread holds and their budget.
 func (th *eventThread) release() {
 	for _, b := range th.blk {
@@ -111,6 +114,18 @@ func (th *eventThread) release() {
 	}
 	th.blk = th.blk[:0]
 	th.idx, th.pos = nil, 0
+	// The rows point into the blocks just released (or a merge's copy):
+	// kept, they would hold a block's memory, outside the budget, while
+	// the thread waits for its next one.
+	th.rows.recs, th.rows.data, th.rows.seqs = nil, nil, th.rows.seqs[:0]
+	// The row lists are sized by the block (the budget counted them with
+	// it): a small one is kept for the next block, a big one let go.
+	if cap(th.sel) > keepRows {
+		th.sel = nil
+	}
+	if cap(th.iota) > keepRows {
+		th.iota = nil
+	}
 	if th.held > 0 {
 		th.d.budget.give(th.held)
 		th.held = 0

@@ -133,6 +133,9 @@ func (st *spanThread) fill(out *chunk) error {
 	for len(st.pend) < vectorSize {
 		if th.pos < len(th.idx) {
 			st.pair()
+			if st.err != nil {
+				return st.err
+			}
 			continue
 		}
 		th.release()
@@ -161,6 +164,7 @@ func (st *spanThread) fill(out *chunk) error {
 			st.task, st.ti = th.task, th.trace
 			st.roles, st.from = st.run.roles[th.trace], st.run.from[th.trace]
 			st.open.reset()
+			st.closed(st.nOpen)
 		}
 	}
 	st.drain(out)

@@ -56,6 +56,8 @@ type spanPairs struct {
 
 	async   map[int64]openSpan // open async spans by node
 	nodeSeq []uint64           // every node's begin's seq (8 bytes a span)
+	nOpen   int64              // spans open here (spanopen.go)
+	err     error              // sticky: too many spans open (spanopen.go)
 }
 
 // spanEvent is what pairing reads of an event.
@@ -282,6 +284,7 @@ func (s *spanScan) fill(out *chunk) error {
 			t := s.d.traces[s.ti]
 			s.roles = spanRoles(t.r)
 			s.open.reset()
+			s.closed(s.nOpen)
 			if len(s.roles) == 0 {
 				s.ti++
 				continue
@@ -300,7 +303,7 @@ func (s *spanScan) fill(out *chunk) error {
 					s.async = map[int64]openSpan{}
 					s.emit = func(_ spantree.Info, e treeEvent, res spantree.Resolved) error {
 						s.event(&spanEvent{e.ev.Cycle, e.ev.FormatID, e.ev.UnitID, e.ev.ArgCount, e.ev.RawArgs()}, e.seq, res)
-						return nil
+						return s.err
 					}
 					break
 				}
@@ -328,6 +331,9 @@ func (s *spanScan) fill(out *chunk) error {
 		seq := uint64(ev.Block)<<32 | uint64(rawread.Index(s.it))
 		if s.order == nil {
 			s.event(&spanEvent{ev.Cycle, ev.FormatID, ev.UnitID, ev.ArgCount, ev.RawArgs()}, seq, noTree)
+			if s.err != nil {
+				return s.err
+			}
 			continue
 		}
 		if int(ev.FormatID) >= len(s.roles) || s.roles[ev.FormatID] == nil {
@@ -382,6 +388,7 @@ func (s *spanPairs) openRows() int {
 			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent})
 	}
 	s.open.reset()
+	s.closed(s.nOpen) // rows now, written as the chunks go
 	clear(s.async)
 	return n
 }
@@ -441,6 +448,9 @@ func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
 			s.nodeSeq = append(s.nodeSeq, 0)
 		}
 		s.nodeSeq[res.Node] = seq
+		if _, ok := s.async[res.Node]; !ok {
+			s.opened(ev.cycle)
+		}
 		s.async[res.Node] = openSpan{start: ev.cycle, flow: flow, has: flow != 0, role: sr, seq: seq, id: v.Uint(sr.id), parent: parent, lane: lk.lane, unit: ev.unit}
 	case schema.KindAsyncEnd:
 		b, ok := s.async[res.Node]
@@ -448,6 +458,7 @@ func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
 			return // its begin lies before the selection
 		}
 		delete(s.async, res.Node)
+		s.closed(1)
 		if ev.cycle < s.from {
 			return // ended before the window
 		}
@@ -464,6 +475,7 @@ func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
 		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.unit, role: sr, lane: lk.lane, start: max(ev.cycle, s.from), end: ev.cycle + dur,
 			flow: flow, hasFlow: flow != 0, seq: seq, parent: parent})
 	case schema.KindSpanBegin:
+		s.opened(ev.cycle)
 		st := s.open.stack(lk, true)
 		*st = append(*st, openSpan{start: ev.cycle, flow: flow, has: flow != 0, role: sr, seq: seq, parent: parent})
 	case schema.KindSpanEnd:
@@ -473,6 +485,7 @@ func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
 		}
 		b := (*st)[len(*st)-1]
 		*st = (*st)[:len(*st)-1]
+		s.closed(1)
 		if ev.cycle < s.from {
 			return // ended before the window
 		}

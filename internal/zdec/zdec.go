@@ -28,6 +28,7 @@ var (
 	once      sync.Once
 	shared    *zstd.Decoder
 	sharedErr error
+	states    int // the decoder's states (WithDecoderConcurrency)
 )
 
 // Decoder returns the process's one long-lived zstd decoder. DecodeAll is
@@ -37,8 +38,9 @@ var (
 // into.
 func Decoder() (*zstd.Decoder, error) {
 	once.Do(func() {
+		states = max(runtime.GOMAXPROCS(0), 4)
 		shared, sharedErr = zstd.NewReader(nil,
-			zstd.WithDecoderConcurrency(max(runtime.GOMAXPROCS(0), 4)),
+			zstd.WithDecoderConcurrency(states),
 			zstd.WithDecoderMaxMemory(maxDecoded),
 			zstd.WithDecoderMaxWindow(maxDecoded), // no block needs a longer history
 			zstd.WithDecodeAllCapLimit(true),
@@ -129,6 +131,7 @@ func Decode(src []byte, usize int, own *Own) (data []byte, buf *[]byte, err erro
 		own.putUnlessOwn(buf)
 		return nil, nil, decodeErr(err, usize)
 	}
+	unpin(dec, usize)
 	if len(out) != usize {
 		own.putUnlessOwn(buf)
 		return nil, nil, fmt.Errorf("zstd frame decodes to %d bytes, the block header declares %d", len(out), usize)
