@@ -22,13 +22,14 @@ for b in tracegen pipesim trace_reader; do
 done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-run() { # log, command...
+run() { # log, command...: its standard output in the log (export lists its files there); what it says on stderr (warnings) is shown
 	local log=$1; shift
-	if ! "$@" >"$out/$log" 2>&1; then
+	if ! "$@" >"$out/$log" 2>"$out/$log.err"; then
 		echo "perfetto_check.sh: $* failed:" >&2
-		cat "$out/$log" >&2
+		cat "$out/$log" "$out/$log.err" >&2
 		exit 1
 	fi
+	sed 's/^/    /' "$out/$log.err"
 }
 run gen.log bin/tracegen --workload w1 --events 200000 --units 16 -o "$out/w1.ctrace"
 run gen.log bin/tracegen --workload mixed --events 20000 --units 16 -o "$out/mixed.ctrace"
