@@ -58,17 +58,37 @@ type rowSet struct {
 	seqs  []int64
 }
 
-func (th *eventThread) fill(out *chunk) error {
+// resume takes the thread's place in the budget back at the start of a
+// fill; pause, deferred, gives it up while DuckDB holds the rows (a thread
+// that holds decoded data waits parked, not counted as running).
+func (th *eventThread) resume() {
 	if th.park {
 		th.d.budget.unpark()
 		th.park = false
 	}
-	defer func() {
-		if th.held+th.itHeld > 0 {
-			th.d.budget.park()
-			th.park = true
-		}
-	}()
+}
+
+func (th *eventThread) pause() {
+	if th.held+th.itHeld > 0 {
+		th.d.budget.park()
+		th.park = true
+	}
+}
+
+// nextRows releases the rows written and reads the next ones: the next
+// window of an iteration, or the next block or task; false when no task is
+// left.
+func (th *eventThread) nextRows() (bool, error) {
+	th.release()
+	if th.it != nil {
+		return true, th.iterate()
+	}
+	return th.advance()
+}
+
+func (th *eventThread) fill(out *chunk) error {
+	th.resume()
+	defer th.pause()
 	for {
 		if th.footer > 0 {
 			n := min(th.footer, vectorSize)
@@ -86,14 +106,7 @@ func (th *eventThread) fill(out *chunk) error {
 			out.setSize(n)
 			return nil
 		}
-		th.release()
-		if th.it != nil {
-			if err := th.iterate(); err != nil {
-				return err
-			}
-			continue
-		}
-		ok, err := th.advance()
+		ok, err := th.nextRows()
 		if err != nil {
 			return err
 		}

@@ -120,16 +120,8 @@ type spanThread struct {
 
 func (st *spanThread) fill(out *chunk) error {
 	th := st.th
-	if th.park {
-		th.d.budget.unpark()
-		th.park = false
-	}
-	defer func() {
-		if th.held+th.itHeld > 0 {
-			th.d.budget.park()
-			th.park = true
-		}
-	}()
+	th.resume()
+	defer th.pause()
 	for len(st.pend) < vectorSize {
 		if th.pos < len(th.idx) {
 			st.pair()
@@ -138,14 +130,7 @@ func (st *spanThread) fill(out *chunk) error {
 			}
 			continue
 		}
-		th.release()
-		if th.it != nil {
-			if err := th.iterate(); err != nil {
-				return err
-			}
-			continue
-		}
-		ok, err := th.advance()
+		ok, err := th.nextRows()
 		if err != nil {
 			return err
 		}
