@@ -9,6 +9,13 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 PY=${PY:-/usr/bin/python3}
 STATICCHECK=${STATICCHECK:-bin/tools/staticcheck-v0.8.2/staticcheck}  # make test passes the pinned one
+# -trimpath: without it the build cache keys every package by the directory
+# it sits in, so a fresh clone (as CI makes for each run) recompiled every
+# package of the project and of the module cache, plain, with -race and for
+# fuzzing, whatever the cache held. With it a package compiled once is found
+# again from any clone; only packages whose cgo flags name their own
+# directory (${SRCDIR}) are rebuilt.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
 failed=()
 start=$SECONDS
 stage() { echo; echo "==> $* [$((SECONDS - start))s]"; }
