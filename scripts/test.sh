@@ -30,7 +30,10 @@ else
 	echo "  STATICCHECK MISSING ($STATICCHECK): run make deps"; failed+=(staticcheck)
 fi
 
-stage "3/6 cross builds: every command builds and every package vets for macOS and Windows (no cgo)"
+stage "3/6 builds: every command for this machine (the tests below run these), and for macOS and Windows (no cgo) with every package vetted there"
+testbin=$(mktemp -d) cgolog=$(mktemp)
+trap 'rm -rf "$cgolog" "$testbin"' EXIT
+$GO build -o "$testbin/" ./cmd/... && export CHRONON_TEST_BIN=$testbin || failed+=(build)
 make -s cross GO="$GO" || failed+=(cross)
 
 stage "4/6 go test -race ./... (per package as it finishes; the C API's tests alongside, one by one)"
@@ -38,8 +41,6 @@ stage "4/6 go test -race ./... (per package as it finishes; the C API's tests al
 # the race detector would instrument only the harness that reads their
 # files (the library is built without it), so they run without -race,
 # beside the race run; ThreadSanitizer watches the C side (TestThreadsTSan).
-cgolog=$(mktemp)
-trap 'rm -f "$cgolog"' EXIT
 $GO test -count=1 -timeout 15m -json ./cgo >"$cgolog" 2>&1 &
 cgopid=$!
 $GO test -race -count=1 -timeout 15m -json $($GO list ./... | grep -v '/cgo$') | $PY scripts/gotest_summary.py || failed+=(go-test)
