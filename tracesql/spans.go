@@ -541,6 +541,15 @@ func (s *spanPairs) write(out *chunk, row int, r *spanRow) {
 			} else {
 				out.setNull(oc, row)
 			}
+		case 10, 11: // time, end_time: there when a trace has a time base
+			tb := t.timeBase(r.unit)
+			if tb.IsZero() {
+				out.setNull(oc, row)
+			} else if c-off == 10 {
+				column[float64](out, oc)[row] = tb.Seconds(r.start)
+			} else {
+				column[float64](out, oc)[row] = tb.Seconds(r.end)
+			}
 		}
 	}
 }
