@@ -63,6 +63,7 @@ var (
 		{"span", "UBIGINT", "the span's number: its begin's seq (a complete span's own), the same whatever the selection"},
 		{"id", "UBIGINT", "an async span's id (role Id), NULL for the spans of lanes"},
 		{"parent", "UBIGINT", "the span number of its parent (role Parent, resolved as the exporters do), NULL when none or not found"},
+		{"parent_id", "UBIGINT", "the parent id its begin recorded (role Parent), NULL when none (0): with parent NULL, a parent id that named no span"},
 		spanTimeColumn, spanEndTimeColumn,
 	}
 	countersColumns = []Column{

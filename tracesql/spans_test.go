@@ -11,9 +11,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/chronon-sim/chronon-go/analysis"
 	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/internal/pipesim"
 	"github.com/chronon-sim/chronon-go/internal/workload"
+	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/tracesql"
 )
 
@@ -107,6 +109,10 @@ func childTrace(w, path string) error {
 func TestFreshTraceChild(t *testing.T) {
 	w := os.Getenv("TRACESQL_FRESH_WORKLOAD")
 	if w == "" {
+		return
+	}
+	if w == "orphans" {
+		require.NoError(t, orphansTrace(os.Getenv("TRACESQL_FRESH_PATH")))
 		return
 	}
 	if w == "clocks" {
@@ -230,4 +236,69 @@ func TestSpansTime(t *testing.T) {
 		_, err := pipe.Query("SELECT " + c + " FROM spans")
 		require.Error(t, err, "no time base, no %s column", c)
 	}
+}
+
+// TestSpansParentID: parent_id is the parent id a span's begin recorded
+// (its Parent argument, NULL for 0), so the children whose parent id named
+// no span are those with parent_id and no parent: as many as stats counts
+// in its parents_ notes, and the parent ids stats names are theirs.
+func TestSpansParentID(t *testing.T) {
+	path := tasksTrace(t, "tasks")
+	db := open(t, []string{path})
+	var with, differ int
+	fmt.Sscanf(one(t, db, `SELECT count(*), count(*) FILTER (WHERE s.parent_id IS DISTINCT FROM nullif(b.parent, 0)) FROM spans s JOIN req_in_begin b ON b.seq = s.span`), "%d|%d", &with, &differ)
+	require.Positive(t, with)
+	require.Zero(t, differ, "parent_id is the begin's Parent argument")
+	require.Equal(t, "0", one(t, db, "SELECT count(*) FROM spans WHERE parent IS NOT NULL AND parent_id IS NULL"), "a parent comes from a parent id")
+
+	db = open(t, []string{freshTrace(t, "orphans")})
+	rep, err := analysis.Stats(db.Readers()[0], mmapio.Query{})
+	require.NoError(t, err)
+	missing := rep.Notes["parents_not_found"] + rep.Notes["parents_begun_after_child"] + rep.Notes["parents_in_a_cycle_of_ids"]
+	require.Equal(t, uint64(5), missing, "%v", rep.Notes)
+	require.Equal(t, fmt.Sprint(missing), one(t, db, "SELECT count(*) FROM spans WHERE parent IS NULL AND parent_id IS NOT NULL"))
+	orphans := map[string]bool{}
+	for _, r := range rows(t, db, "SELECT DISTINCT unit || ' ' || start || ' ' || parent_id FROM spans WHERE parent IS NULL AND parent_id IS NOT NULL") {
+		orphans[r] = true
+	}
+	for reason, mps := range rep.MissingParents {
+		for _, mp := range mps {
+			require.True(t, orphans[fmt.Sprintf("%s %d %d", mp.Unit, mp.Cycle, mp.ParentID)], "%s: %+v", reason, mp)
+		}
+	}
+}
+
+// orphansTrace writes async spans whose parent ids name no span when
+// their children begin: a parent begun later, two spans naming each
+// other, parents that never begin.
+func orphansTrace(path string) error {
+	tr, err := chronon.Create(path, chronon.WithAutoMetadata(false), chronon.WithFlushInterval(0))
+	if err != nil {
+		return err
+	}
+	req, sub := chronon.MustAsyncSpan("req"), chronon.MustAsyncSpan("sub")
+	u, err := tr.NewUnit("u")
+	if err != nil {
+		return err
+	}
+	v, err := tr.NewUnit("v")
+	if err != nil {
+		return err
+	}
+	sub.Begin(u, 10, 2, 5) // its parent begins at cycle 20
+	sub.Begin(v, 12, 3, 5)
+	req.Begin(u, 20, 5, 0)
+	sub.Begin(u, 21, 4, 5) // found
+	sub.Begin(u, 30, 6, 7) // 6 and 7 name each other
+	sub.Begin(u, 30, 7, 6)
+	sub.Begin(v, 40, 10, 100) // 100 and 101 never begin
+	sub.Begin(v, 41, 11, 101)
+	sub.End(v, 60, 3)
+	sub.End(v, 60, 10)
+	sub.End(v, 60, 11)
+	req.End(u, 60, 5)
+	for _, id := range []uint64{2, 4, 6, 7} {
+		sub.End(u, 60, id)
+	}
+	return tr.Close()
 }
