@@ -69,7 +69,8 @@ func init() {
 			"OUT's name with .part2, .part3 ... before its extension. kanata: Konata's\n" +
 			"pipeline log, one row per flow (instruction), its spans the stages.\n" +
 			"parquet: the tables of sql as Parquet files, OUT/<table>/part-*.parquet\n" +
-			"(events without message, every per-format table, spans, counters, flows;\n" +
+			"(events without message, every per-format table, spans, counters, flows,\n" +
+			"units, formats, categories, metadata, blocks;\n" +
 			"zstd, rows in unit, cycle order) for Spark, Trino, DuckDB, pandas, polars;\n" +
 			"several files: a trace column; one --unit; --ns-per-cycle and\n" +
 			"--max-file-size do not apply. --dataset DIR instead of -o: each file's rows\n" +
