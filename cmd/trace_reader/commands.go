@@ -43,7 +43,7 @@ func init() {
 	// Set here, not in the declaration: help's operands are the table's
 	// own names.
 	commandTable = []*command{
-		{name: "info", synopsis: "[options] <file.ctrace>...", summary: "Show trace file information: blocks, time base, interned strings (with -v: formats, units and their clocks, per-unit counts).",
+		{name: "info", synopsis: "[options] <file.ctrace>...", summary: "Show trace file information: blocks, time base, interned strings (with -v: formats, units and their clocks, the first 20 interned strings, per-unit counts).",
 			options: append(originalOptions[:len(originalOptions):len(originalOptions)], optJSON), operands: traces},
 		{name: "dump", synopsis: "[options] <file.ctrace>...", summary: "Dump events as text, in cycle order (with -v: the event count on stderr).",
 			options: originalOptions, operands: traces},
