@@ -36,6 +36,10 @@ type Report struct {
 	// events_dropped_by_the_writer_in_the_file (the writer's unit stats:
 	// the rates count only what the file holds).
 	Notes map[string]uint64 `json:"notes,omitempty"`
+	// MissingParents names the parent ids the parents_ notes count, keyed
+	// as they are: the first MaxMissingParents of each reason, each with the
+	// first child that named it.
+	MissingParents map[string][]MissingParent `json:"missing_parents,omitempty"`
 }
 
 // Window is the cycle range the rates and occupancies are relative to: the
@@ -531,6 +535,7 @@ func (h *endHeap) Pop() any {
 func (s *stater) report(q mmapio.Query) *Report {
 	rep := &Report{Events: s.events, Notes: s.notes}
 	s.parents.note(s.notes)
+	rep.MissingParents = s.parents.named(s.r.UnitName)
 	if start, end, ok := q.Cycles(); ok && end != math.MaxUint64 {
 		rep.Window = Window{Start: start, End: end}
 	} else if s.events > 0 {
