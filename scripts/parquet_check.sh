@@ -109,6 +109,14 @@ SELECT trace, count(*) AS n, sum(pc % 1000) AS pcs FROM fetch_ WHERE taken GROUP
 SELECT trace, unit, count(*) AS n, sum(dst) AS d FROM decode WHERE cycle BETWEEN 5000 AND 9000 GROUP BY trace, unit ORDER BY trace, unit
 --
 SELECT count(*) AS n, sum(cycle) AS s FROM events WHERE trace = 'rank3'
+--
+SELECT trace, unit_id, unit, type, events FROM units ORDER BY trace, unit_id
+--
+SELECT trace, count(*) AS n, sum(events) AS e, min(min_cycle) AS lo, max(max_cycle) AS hi, sum(compressed_size) AS bytes FROM blocks GROUP BY trace ORDER BY trace
+--
+SELECT trace, count(*) AS n FROM formats GROUP BY trace ORDER BY trace
+--
+SELECT trace, key, value FROM metadata ORDER BY trace, key
 SQL
 awk -v RS='\n--\n' -v dir="$out" '{ f = dir "/ds.q" NR; printf "%s", $0 > f; close(f) } END { print NR > (dir "/ds.count") }' "$out/ds.sql"
 : >"$out/ds.ours"
