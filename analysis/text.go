@@ -132,6 +132,9 @@ func WriteText(w io.Writer, rep *Report) error {
 		slices.Sort(keys) // a map's order would change from run to run
 		for _, k := range keys {
 			fmt.Fprintf(bw, "  %s: %d\n", strings.ReplaceAll(k, "_", " "), rep.Notes[k])
+			if k == "complete_spans_ending_before_they_begin" {
+				writeImpossible(bw, rep)
+			}
 		}
 	}
 	return bw.Flush()
