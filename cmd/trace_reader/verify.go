@@ -63,7 +63,7 @@ type verifyFileReport struct {
 	File       string   `json:"file" doc:"The file"`
 	OK         bool     `json:"ok" doc:"Nothing verify checked has a problem"`
 	Problems   []string `json:"problems" doc:"One message per problem: the file, the section, the byte offset and what is wrong"`
-	NotChecked []string `json:"not_checked" doc:"What the file gives nothing to check against (no CRC32C in a file of the original writer, no footer)"`
+	NotChecked []string `json:"not_checked" doc:"What the file gives nothing to check against (no CRC32C flagged in its header, as in the original writer's files; no footer)"`
 	Blocks     int      `json:"blocks" doc:"Blocks read"`
 	Events     uint64   `json:"events" doc:"Events in the blocks that decoded"`
 }
@@ -82,6 +82,7 @@ func verifyFile(c *config, path string) verifyFileReport {
 	v.formats = map[uint32]bool{}
 	v.units = map[uint16]bool{}
 	v.ours = f.Header().HasChecksums()
+	v.ours = v.ours || v.footerCRC() // a header stripped of its flag: checksumFlag says so
 	// The schema of a file whose writer was killed is found after the
 	// header though the header's size for it is 0 (the original writer
 	// writes it at close): it is checked against all the same.
@@ -109,6 +110,7 @@ func verifyFile(c *config, path string) verifyFileReport {
 		v.problem("%s", oneLine(err.Error()))
 	}
 	v.totals()
+	v.checksumFlag()
 	fr.Problems = append(fr.Problems, v.problems...)
 	fr.NotChecked = append(fr.NotChecked, v.cannot()...)
 	fr.OK = len(fr.Problems) == 0
@@ -259,11 +261,36 @@ func (v *verifier) totals() {
 	}
 }
 
-// cannot says what the file gives nothing to check against.
+// footerCRC reports whether the file's footer carries its CRC32C field.
+func (v *verifier) footerCRC() bool {
+	ft := v.f.Footer()
+	return ft != nil && !v.f.Status().Recovered && ft.HasCRC
+}
+
+// checksumFlag: a header that flags no checksums over a footer that
+// carries them is a header that disagrees with its file (whose writer set
+// the flag with the footer's checksums): the readers take the footer's
+// word for the footer and the blocks, and nothing checks the header and
+// schema.
+func (v *verifier) checksumFlag() {
+	h := v.f.Header()
+	if !h.HasChecksums() && v.footerCRC() {
+		v.problem("%s: header at byte 48: no checksums flagged (FLAG_CHECKSUMS clear, header_crc32c and schema_crc32c zero), but the footer at byte %d carries CRC32C fields: the header and the footer disagree",
+			v.path, h.FooterOffset)
+	}
+}
+
+// cannot says what the file gives nothing to check against: what it holds,
+// not a guess at who wrote it (a header stripped of its flag reads like
+// the original writer's).
 func (v *verifier) cannot() []string {
 	var out []string
-	if !v.f.Header().HasChecksums() {
-		out = append(out, "no CRC32C checksums (a file of the original writer or an older chronon-go): the header, schema, footer and raw blocks are checked for structure only")
+	switch {
+	case v.f.Header().HasChecksums():
+	case v.footerCRC():
+		out = append(out, "no CRC32C checksums flagged in the header: the header and schema are checked for structure only")
+	default:
+		out = append(out, "no CRC32C checksums flagged in the header nor carried by the footer: the header, schema, footer and raw blocks are checked for structure only")
 	}
 	if n := v.zstdBlocks - v.framesWithSum; n > 0 && !v.f.Header().HasChecksums() {
 		out = append(out, fmt.Sprintf("%d of %d zstd blocks have no content checksum: their data is checked only by decoding it", n, v.zstdBlocks))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	flatbuffers "github.com/google/flatbuffers/go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/chronon"
@@ -162,4 +163,49 @@ func TestVerifyUsesTheSchemaOfAKilledFile(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.NotContains(t, out, "no schema")
 	require.Contains(t, out, "95 events have format ids the schema does not register (the first: 4000)")
+}
+
+// Hostile-review finding: a file we wrote whose header was stripped of its
+// checksums (FLAG_CHECKSUMS cleared, header_crc32c and schema_crc32c
+// zeroed) verified ok, "a file of the original writer". verify says what
+// it sees: no checksums in the header, and, while the footer still carries
+// its CRC32C fields, that the header and the footer disagree (a problem).
+// With the footer's stripped too it names what it found, not a writer.
+func TestVerifyOfAFileStrippedOfItsChecksumFlag(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "w1.ctrace")
+	_, err := workload.Run("w1", good, 4000, 4, 1, chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	b, err := os.ReadFile(good)
+	require.NoError(t, err)
+	h, err := schema.ParseHeader(b, int64(len(b)))
+	require.NoError(t, err)
+	stripped := append([]byte(nil), b...)
+	stripped[48] &^= byte(schema.FlagChecksums)
+	clear(stripped[56:64])
+	bad := filepath.Join(dir, "stripped.ctrace")
+	require.NoError(t, os.WriteFile(bad, stripped, 0o644))
+	code, out, _ := runTool("verify", bad)
+	require.Equal(t, 1, code, out)
+	require.NotContains(t, out, "original writer")
+	require.Contains(t, out, bad+": header at byte 48: no checksums flagged (FLAG_CHECKSUMS clear, header_crc32c and schema_crc32c zero), but the footer at byte "+
+		strconv.FormatUint(h.FooterOffset, 10)+" carries CRC32C fields: the header and the footer disagree")
+	require.Contains(t, out, bad+": not checked: no CRC32C checksums flagged in the header: the header and schema are checked for structure only\n")
+
+	// The footer rebuilt without its checksums as well.
+	foot, err := schema.DecodeFooter(b[h.FooterOffset:h.FooterOffset+h.FooterSize], int64(h.FooterOffset))
+	require.NoError(t, err)
+	foot.HasCRC = false
+	fb := schema.BuildFooter(flatbuffers.NewBuilder(0), foot)
+	h.FooterSize = uint64(len(fb))
+	h.Flags &^= schema.FlagChecksums
+	h.SchemaCRC, h.HeaderCRC = 0, 0
+	c := schema.AppendHeader(nil, h)
+	c = append(c, b[schema.HeaderSize:h.FooterOffset]...)
+	c = append(c, fb...)
+	require.NoError(t, os.WriteFile(bad, c, 0o644))
+	code, out, _ = runTool("verify", bad)
+	require.Equal(t, 0, code, out)
+	require.NotContains(t, out, "original writer")
+	require.Contains(t, out, bad+": not checked: no CRC32C checksums flagged in the header nor carried by the footer: the header, schema, footer and raw blocks are checked for structure only\n")
 }
