@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/workload"
 	"github.com/chronon-sim/chronon-go/schema"
@@ -208,4 +212,58 @@ func TestVerifyOfAFileStrippedOfItsChecksumFlag(t *testing.T) {
 	require.Equal(t, 0, code, out)
 	require.NotContains(t, out, "original writer")
 	require.Contains(t, out, bad+": not checked: no CRC32C checksums flagged in the header nor carried by the footer: the header, schema, footer and raw blocks are checked for structure only\n")
+}
+
+// Hostile-review finding: in a file without a footer, verify counted the
+// schema frames between blocks (empty blocks holding a zstd skippable
+// frame, where chronon-go appends a schema that outgrew its slots) as
+// blocks: "ok: 14 blocks" for 12. They are not blocks of events; verify
+// counts the blocks the file has, as the footer of a closed file would.
+func TestVerifyDoesNotCountSchemaFramesAsBlocks(t *testing.T) {
+	evs := ctracetest.W1Events(3000, 8, 5)
+	s := ctracetest.W1Schema(8)
+	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true}
+	closed, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "closed.ctrace")
+	require.NoError(t, os.WriteFile(path, closed, 0o644))
+	code, out, errOut := runTool("verify", path)
+	require.Equal(t, 0, code, errOut)
+	var blocks, events int
+	_, err = fmt.Sscanf(out[strings.Index(out, path+": ok: ")+len(path)+6:], "%d blocks, %d events", &blocks, &events)
+	require.NoError(t, err, out)
+	require.Equal(t, len(evs), events)
+
+	opts.NoFooter = true
+	b, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	h, err := schema.ParseHeader(b, int64(len(b)))
+	require.NoError(t, err)
+	first := int64(h.FirstBlockOffset)
+	b = withSchemaFrame(b, int64(len(b)), 100) // after the last block
+	b = withSchemaFrame(b, first, 40)          // before the first
+	path = filepath.Join(dir, "killed.ctrace")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	code, out, errOut = runTool("verify", path)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, fmt.Sprintf("%s: ok: %d blocks, %d events", path, blocks, events))
+	code, out, _ = runTool("verify", "--json", path)
+	require.Equal(t, 0, code)
+	var rep verifyReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Equal(t, blocks, rep.Files[0].Blocks)
+}
+
+// withSchemaFrame returns b with an empty block holding a zstd skippable
+// frame of payload n bytes inserted before the inline header at off, as
+// chronon-go appends a schema that outgrew its slots.
+func withSchemaFrame(b []byte, off int64, n int) []byte {
+	fr := schema.AppendBlockHeader(nil, schema.BlockHeader{CompressedSize: uint32(8 + n)})
+	fr = binary.LittleEndian.AppendUint32(fr, 0x184D2A5C)
+	fr = binary.LittleEndian.AppendUint32(fr, uint32(n))
+	fr = append(fr, bytes.Repeat([]byte{0xA5}, n)...)
+	out := append([]byte(nil), b[:off]...)
+	out = append(out, fr...)
+	return append(out, b[off:]...)
 }
