@@ -38,6 +38,10 @@ type Report struct {
 	// complete_spans_ending_before_they_begin (left out of the spans and
 	// the occupancy; ImpossibleSpans names the first few).
 	Notes map[string]uint64 `json:"notes,omitempty"`
+	// MissingParents names the parent ids the parents_ notes count, keyed
+	// as they are: the first MaxMissingParents of each reason, each with the
+	// first child that named it.
+	MissingParents map[string][]MissingParent `json:"missing_parents,omitempty"`
 	// ImpossibleSpans names the first complete spans whose end is before
 	// their begin, in the order read.
 	ImpossibleSpans []ImpossibleSpan `json:"impossible_spans,omitempty"`
@@ -544,6 +548,7 @@ func (h *endHeap) Pop() any {
 func (s *stater) report(q mmapio.Query) *Report {
 	rep := &Report{Events: s.events, Notes: s.notes, ImpossibleSpans: s.impossible}
 	s.parents.note(s.notes)
+	rep.MissingParents = s.parents.named(s.r.UnitName)
 	if start, end, ok := q.Cycles(); ok && end != math.MaxUint64 {
 		rep.Window = Window{Start: start, End: end}
 	} else if s.events > 0 {

@@ -132,6 +132,7 @@ func WriteText(w io.Writer, rep *Report) error {
 		slices.Sort(keys) // a map's order would change from run to run
 		for _, k := range keys {
 			fmt.Fprintf(bw, "  %s: %d\n", strings.ReplaceAll(k, "_", " "), rep.Notes[k])
+			writeMissingParents(bw, rep.MissingParents[k], rep.Notes[k])
 			if k == "complete_spans_ending_before_they_begin" {
 				writeImpossible(bw, rep)
 			}
@@ -247,5 +248,27 @@ func (t *table) writeRows(w *bufio.Writer) {
 			w.WriteString(l)
 			w.WriteByte('\n')
 		}
+	}
+}
+
+// writeMissingParents lists the parent ids a note counts, under it: each
+// with its first child, then how many children the list leaves out.
+func writeMissingParents(bw *bufio.Writer, mps []MissingParent, children uint64) {
+	listed := uint64(0)
+	for _, mp := range mps {
+		child := "child"
+		if mp.ID != nil {
+			child += " id " + u64(*mp.ID)
+		}
+		child += " on " + esc(mp.Unit) + " at cycle " + u64(mp.Cycle)
+		if mp.Children > 1 {
+			fmt.Fprintf(bw, "    parent id %d: %d children, the first %s\n", mp.ParentID, mp.Children, child)
+		} else {
+			fmt.Fprintf(bw, "    parent id %d: %s\n", mp.ParentID, child)
+		}
+		listed += mp.Children
+	}
+	if len(mps) > 0 && children > listed {
+		fmt.Fprintf(bw, "    ... and %d more children\n", children-listed)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -101,21 +102,52 @@ func build() (*toolchain, error) {
 	if _, err := os.Stat(gocmd); err != nil {
 		gocmd = "go"
 	}
-	steps := [][]string{
+	// timed runs a build step and notes how long it took (the log says
+	// where the package's setup time goes).
+	var steps []string
+	timed := func(argv ...string) ([]byte, error) {
+		t0 := time.Now()
+		out, err := command(root, nil, argv...)
+		what := argv[len(argv)-1]
+		if i := slices.Index(argv, "-o"); i >= 0 && i+1 < len(argv) {
+			what = argv[i+1]
+		}
+		steps = append(steps, fmt.Sprintf("%s %.1fs", filepath.Base(what), time.Since(t0).Seconds()))
+		return out, err
+	}
+	for _, s := range [][]string{
 		{gocmd, "build", "-buildmode=c-shared", "-o", filepath.Join(tc.lib, "libchronon.so"), "./cgo/lib"},
 		{gocmd, "build", "-buildmode=c-archive", "-o", tc.archive, "./cgo/lib"},
-		{gocmd, "build", "-o", filepath.Join(bin, "tracegen"), "./cmd/tracegen"},
-	}
-	for _, s := range steps {
-		if out, err := command(root, nil, s...); err != nil {
+	} {
+		if out, err := timed(s...); err != nil {
 			return nil, fmt.Errorf("%s: %v\n%s", strings.Join(s, " "), err, out)
 		}
 	}
-	tc.tracegen = filepath.Join(bin, "tracegen")
-	if out, err := command(root, nil, gocmd, "build", "-o", filepath.Join(bin, "trace_reader"), "./cmd/trace_reader"); err != nil {
-		tc.why = append(tc.why, "##### cmd/trace_reader does not build (work in progress?): dumps are checked with the oracle only: "+firstLine(out))
-	} else {
-		tc.reader = filepath.Join(bin, "trace_reader")
+	// The commands: make test builds them before its test stages
+	// (CHRONON_TEST_BIN names that directory), so the tests need not link
+	// trace_reader, DuckDB and all, a second time; run alone, they build
+	// their own.
+	prebuilt := os.Getenv("CHRONON_TEST_BIN")
+	tool := func(name string) (string, error) {
+		if prebuilt != "" {
+			p := filepath.Join(prebuilt, name)
+			if _, err := os.Stat(p); err != nil {
+				return "", fmt.Errorf("CHRONON_TEST_BIN=%s: %w", prebuilt, err)
+			}
+			return p, nil
+		}
+		p := filepath.Join(bin, name)
+		if out, err := timed(gocmd, "build", "-o", p, "./cmd/"+name); err != nil {
+			return "", fmt.Errorf("go build ./cmd/%s: %v: %s", name, err, firstLine(out))
+		}
+		return p, nil
+	}
+	if tc.tracegen, err = tool("tracegen"); err != nil {
+		return nil, err
+	}
+	if tc.reader, err = tool("trace_reader"); err != nil {
+		tc.reader = ""
+		tc.why = append(tc.why, "##### cmd/trace_reader does not build (work in progress?): dumps are checked with the oracle only: "+err.Error())
 	}
 	oracle := filepath.Join(root, "..", "shared", "conformance", "ctrace_oracle.py")
 	if s := os.Getenv("SHARED"); s != "" {
@@ -152,18 +184,25 @@ func build() (*toolchain, error) {
 		tc.why = append(tc.why, "##### g++ is not installed: THE C++ TESTS ARE SKIPPED #####")
 	} else {
 		tc.cxx = true
+		// Compiled once, linked twice (against the shared library and the
+		// archive): the compile is most of the cost.
+		obj := filepath.Join(bin, "example_sim_cpp.o")
+		args := append(append([]string{"g++"}, cxxflags...), "-I"+tc.include, "-c", "-o", obj, filepath.Join(ex, "example_sim.cpp"))
+		if out, err := timed(args...); err != nil {
+			return nil, fmt.Errorf("compiling example_sim.cpp: %v\n%s", err, out)
+		}
 		for name, link := range map[string][]string{
-			"example_sim_cpp":        append(shared, "-lchronon"),
-			"example_sim_cpp_static": {"-I" + tc.include, tc.archive, "-lpthread"},
+			"example_sim_cpp":        {"-L" + tc.lib, "-Wl,-rpath," + tc.lib, "-lchronon"},
+			"example_sim_cpp_static": {tc.archive, "-lpthread"},
 		} {
-			args := append(append(append([]string{"g++"}, cxxflags...), "-o", filepath.Join(bin, name), filepath.Join(ex, "example_sim.cpp")), link...)
+			args := append([]string{"g++", "-o", filepath.Join(bin, name), obj}, link...)
 			if out, err := command(root, nil, args...); err != nil {
-				return nil, fmt.Errorf("compiling example_sim.cpp (%s): %v\n%s", name, err, out)
+				return nil, fmt.Errorf("linking example_sim.cpp (%s): %v\n%s", name, err, out)
 			}
 			tc.bin[name] = filepath.Join(bin, name)
 		}
 	}
-	tc.why = append(tc.why, fmt.Sprintf("built libchronon and the C/C++ programs in %.1fs", time.Since(start).Seconds()))
+	tc.why = append(tc.why, fmt.Sprintf("built libchronon and the C/C++ programs in %.1fs (%s)", time.Since(start).Seconds(), strings.Join(steps, ", ")))
 	return tc, nil
 }
 

@@ -351,9 +351,11 @@ func TestModelParity(t *testing.T) {
 	if out, _ := run(t, nil, tc.compileCxx(t, "model", modelCpp), cxxPath); strings.Contains(out, "FAIL") {
 		t.Fatalf("C++: %s", out)
 	}
-	// The same program builds as C++20 and without exceptions.
+	// The same program compiles as C++20 and without exceptions (its
+	// behaviour was checked above; these compile it, templates and all,
+	// without generating code).
 	for _, mode := range [][]string{{"-std=c++20"}, {"-fno-exceptions"}} {
-		tc.compileCxx(t, "model", modelCpp, mode...)
+		tc.syntaxCxx(t, "model", modelCpp, mode...)
 	}
 	g := tc.modelView(t, goPath)
 	// Sanity of the Go side, which the others are compared with.

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"sort"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
 
+	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -127,13 +126,9 @@ func oracleCheck(t testing.TB, path string) {
 }
 
 func oraclePath(t testing.TB) string {
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "shared", "conformance", "ctrace_oracle.py")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("SKIPPED LOUDLY: conformance oracle not found at %s (the repository's ../shared is missing)", p)
-	}
-	if err := exec.Command("/usr/bin/python3", "-c", "import zstandard").Run(); err != nil {
-		t.Skip("SKIPPED LOUDLY: /usr/bin/python3 with the zstandard module is missing (apt-get install python3-zstandard); the oracle cannot run")
+	p, err := ctracetest.Oracle()
+	if err != nil {
+		t.Skipf("SKIPPED LOUDLY: the conformance oracle cannot run (the repository's ../shared/conformance and /usr/bin/python3 with python3-zstandard): %v", err)
 	}
 	return p
 }

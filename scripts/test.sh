@@ -9,6 +9,13 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 PY=${PY:-/usr/bin/python3}
 STATICCHECK=${STATICCHECK:-bin/tools/staticcheck-v0.8.2/staticcheck}  # make test passes the pinned one
+# -trimpath: without it the build cache keys every package by the directory
+# it sits in, so a fresh clone (as CI makes for each run) recompiled every
+# package of the project and of the module cache, plain, with -race and for
+# fuzzing, whatever the cache held. With it a package compiled once is found
+# again from any clone; only packages whose cgo flags name their own
+# directory (${SRCDIR}) are rebuilt.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
 failed=()
 start=$SECONDS
 stage() { echo; echo "==> $* [$((SECONDS - start))s]"; }
@@ -23,7 +30,10 @@ else
 	echo "  STATICCHECK MISSING ($STATICCHECK): run make deps"; failed+=(staticcheck)
 fi
 
-stage "3/6 cross builds: every command builds and every package vets for macOS and Windows (no cgo)"
+stage "3/6 builds: every command for this machine (the tests below run these), and for macOS and Windows (no cgo) with every package vetted there"
+testbin=$(mktemp -d) cgolog=$(mktemp)
+trap 'rm -rf "$cgolog" "$testbin"' EXIT
+$GO build -o "$testbin/" ./cmd/... && export CHRONON_TEST_BIN=$testbin || failed+=(build)
 make -s cross GO="$GO" || failed+=(cross)
 
 stage "4/6 go test -race ./... (per package as it finishes; the C API's tests alongside, one by one)"
@@ -31,8 +41,6 @@ stage "4/6 go test -race ./... (per package as it finishes; the C API's tests al
 # the race detector would instrument only the harness that reads their
 # files (the library is built without it), so they run without -race,
 # beside the race run; ThreadSanitizer watches the C side (TestThreadsTSan).
-cgolog=$(mktemp)
-trap 'rm -f "$cgolog"' EXIT
 $GO test -count=1 -timeout 15m -json ./cgo >"$cgolog" 2>&1 &
 cgopid=$!
 $GO test -race -count=1 -timeout 15m -json $($GO list ./... | grep -v '/cgo$') | $PY scripts/gotest_summary.py || failed+=(go-test)

@@ -34,7 +34,12 @@ var (
 	cycleColumn = Column{"cycle", "UBIGINT", "the event's cycle"}
 	// timeColumn is there only when a trace has a time base.
 	timeColumn = Column{"time", "DOUBLE", "the cycle's time in seconds, by its unit's time base, else the file's (NULL: none; the column exists when a trace has a time base)"}
-	seqColumn  = Column{"seq", "UBIGINT", "the event's place in its file: block << 32 | position in the block; dump prints events by (cycle, seq)"}
+	// spanTimeColumn and spanEndTimeColumn are a span's start and end in
+	// seconds, there only when a trace has a time base (last, so that the
+	// other columns keep their places).
+	spanTimeColumn    = Column{"time", "DOUBLE", "start's time in seconds, by its unit's time base, else the file's (NULL: none; the column exists when a trace has a time base)"}
+	spanEndTimeColumn = Column{"end_time", "DOUBLE", "end's time in seconds, as time (end_time - time: the duration in seconds)"}
+	seqColumn         = Column{"seq", "UBIGINT", "the event's place in its file: block << 32 | position in the block; dump prints events by (cycle, seq)"}
 
 	eventsColumns = []Column{
 		cycleColumn, timeColumn,
@@ -58,6 +63,8 @@ var (
 		{"span", "UBIGINT", "the span's number: its begin's seq (a complete span's own), the same whatever the selection"},
 		{"id", "UBIGINT", "an async span's id (role Id), NULL for the spans of lanes"},
 		{"parent", "UBIGINT", "the span number of its parent (role Parent, resolved as the exporters do), NULL when none or not found"},
+		{"parent_id", "UBIGINT", "the parent id its begin recorded (role Parent), NULL when none (0): with parent NULL, a parent id that named no span"},
+		spanTimeColumn, spanEndTimeColumn,
 	}
 	countersColumns = []Column{
 		{"unit", "VARCHAR", "unit of the sample"},
@@ -112,6 +119,10 @@ var (
 		{"units", "VARCHAR", "ids of the units it holds, comma-separated (NULL: not recorded)"},
 	}
 )
+
+// isTimeColumn reports whether a fixed table's column is one of the time
+// columns, there only when a trace has a time base.
+func isTimeColumn(name string) bool { return name == "time" || name == "end_time" }
 
 // fixedTables are the tables every database has, by name.
 var fixedTables = []Table{

@@ -386,7 +386,7 @@ func (d *DB) fixedTables() []Table {
 			cols = append(cols, leadColumn("trace"))
 		}
 		for _, c := range t.Columns {
-			if c.Name == "time" && !d.timed {
+			if isTimeColumn(c.Name) && !d.timed {
 				continue
 			}
 			cols = append(cols, c)

@@ -416,8 +416,9 @@ func newFormatTable(name string, f *mmapio.Format, span bool, traces int, lead [
 		if lead[0] == "trace" {
 			t.Columns = append(t.Columns, leadColumn("trace"))
 		}
+		timed := slices.Contains(lead, "time")
 		for _, c := range spansColumns {
-			if c.Name != "name" {
+			if c.Name != "name" && (timed || !isTimeColumn(c.Name)) {
 				t.Columns = append(t.Columns, c)
 			}
 		}

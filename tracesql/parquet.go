@@ -13,11 +13,14 @@ import (
 
 // parquetTables are the tables ExportParquet writes, in order, with the
 // per-format tables in place of "<format>" and the spans' tables (read
-// back from spans' files) in place of "<span>".
-var parquetTables = []string{"events", "<format>", "spans", "<span>", "counters", "flows"}
+// back from spans' files) in place of "<span>": every table of the
+// database, so that a dataset of many runs answers what one file does
+// (which units, formats and metadata each run had, its blocks).
+var parquetTables = []string{"events", "<format>", "spans", "<span>", "counters", "flows", "units", "formats", "categories", "metadata", "blocks"}
 
-// ExportParquet writes the database's event tables (events, every
-// per-format table, spans, every span's table, counters, flows) as Parquet
+// ExportParquet writes the database's tables (events, every per-format
+// table, spans, every span's table, counters, flows, then the schema's and
+// the footer's: units, formats, categories, metadata, blocks) as Parquet
 // under dir, one directory per table: dir/<table>/part-0.parquet, part-1
 // ... with DuckDB's own writer: zstd (level 1: as small as level 3 on
 // traces, at half the CPU), row groups of 1M rows (what scan engines split
@@ -129,6 +132,9 @@ func copyStatement(t Table, out string) string {
 		sel = "* EXCLUDE (message, " + anyColumn + ")"
 	}
 	from := fmt.Sprintf("%s(%s := '%s')", quoteIdent(funcName(t.Name)), modeParam, groupedMode)
+	if !hasSelection(t.Name) { // the schema's and the footer's: a few rows
+		from = quoteIdent(t.Name)
+	}
 	if t.Format != "" {
 		from = fmt.Sprintf("%s(%s, %s := '%s')", formatFunc, quoteString(t.Name), modeParam, groupedMode)
 	}

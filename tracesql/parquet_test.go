@@ -6,15 +6,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/workload"
 	"github.com/chronon-sim/chronon-go/tracesql"
 )
 
-// TestExportParquet: every event table's Parquet files hold the table's
-// rows (events without message), cycle is sorted within each unit, and the
+// TestExportParquet: every table's Parquet files hold the table's rows
+// (events without message; units, formats, categories, metadata and
+// blocks too), cycle is sorted within each unit of an event table, and the
 // files are zstd with unit dictionary-encoded; a --cycles selection reaches
 // the export.
 func TestExportParquet(t *testing.T) {
@@ -26,10 +30,7 @@ func TestExportParquet(t *testing.T) {
 			require.NoError(t, err)
 			n := 0
 			for _, tb := range db.Tables() {
-				if tb.Format == "" && tb.Span == "" && tb.Name != "events" && tb.Name != "spans" && tb.Name != "counters" && tb.Name != "flows" {
-					continue
-				}
-				n++
+				n++ // every table, the schema's and the footer's too
 				pq := fmt.Sprintf("read_parquet('%s')", filepath.Join(dir, tb.Name, "*.parquet"))
 				cols := "*"
 				if tb.Name == "events" {
@@ -43,7 +44,7 @@ func TestExportParquet(t *testing.T) {
 				fmt.Sscanf(got, "%d|%d|%d|%d", &a, &b, &c, &d)
 				require.Equal(t, a, b, "%s: rows", tb.Name)
 				require.Zero(t, c+d, "%s: rows differ", tb.Name)
-				if tb.Name != "spans" && tb.Name != "flows" && tb.Span == "" {
+				if tb.Format != "" || tb.Name == "events" || tb.Name == "counters" {
 					require.Equal(t, "0", one(t, db, fmt.Sprintf(`SELECT count(*) FROM (SELECT cycle < lag(cycle) OVER (PARTITION BY unit ORDER BY file_row_number) AS back FROM read_parquet('%s', file_row_number = true)) WHERE back`,
 						filepath.Join(dir, tb.Name, "*.parquet"))), "%s: cycle sorted within a unit", tb.Name)
 				}
@@ -115,4 +116,47 @@ func TestDatasetLabelsReadBack(t *testing.T) {
 		want = append(want, label+"|"+n)
 	}
 	require.Equal(t, want, rows(t, ds, "SELECT trace, count(*) FROM events GROUP BY trace ORDER BY trace"))
+}
+
+// TestDatasetHasTheSchemaTables: a dataset of two runs has the tables a
+// file has beside its events (units, formats, categories, metadata,
+// blocks), with a trace column: the rows the two files opened together
+// give.
+func TestDatasetHasTheSchemaTables(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for r, w := range []string{"w1", "mixed"} {
+		p := filepath.Join(t.TempDir(), w+".ctrace")
+		_, err := workload.Run(w, p, 5000, 4, uint64(r+1), chronon.WithAutoMetadata(false), chronon.WithMetadata("rank", fmt.Sprint(r)), chronon.WithMetadata("workload", w))
+		require.NoError(t, err)
+		paths = append(paths, p)
+	}
+	for r, p := range paths {
+		db := open(t, []string{p})
+		stage, err := os.MkdirTemp(dir, ".stage-")
+		require.NoError(t, err)
+		_, err = db.ExportParquet(stage)
+		require.NoError(t, err)
+		require.NoError(t, tracesql.PublishPartition(dir, fmt.Sprint("rank", r), stage)) // its label, as sql names it
+	}
+	files := open(t, paths)
+	ds := open(t, []string{dir})
+	for _, table := range []string{"units", "formats", "metadata", "blocks"} {
+		q := "SELECT * FROM " + table + " ORDER BY ALL"
+		want := rows(t, files, q)
+		require.NotEmpty(t, want, table)
+		require.Contains(t, want[0], "|", table)
+		require.True(t, strings.HasPrefix(want[0], "rank0|"), "%s: a trace column first: %s", table, want[0])
+		require.Equal(t, want, rows(t, ds, q), table)
+		require.Equal(t, "2", one(t, ds, "SELECT count(DISTINCT trace) FROM "+table), table)
+	}
+	q := "SELECT * FROM categories ORDER BY ALL"
+	require.Equal(t, rows(t, files, q), rows(t, ds, q), "categories (the traces may have none)")
+	var names []string
+	for _, tb := range ds.Tables() {
+		names = append(names, tb.Name)
+	}
+	for _, table := range []string{"units", "formats", "categories", "metadata", "blocks"} {
+		require.Contains(t, names, table)
+	}
 }

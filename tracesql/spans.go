@@ -171,6 +171,7 @@ type openSpan struct {
 	seq    uint64 // its begin's
 	id     uint64 // async: its id
 	parent int64  // the seq of its parent's begin, -1: none
+	pid    uint64 // the parent id its begin recorded (0: none)
 	lane   uint64
 	unit   uint16 // async: its unit
 }
@@ -194,7 +195,8 @@ type spanRow struct {
 	seq        uint64 // the begin's (the span's number)
 	id         uint64
 	hasID      bool
-	parent     int64 // the parent's seq, -1: none
+	parent     int64  // the parent's seq, -1: none
+	parentID   uint64 // the parent id the begin recorded (0: none)
 }
 
 func (d *DB) newSpanScan(cols []Column, sels []selection) *spanScan {
@@ -379,13 +381,13 @@ func (s *spanPairs) openRows() int {
 		for _, b := range *st {
 			start := max(b.start, s.from)
 			s.pend = append(s.pend, spanRow{ti: s.ti, unit: lk.unit, role: b.role, lane: lk.lane, start: start, end: start,
-				flow: b.flow, hasFlow: b.has, seq: b.seq, parent: b.parent})
+				flow: b.flow, hasFlow: b.has, seq: b.seq, parent: b.parent, parentID: b.pid})
 		}
 	})
 	for _, b := range s.async {
 		start := max(b.start, s.from)
 		s.pend = append(s.pend, spanRow{ti: s.ti, unit: b.unit, role: b.role, lane: b.lane, start: start, end: start,
-			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent})
+			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent, parentID: b.pid})
 	}
 	s.open.reset()
 	s.closed(s.nOpen) // rows now, written as the chunks go
@@ -435,6 +437,10 @@ func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
 	if v.Has(sr.flow) {
 		flow = v.Uint(sr.flow)
 	}
+	var pid uint64
+	if v.Has(sr.parent) {
+		pid = v.Uint(sr.parent)
+	}
 	parent := int64(-1)
 	if res.Parent >= 0 && res.Parent < int64(len(s.nodeSeq)) {
 		parent = int64(s.nodeSeq[res.Parent])
@@ -451,7 +457,7 @@ func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
 		if _, ok := s.async[res.Node]; !ok {
 			s.opened(ev.cycle)
 		}
-		s.async[res.Node] = openSpan{start: ev.cycle, flow: flow, has: flow != 0, role: sr, seq: seq, id: v.Uint(sr.id), parent: parent, lane: lk.lane, unit: ev.unit}
+		s.async[res.Node] = openSpan{start: ev.cycle, flow: flow, has: flow != 0, role: sr, seq: seq, id: v.Uint(sr.id), parent: parent, pid: pid, lane: lk.lane, unit: ev.unit}
 	case schema.KindAsyncEnd:
 		b, ok := s.async[res.Node]
 		if !ok {
@@ -463,7 +469,7 @@ func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
 			return // ended before the window
 		}
 		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.unit, role: b.role, lane: b.lane, start: max(b.start, s.from), end: ev.cycle,
-			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent})
+			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent, parentID: b.pid})
 	case schema.KindSpanComplete:
 		dur, durType := uint64(0), schema.ArgUInt64
 		if v.Has(sr.dur) {
@@ -478,11 +484,11 @@ func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
 			return // ended before the window
 		}
 		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.unit, role: sr, lane: lk.lane, start: max(ev.cycle, s.from), end: end,
-			flow: flow, hasFlow: flow != 0, seq: seq, parent: parent})
+			flow: flow, hasFlow: flow != 0, seq: seq, parent: parent, parentID: pid})
 	case schema.KindSpanBegin:
 		s.opened(ev.cycle)
 		st := s.open.stack(lk, true)
-		*st = append(*st, openSpan{start: ev.cycle, flow: flow, has: flow != 0, role: sr, seq: seq, parent: parent})
+		*st = append(*st, openSpan{start: ev.cycle, flow: flow, has: flow != 0, role: sr, seq: seq, parent: parent, pid: pid})
 	case schema.KindSpanEnd:
 		st := s.open.stack(lk, false)
 		if st == nil || len(*st) == 0 {
@@ -495,7 +501,7 @@ func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
 			return // ended before the window
 		}
 		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.unit, role: b.role, lane: lk.lane, start: max(b.start, s.from), end: ev.cycle,
-			flow: b.flow, hasFlow: b.has, seq: b.seq, parent: b.parent})
+			flow: b.flow, hasFlow: b.has, seq: b.seq, parent: b.parent, parentID: b.pid})
 	}
 }
 
@@ -545,6 +551,21 @@ func (s *spanPairs) write(out *chunk, row int, r *spanRow) {
 				column[uint64](out, oc)[row] = uint64(r.parent)
 			} else {
 				out.setNull(oc, row)
+			}
+		case 10:
+			if r.parentID != 0 {
+				column[uint64](out, oc)[row] = r.parentID
+			} else {
+				out.setNull(oc, row)
+			}
+		case 11, 12: // time, end_time: there when a trace has a time base
+			tb := t.timeBase(r.unit)
+			if tb.IsZero() {
+				out.setNull(oc, row)
+			} else if c-off == 11 {
+				column[float64](out, oc)[row] = tb.Seconds(r.start)
+			} else {
+				column[float64](out, oc)[row] = tb.Seconds(r.end)
 			}
 		}
 	}

@@ -11,9 +11,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/chronon-sim/chronon-go/analysis"
 	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/internal/pipesim"
 	"github.com/chronon-sim/chronon-go/internal/workload"
+	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/tracesql"
 )
 
@@ -109,6 +111,14 @@ func TestFreshTraceChild(t *testing.T) {
 	if w == "" {
 		return
 	}
+	if w == "orphans" {
+		require.NoError(t, orphansTrace(os.Getenv("TRACESQL_FRESH_PATH")))
+		return
+	}
+	if w == "clocks" {
+		require.NoError(t, clocksTrace(os.Getenv("TRACESQL_FRESH_PATH")))
+		return
+	}
 	if w == "pipesim" {
 		tr, err := chronon.Create(os.Getenv("TRACESQL_FRESH_PATH"), chronon.WithSimulationName("pipesim"), chronon.WithAutoMetadata(false))
 		require.NoError(t, err)
@@ -156,4 +166,139 @@ func TestParallelSpansEqualSerial(t *testing.T) {
 	async := open(t, []string{tasksTrace(t, "tasks")})
 	require.NotEqual(t, "0", one(t, async, "SELECT count(*) FROM spans"))
 	require.Zero(t, tracesql.SpanTasks(async), "async spans: serial")
+}
+
+// clocksTrace writes spans (begin/end on lanes, complete) on three units:
+// one on the file's time base (picoseconds) and two clock domains of
+// their own (2 GHz and 1 GHz).
+func clocksTrace(path string) error {
+	tr, err := chronon.Create(path, chronon.WithTimeBase(chronon.Picoseconds), chronon.WithAutoMetadata(false), chronon.WithFlushInterval(0))
+	if err != nil {
+		return err
+	}
+	op, fill := chronon.MustSpan("op"), chronon.MustSpan("fill")
+	var units []*chronon.Unit
+	for i, tb := range []chronon.TimeBase{{}, chronon.Hz(2_000_000_000), chronon.Hz(1_000_000_000)} {
+		u, err := tr.NewUnit(fmt.Sprintf("clk%d", i))
+		if err != nil {
+			return err
+		}
+		if !tb.IsZero() {
+			if err := u.SetTimeBase(tb); err != nil {
+				return err
+			}
+		}
+		units = append(units, u)
+	}
+	for c := uint64(1); c < 20_000; c += 3 {
+		for i, u := range units {
+			lane := uint32(c % 4)
+			op.Begin(u, c, lane, 0)
+			op.End(u, c+uint64(i)+2, lane, 0)
+			fill.Complete(u, c, c%7+1, 4, c)
+		}
+	}
+	return tr.Close()
+}
+
+// TestSpansTime: the spans table has the time of each span's start and
+// end (time, end_time) by its unit's time base, else the file's, as
+// events.time converts a cycle: the same in the parallel scan, the serial
+// one and a span's own table; async spans (read serially) have them too; a
+// trace with no time base has neither column.
+func TestSpansTime(t *testing.T) {
+	db := open(t, []string{freshTrace(t, "clocks")})
+	perTick := `(SELECT * FROM (VALUES ('clk0', 1e-12), ('clk1', 5e-10), ('clk2', 1e-9)) v(unit, s))`
+	bad := `SELECT count(*), count(*) FILTER (WHERE time IS NULL OR end_time IS NULL
+		OR abs(time - start * v.s) > 1e-15 * time OR abs(end_time - "end" * v.s) > 1e-15 * end_time) FROM spans JOIN ` + perTick + ` v USING (unit)`
+	all := `SELECT * FROM spans ORDER BY ALL`
+	tracesql.SetSerialSpans(db, false)
+	par := rows(t, db, all)
+	require.Greater(t, tracesql.SpanTasks(db), int64(1), "read in parallel")
+	require.Equal(t, fmt.Sprintf("%d|0", len(par)), one(t, db, bad), "parallel")
+	tracesql.SetSerialSpans(db, true)
+	require.Equal(t, par, rows(t, db, all), "serial = parallel")
+	require.Zero(t, tracesql.SpanTasks(db))
+	require.Equal(t, fmt.Sprintf("%d|0", len(par)), one(t, db, bad), "serial")
+	require.Greater(t, len(par), 3*6000)
+	// The start's time is its begin's events.time (a span's number is its
+	// begin's seq); a span's table has the columns too.
+	require.Equal(t, "0", one(t, db, `SELECT count(*) FROM spans s JOIN events e ON e.seq = s.span WHERE s.time IS DISTINCT FROM e.time`))
+	require.Equal(t, one(t, db, `SELECT count(*), sum(end_time - time) FROM spans WHERE name = 'fill'`), one(t, db, `SELECT count(*), sum(end_time - time) FROM fill`))
+	require.Equal(t, "DOUBLE|DOUBLE", one(t, db, "SELECT typeof(time), typeof(end_time) FROM spans LIMIT 1"))
+
+	async := open(t, []string{tasksTrace(t, "tasks")})
+	require.Equal(t, "0", one(t, async, `SELECT count(*) FILTER (WHERE time IS NULL OR abs(time - start * 1e-12) > 1e-15 * time
+		OR abs(end_time - "end" * 1e-12) > 1e-15 * end_time) FROM spans`))
+	require.Zero(t, tracesql.SpanTasks(async), "async spans: serial")
+	pipe := open(t, []string{trace(t, "pipe")})
+	for _, c := range []string{"time", "end_time"} {
+		_, err := pipe.Query("SELECT " + c + " FROM spans")
+		require.Error(t, err, "no time base, no %s column", c)
+	}
+}
+
+// TestSpansParentID: parent_id is the parent id a span's begin recorded
+// (its Parent argument, NULL for 0), so the children whose parent id named
+// no span are those with parent_id and no parent: as many as stats counts
+// in its parents_ notes, and the parent ids stats names are theirs.
+func TestSpansParentID(t *testing.T) {
+	path := tasksTrace(t, "tasks")
+	db := open(t, []string{path})
+	var with, differ int
+	fmt.Sscanf(one(t, db, `SELECT count(*), count(*) FILTER (WHERE s.parent_id IS DISTINCT FROM nullif(b.parent, 0)) FROM spans s JOIN req_in_begin b ON b.seq = s.span`), "%d|%d", &with, &differ)
+	require.Positive(t, with)
+	require.Zero(t, differ, "parent_id is the begin's Parent argument")
+	require.Equal(t, "0", one(t, db, "SELECT count(*) FROM spans WHERE parent IS NOT NULL AND parent_id IS NULL"), "a parent comes from a parent id")
+
+	db = open(t, []string{freshTrace(t, "orphans")})
+	rep, err := analysis.Stats(db.Readers()[0], mmapio.Query{})
+	require.NoError(t, err)
+	missing := rep.Notes["parents_not_found"] + rep.Notes["parents_begun_after_child"] + rep.Notes["parents_in_a_cycle_of_ids"]
+	require.Equal(t, uint64(5), missing, "%v", rep.Notes)
+	require.Equal(t, fmt.Sprint(missing), one(t, db, "SELECT count(*) FROM spans WHERE parent IS NULL AND parent_id IS NOT NULL"))
+	orphans := map[string]bool{}
+	for _, r := range rows(t, db, "SELECT DISTINCT unit || ' ' || start || ' ' || parent_id FROM spans WHERE parent IS NULL AND parent_id IS NOT NULL") {
+		orphans[r] = true
+	}
+	for reason, mps := range rep.MissingParents {
+		for _, mp := range mps {
+			require.True(t, orphans[fmt.Sprintf("%s %d %d", mp.Unit, mp.Cycle, mp.ParentID)], "%s: %+v", reason, mp)
+		}
+	}
+}
+
+// orphansTrace writes async spans whose parent ids name no span when
+// their children begin: a parent begun later, two spans naming each
+// other, parents that never begin.
+func orphansTrace(path string) error {
+	tr, err := chronon.Create(path, chronon.WithAutoMetadata(false), chronon.WithFlushInterval(0))
+	if err != nil {
+		return err
+	}
+	req, sub := chronon.MustAsyncSpan("req"), chronon.MustAsyncSpan("sub")
+	u, err := tr.NewUnit("u")
+	if err != nil {
+		return err
+	}
+	v, err := tr.NewUnit("v")
+	if err != nil {
+		return err
+	}
+	sub.Begin(u, 10, 2, 5) // its parent begins at cycle 20
+	sub.Begin(v, 12, 3, 5)
+	req.Begin(u, 20, 5, 0)
+	sub.Begin(u, 21, 4, 5) // found
+	sub.Begin(u, 30, 6, 7) // 6 and 7 name each other
+	sub.Begin(u, 30, 7, 6)
+	sub.Begin(v, 40, 10, 100) // 100 and 101 never begin
+	sub.Begin(v, 41, 11, 101)
+	sub.End(v, 60, 3)
+	sub.End(v, 60, 10)
+	sub.End(v, 60, 11)
+	req.End(u, 60, 5)
+	for _, id := range []uint64{2, 4, 6, 7} {
+		sub.End(u, 60, id)
+	}
+	return tr.Close()
 }

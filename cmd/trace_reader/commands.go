@@ -43,7 +43,7 @@ func init() {
 	// Set here, not in the declaration: help's operands are the table's
 	// own names.
 	commandTable = []*command{
-		{name: "info", synopsis: "[options] <file.ctrace>...", summary: "Show trace file information: blocks, time base, interned strings (with -v: formats, units and their clocks, per-unit counts).",
+		{name: "info", synopsis: "[options] <file.ctrace>...", summary: "Show trace file information: blocks, time base, interned strings (with -v: formats, units and their clocks, the first 20 interned strings, per-unit counts).",
 			options: append(originalOptions[:len(originalOptions):len(originalOptions)], optJSON), operands: traces},
 		{name: "dump", synopsis: "[options] <file.ctrace>...", summary: "Dump events as text, in cycle order (with -v: the event count on stderr).",
 			options: originalOptions, operands: traces},
@@ -70,7 +70,8 @@ func init() {
 			"OUT's name with .part2, .part3 ... before its extension. kanata: Konata's\n" +
 			"pipeline log, one row per flow (instruction), its spans the stages.\n" +
 			"parquet: the tables of sql as Parquet files, OUT/<table>/part-*.parquet\n" +
-			"(events without message, every per-format table, spans, counters, flows;\n" +
+			"(events without message, every per-format table, spans, counters, flows,\n" +
+			"units, formats, categories, metadata, blocks;\n" +
 			"zstd, rows in unit, cycle order) for Spark, Trino, DuckDB, pandas, polars;\n" +
 			"several files: a trace column; one --unit; --ns-per-cycle and\n" +
 			"--max-file-size do not apply. --dataset DIR instead of -o: each file's rows\n" +

@@ -140,7 +140,8 @@ func info(c *config, out io.Writer) error {
 
 // timeAndStrings prints how long a cycle lasts (the file's time base and
 // the units on a clock of their own, listed with verbose) and how many
-// interned strings the symbol table holds: what the exporters, stats and
+// interned strings the symbol table holds (the first listed with
+// verbose): what the exporters, stats and
 // SQL convert cycles and Symbol arguments with.
 func timeAndStrings(w io.Writer, s *schema.Schema, verbose bool) {
 	fmt.Fprintf(w, "\nTime and Strings:\n")
@@ -165,7 +166,19 @@ func timeAndStrings(w io.Writer, s *schema.Schema, verbose bool) {
 		fmt.Fprintf(w, "  Units on a clock of their own: %d (info -v lists them)\n", len(own))
 	}
 	fmt.Fprintf(w, "  Interned strings: %d\n", len(s.Symbols))
+	if verbose {
+		for id, str := range s.Symbols[:min(len(s.Symbols), listedSymbols)] {
+			fmt.Fprintf(w, "    [%d] %s\n", id, esc(str))
+		}
+		if more := len(s.Symbols) - listedSymbols; more > 0 {
+			fmt.Fprintf(w, "    ... and %d more\n", more)
+		}
+	}
 }
+
+// listedSymbols is how many interned strings info -v lists (a symbol table
+// may hold 65,536): the first, by id, which the first events interned.
+const listedSymbols = 20
 
 // categories lists the schema's categories (name, mask, description): what
 // a unit's enable mask turns on and off. Formats registered without a

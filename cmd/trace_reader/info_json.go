@@ -36,10 +36,17 @@ type infoFile struct {
 	Blocks     infoBlocks     `json:"blocks" doc:"The block layout"`
 	TimeBase   *infoTimeBase  `json:"time_base" doc:"How long one cycle of every unit lasts, unless the unit has its own (null: the file records none, cycles only)"`
 	Symbols    int            `json:"symbols" doc:"Interned strings in the file's symbol table (Symbol arguments print them)"`
+	SymbolList []infoSymbol   `json:"symbol_list,omitempty" doc:"With -v: the first 20 of them, by id (symbols counts them all)"`
 	Formats    []infoFormat   `json:"formats" doc:"The registered formats"`
 	Units      []infoUnit     `json:"units" doc:"The registered units, then any unit id the events or the writer's stats carry that the schema does not list"`
 	Categories []infoCategory `json:"categories" doc:"The registered categories"`
 	Metadata   []infoMeta     `json:"metadata" doc:"The run metadata, in file order"`
+}
+
+// infoSymbol is an interned string.
+type infoSymbol struct {
+	ID   uint32 `json:"id" doc:"Its id (what a Symbol argument holds)"`
+	Text string `json:"text" doc:"The string"`
 }
 
 type infoBlocks struct {
@@ -123,6 +130,11 @@ func infoJSON(c *config, path, label string) (*infoFile, error) {
 			MinEvents: st.minEvents, MaxEvents: st.maxEvents, Overlapping: st.overlapping},
 		TimeBase: newInfoTimeBase(s.TimeBase), Symbols: len(s.Symbols),
 		Formats: []infoFormat{}, Units: []infoUnit{}, Categories: []infoCategory{}, Metadata: []infoMeta{},
+	}
+	if c.verbose {
+		for id, str := range s.Symbols[:min(len(s.Symbols), listedSymbols)] {
+			f.SymbolList = append(f.SymbolList, infoSymbol{ID: uint32(id), Text: str})
+		}
 	}
 	switch {
 	case !r.HasUnitSets():

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -93,4 +95,63 @@ func TestInfoJSONShowsTimeBasesAndSymbols(t *testing.T) {
 	require.NotNil(t, f.Symbols, out)
 	require.Equal(t, 0, *f.Symbols)
 	require.Contains(t, out, `"time_base": null`)
+}
+
+// info -v lists the interned strings under their count, by id, the first
+// 20 of them and how many more (a table may hold 65,536), written as dump
+// writes text; --json -v has them as symbol_list, --json alone only the
+// count.
+func TestInfoListsInternedStrings(t *testing.T) {
+	syms := []string{"req_in", "line\nbreak"}
+	for i := range 23 {
+		syms = append(syms, fmt.Sprintf("s%02d", i))
+	}
+	s := &schema.Schema{
+		Formats: []schema.Format{{ID: 1, Format: "tag kind={}", ArgTypes: []schema.ArgType{schema.ArgUInt32}, ArgRoles: []schema.ArgRole{schema.RoleSymbol}}},
+		Units:   []schema.Unit{{ID: 1, Name: "gpu.l2"}},
+		Symbols: syms,
+	}
+	b, err := ctracetest.Build(s, []ctracetest.Event{
+		{Record: schema.Record{Cycle: 5, FormatID: 1, SourceID: 1, ArgCount: 1}, Args: ctracetest.Args{}.U32(2)},
+	}, ctracetest.Options{})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "syms.ctrace")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+
+	want := "  Interned strings: 25\n    [0] req_in\n    [1] line\\nbreak\n"
+	for i := range 18 {
+		want += fmt.Sprintf("    [%d] s%02d\n", i+2, i)
+	}
+	want += "    ... and 5 more\n"
+	code, out, errOut := runTool("info", "-v", path)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, want)
+	code, out, errOut = runTool("info", path)
+	require.Equal(t, 0, code, errOut)
+	require.True(t, strings.HasSuffix(out, "  Interned strings: 25\n"), "listed with -v only: %s", out)
+
+	type symbol struct {
+		ID   uint32 `json:"id"`
+		Text string `json:"text"`
+	}
+	var rep struct {
+		Files []struct {
+			Symbols    int       `json:"symbols"`
+			SymbolList *[]symbol `json:"symbol_list"`
+		} `json:"files"`
+	}
+	code, out, errOut = runTool("info", "--json", "-v", path)
+	require.Equal(t, 0, code, errOut)
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Equal(t, 25, rep.Files[0].Symbols)
+	require.NotNil(t, rep.Files[0].SymbolList)
+	list := *rep.Files[0].SymbolList
+	require.Len(t, list, 20)
+	require.Equal(t, symbol{1, "line\nbreak"}, list[1])
+	require.Equal(t, symbol{19, "s17"}, list[19])
+	code, out, errOut = runTool("info", "--json", path)
+	require.Equal(t, 0, code, errOut)
+	rep.Files = nil
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Nil(t, rep.Files[0].SymbolList, "with -v only")
 }

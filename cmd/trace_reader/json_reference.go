@@ -40,6 +40,12 @@ var analysisDocs = map[string]string{
 	"Report.Occupancy":         "Per unit and lane: the cycles with a span open",
 	"Report.Stages":            "Along flows (a flow id's events in cycle order): cycles from one unit to the next",
 	"Report.Notes":             "What the statistics could not use: unmatched_span_ends, spans_open_at_end, parents_begun_after_child (a parent span begun in a later cycle than its child), parents_in_a_cycle_of_ids (spans of one cycle naming each other as parent: one goes without), parents_not_found (no span had the id), events_dropped_by_the_writer_in_the_file, complete_spans_ending_before_they_begin (left out of spans and occupancy: begin + duration past the last cycle, end-start stored with end before start) (absent when none)",
+	"Report.MissingParents":    "The parent ids the parents_ notes count, keyed as they are: the first 5 of each reason, in the order their children were read (absent when none)",
+	"MissingParent.ParentID":   "The parent id a child recorded",
+	"MissingParent.Children":   "The children that named it",
+	"MissingParent.Unit":       "The first child's unit",
+	"MissingParent.Cycle":      "The first child's cycle",
+	"MissingParent.ID":         "The first child's id (an async span's; absent for a span on a lane)",
 	"Report.ImpossibleSpans":   "The first 5 complete spans left out because they end before they begin, in the order read (absent when none)",
 	"ImpossibleSpan.Unit":      "The unit",
 	"ImpossibleSpan.Span":      "The span's name",
@@ -158,8 +164,13 @@ func jsonFields(t reflect.Type, prefix string, rows *[][3]string) error {
 		*rows = append(*rows, [3]string{prefix + name, typ, doc})
 		if elem != nil {
 			sub := prefix + name + "."
-			if f.Type.Kind() == reflect.Slice {
+			switch {
+			case f.Type.Kind() == reflect.Slice:
 				sub = prefix + name + "[]."
+			case f.Type.Kind() == reflect.Map && f.Type.Elem().Kind() == reflect.Slice:
+				sub = prefix + name + ".<key>[]."
+			case f.Type.Kind() == reflect.Map:
+				sub = prefix + name + ".<key>."
 			}
 			if err := jsonFields(elem, sub, rows); err != nil {
 				return err
@@ -185,7 +196,11 @@ func jsonType(t reflect.Type) (string, reflect.Type) {
 		}
 		return "array of " + s + "s", nil
 	case reflect.Map:
-		s, _ := jsonType(t.Elem())
+		s, elem := jsonType(t.Elem())
+		if elem != nil { // "array of objects" -> "arrays of objects"
+			first, rest, _ := strings.Cut(s, " ")
+			return "object of " + first + "s " + rest, elem
+		}
 		return "object of " + s + "s", nil
 	case reflect.String:
 		return "string", nil

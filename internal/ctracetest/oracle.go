@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 )
 
@@ -26,8 +25,15 @@ var (
 // Oracle returns the path of ctrace_oracle.py, or why it cannot run.
 func Oracle() (string, error) {
 	oracleOnce.Do(func() {
-		_, file, _, _ := runtime.Caller(0)
-		root := filepath.Dir(file)
+		// From the working directory (go test runs a test in its package's
+		// directory), not runtime.Caller: under -trimpath, which make test
+		// uses so that a fresh clone reuses the build cache, source paths
+		// are module paths, not directories.
+		root, err := os.Getwd()
+		if err != nil {
+			oracleErr = err
+			return
+		}
 		for {
 			if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
 				break
