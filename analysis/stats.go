@@ -34,12 +34,17 @@ type Report struct {
 	// whose parent ids name each other: one of them goes without),
 	// parents_not_found (a parent id that named no span in the window), and
 	// events_dropped_by_the_writer_in_the_file (the writer's unit stats:
-	// the rates count only what the file holds).
+	// the rates count only what the file holds), and
+	// complete_spans_ending_before_they_begin (left out of the spans and
+	// the occupancy; ImpossibleSpans names the first few).
 	Notes map[string]uint64 `json:"notes,omitempty"`
 	// MissingParents names the parent ids the parents_ notes count, keyed
 	// as they are: the first MaxMissingParents of each reason, each with the
 	// first child that named it.
 	MissingParents map[string][]MissingParent `json:"missing_parents,omitempty"`
+	// ImpossibleSpans names the first complete spans whose end is before
+	// their begin, in the order read.
+	ImpossibleSpans []ImpossibleSpan `json:"impossible_spans,omitempty"`
 }
 
 // Window is the cycle range the rates and occupancies are relative to: the
@@ -198,6 +203,9 @@ type stater struct {
 	notes   map[string]uint64
 	view    argview.View
 	histSeq uint64 // order in which distributions were first seen
+
+	// impossible names the first complete spans ending before they begin.
+	impossible []ImpossibleSpan
 }
 
 type counted struct {
@@ -399,13 +407,18 @@ func (s *stater) event(ev *mmapio.Event, res spantree.Resolved) {
 			s.trees.nodes[res.Node].end = c
 		}
 	case schema.KindSpanComplete:
-		dur := uint64(0)
+		dur, durType := uint64(0), schema.ArgUInt64
 		if v.Has(fr.dur) {
-			dur = v.Uint(fr.dur)
+			dur, durType = v.Uint(fr.dur), fr.f.ArgTypes[fr.dur]
+		}
+		end, ok := schema.CompleteSpanEnd(c, dur, durType)
+		if !ok {
+			s.impossibleSpan(ev.UnitID, fr.name, c, dur)
+			return
 		}
 		s.span(lk, fr.name, c, dur)
 		s.occStart(lk, c)
-		heap.Push(&s.ends, pending{cycle: c + dur, lane: lk})
+		heap.Push(&s.ends, pending{cycle: end, lane: lk})
 	case schema.KindSpanBegin:
 		s.open[lk] = append(s.open[lk], c)
 		s.occStart(lk, c)
@@ -533,7 +546,7 @@ func (h *endHeap) Pop() any {
 }
 
 func (s *stater) report(q mmapio.Query) *Report {
-	rep := &Report{Events: s.events, Notes: s.notes}
+	rep := &Report{Events: s.events, Notes: s.notes, ImpossibleSpans: s.impossible}
 	s.parents.note(s.notes)
 	rep.MissingParents = s.parents.named(s.r.UnitName)
 	if start, end, ok := q.Cycles(); ok && end != math.MaxUint64 {

@@ -133,6 +133,9 @@ func WriteText(w io.Writer, rep *Report) error {
 		for _, k := range keys {
 			fmt.Fprintf(bw, "  %s: %d\n", strings.ReplaceAll(k, "_", " "), rep.Notes[k])
 			writeMissingParents(bw, rep.MissingParents[k], rep.Notes[k])
+			if k == "complete_spans_ending_before_they_begin" {
+				writeImpossible(bw, rep)
+			}
 		}
 	}
 	return bw.Flush()

@@ -181,6 +181,10 @@ int main(int argc, char **argv) {
 			CHECK(emit_u64_u64(core, &wakeup, 13 + i, in[i].flow, in[i - 1].flow));
 		if (i == 2)
 			CHECK(chronon_span_between(mem, &fill, 16, 19, 1, in[i].flow));
+		if (i == 3 && chronon_span_complete(mem, &fill, 19, (uint64_t)16 - 19, 1, in[i].flow) != CHRONON_ERR_ARG) {
+			printf("FAIL a complete span ending before it begins was not refused\n"); /* recorded: 1.8e19 cycles */
+			fails++;
+		}
 		if (i < 4) {
 			CHECK(chronon_stage_enter(&stages, core, 20 + i, &in[i], 3));
 			CHECK(chronon_stage_retire(&stages, core, 22 + i, &in[i]));
@@ -250,6 +254,10 @@ int main(int, char **argv) {
 			CHECK(wakeup.emit(core, 13 + i, in[i].flow(), in[i - 1].flow()));
 		if (i == 2)
 			CHECK(fill.between(mem, 16, 19, chronon::Lane(1), in[i].flow()));
+		if (i == 3 && fill.complete(mem, 19, uint64_t(16) - 19, chronon::Lane(1), in[i].flow()) != chronon::Status::err_arg) {
+			std::printf("FAIL a complete span ending before it begins was not refused\n");
+			fails++;
+		}
 		if (i < 4) {
 			CHECK(stages.enter(core, 20 + i, in[i], commit));
 			CHECK(stages.retire(core, 22 + i, in[i]));

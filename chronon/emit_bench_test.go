@@ -109,3 +109,15 @@ func BenchmarkSharedEmit(b *testing.B) {
 		b.Run(fmt.Sprintf("shared_%dg", g), func(b *testing.B) { run(b, true, g) })
 	}
 }
+
+var benchSpan = MustSpan("bench.exec", WithCategory(2))
+
+// BenchmarkSpanComplete measures Span.Complete, whose check that the span
+// ends after it begins (start+dur does not wrap) is on the emit path.
+func BenchmarkSpanComplete(b *testing.B) {
+	t, u := benchUnit(b, ^uint64(0))
+	for i := 0; i < b.N; i++ {
+		benchSpan.Complete(u, uint64(i), uint64(i&7), uint32(i&3), uint64(i))
+	}
+	report(b, t)
+}

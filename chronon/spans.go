@@ -1,6 +1,7 @@
 package chronon
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 
@@ -90,9 +91,36 @@ func (s *Span) End(u *Unit, cycle uint64, lane uint32, flow uint64) {
 	s.end.Emit(u, cycle, lane, flow)
 }
 
-// Complete records a span of dur cycles starting at start.
+// Complete records a span of dur cycles starting at start. A span whose
+// end (start+dur) is past the last cycle, 2^64-1, is what end-start gives
+// when end is before start: Complete does not record it (readers would see
+// a span of about 1.8e19 cycles), counts it (UnitStats.Rejected) and keeps
+// the first as the tracer's error (ErrImpossibleSpan, from Err and Close).
+// Span.Between takes the end instead of a duration.
 func (s *Span) Complete(u *Unit, start, dur uint64, lane uint32, flow uint64) {
+	if start+dur < start {
+		s.reject(u, start, dur)
+		return
+	}
 	s.complete.Emit(u, start, lane, flow, dur)
+}
+
+// ErrImpossibleSpan is the tracer's error (Err, Close) after Span.Complete
+// was given a span ending past the last cycle (start+dur overflows, as a
+// duration end-start with end before start does); it wraps the first such
+// span's name, unit, start and duration. The spans are not recorded; the
+// unit counts them (UnitStats.Rejected); the rest of the trace is written.
+var ErrImpossibleSpan = errors.New("chronon: complete span ends before it begins")
+
+// reject counts a span Complete refused and keeps the first as the
+// tracer's error; out of line, so that Complete stays small enough to
+// inline. Only the first of a unit formats an error (an allocation on a
+// path that is a bug of the caller anyway).
+func (s *Span) reject(u *Unit, start, dur uint64) {
+	if u.rejectedSpans.Add(1) == 1 {
+		u.t.setErr(fmt.Errorf("%w: span %q on unit %q at cycle %d with duration %d (its end would be %d cycles before its start; pass Between the end, or end-start only when end >= start)",
+			ErrImpossibleSpan, s.name, u.name, start, dur, -dur))
+	}
 }
 
 // Counter records samples of a value over time (queue occupancy, IPC, ...).

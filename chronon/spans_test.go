@@ -116,3 +116,33 @@ func TestSpansAndCountersRecordTheCallersSource(t *testing.T) {
 	require.Equal(t, string(u64(math.Float64bits(-0.125))), got.events[5].args)
 	require.Equal(t, byText["src.mfc={}"].ID, got.events[4].rec.FormatID)
 }
+
+// A complete span whose end (start + dur) is past the last cycle is what
+// Complete(u, start, end-start) records when end < start: read back it
+// was a span of 1.8e19 cycles, which stats averaged. Complete refuses it:
+// nothing is written, the unit counts it (UnitStats.Rejected) and the
+// first is the tracer's error, returned by Err and Close. Spans that end
+// at the last cycle are fine, and the refusal costs no allocation.
+func TestCompleteSpanEndingBeforeItBeginsIsRefusedAndCounted(t *testing.T) {
+	exec := chronon.MustSpan("exec")
+	tr, path := create(t)
+	u := units(t, tr, 1)[0]
+	exec.Complete(u, 100, 5, 0, 1)
+	start, end := uint64(200), uint64(150)
+	exec.Complete(u, start, end-start, 0, 2)    // the caller's wrapped subtraction
+	exec.Complete(u, math.MaxUint64-3, 3, 0, 3) // ends at the last cycle: a real span
+	require.ErrorIs(t, tr.Err(), chronon.ErrImpossibleSpan)
+	require.ErrorContains(t, tr.Err(), `"exec"`)
+	require.ErrorContains(t, tr.Err(), "cycle 200")
+	require.ErrorContains(t, tr.Err(), `"u0"`)
+	require.Zero(t, testing.AllocsPerRun(100, func() { exec.Complete(u, 300, math.MaxUint64, 0, 4) }))
+	st := tr.Stats()
+	require.Equal(t, uint64(102), st.Units[0].Rejected)
+	err := tr.Close()
+	require.ErrorIs(t, err, chronon.ErrImpossibleSpan)
+	got := readBack(t, path)
+	require.Len(t, got.events, 2)
+	require.Equal(t, uint64(100), got.events[0].rec.Cycle)
+	require.Equal(t, uint64(math.MaxUint64-3), got.events[1].rec.Cycle)
+	require.Equal(t, uint64(102), tr.Stats().Units[0].Rejected)
+}

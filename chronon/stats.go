@@ -18,6 +18,10 @@ type UnitStats struct {
 	Dropped uint64 // discarded by the Drop policy, or emitted after Close
 	Lost    uint64 // discarded because the file could not be written
 	Waits   uint64 // times the producer waited for room (Block policy)
+	// Rejected counts the calls that recorded nothing because their event
+	// was impossible: complete spans ending before they begin
+	// (ErrImpossibleSpan). They are not in Emitted.
+	Rejected uint64
 }
 
 // Stats is a snapshot of a tracer's counters.
@@ -43,7 +47,7 @@ func (t *Tracer) Stats() Stats {
 			ID: u.id, Name: u.name,
 			Emitted: sealed + dropped,
 			Written: written, Dropped: dropped, Lost: lost,
-			Waits: u.ring.hdr.waits.Load(),
+			Waits: u.ring.hdr.waits.Load(), Rejected: u.rejectedSpans.Load(),
 		})
 	}
 	s.Blocks = t.nBlocks.Load()

@@ -73,6 +73,8 @@ type Unit struct {
 	lost    atomic.Uint64 // in blocks that could not be written (I/O error)
 	sealed  atomic.Uint64 // events in chunks handed to the writer pipeline
 	written atomic.Uint64 // events in blocks written to the file
+	// Spans Span.Complete refused: their end is past the last cycle.
+	rejectedSpans atomic.Uint64
 }
 
 // UnitOption configures a unit at creation.

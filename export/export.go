@@ -26,6 +26,13 @@ type Result struct {
 	// ParentsMissing those whose parent id names no span (never begun,
 	// outside the selection, or ended long before: see docs/format.md).
 	ParentLinks, ParentsMissing uint64
+	// ImpossibleSpans counts the complete spans left out because they end
+	// before they begin (begin + duration past the last cycle, as a writer
+	// that stored end-start with end before start made them:
+	// schema.CompleteSpanEnd); FirstImpossibleSpan names the first ("span
+	// exec on core0 at cycle 200, duration -50").
+	ImpossibleSpans     uint64
+	FirstImpossibleSpan string
 
 	// Kanata only: instructions (flows) written, and how each ended. In a
 	// trace with retire events (schema.KindRetire) only those retire an

@@ -295,7 +295,13 @@ func (x *kanataExport) event(rec *kRec, text []byte, msg int) error {
 		}
 		end := uint64(0)
 		if f.kind == schema.KindSpanComplete {
-			end = satAdd(c, rec.dur)
+			var ok bool
+			if end, ok = schema.CompleteSpanEnd(c, rec.dur, f.types[f.dur]); !ok {
+				// Left out (a stage that would never end): the event
+				// stays one of the instruction's, as an instant would.
+				x.res.impossibleSpan(x.unitName(rec.unit), name, c, rec.dur)
+				break
+			}
 		}
 		serial, err := x.begin(in, f.lane, name, c, end, f.kind == schema.KindSpanBegin)
 		if err != nil {
@@ -690,11 +696,4 @@ func cacheUnits(r *mmapio.Reader) []string {
 		}
 	}
 	return units
-}
-
-func satAdd(a, b uint64) uint64 {
-	if a+b < a {
-		return ^uint64(0)
-	}
-	return a + b
 }

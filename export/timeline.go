@@ -54,6 +54,7 @@ type driver struct {
 	res       *Result
 	runOf     []uint16 // run of each unit id in a merged trace (flow ids per run); nil: one run
 	start     uint64   // the window's first cycle (while muted)
+	unitName  func(uint16) string
 
 	// Async spans and parent links (trees.go): nil tree when no format
 	// has an id or a parent.
@@ -83,6 +84,7 @@ func newDriver(r *mmapio.Reader, nsPerCycle float64, timed bool, maxBytes int64,
 		maxBytes: maxBytes,
 		res:      res,
 		fmts:     formatTable(r),
+		unitName: r.UnitName,
 	}
 	if nsPerCycle == math.Trunc(nsPerCycle) && nsPerCycle < 1<<32 {
 		d.nsInt = uint64(nsPerCycle)
@@ -269,7 +271,6 @@ func (d *driver) lookback(ev *mmapio.Event, res spantree.Resolved, a uint64) {
 	}
 	d.view.Reset(f.types, ev.RawArgs(), int(ev.ArgCount))
 	v := &d.view
-	c := ev.Cycle
 	switch f.kind {
 	case schema.KindSpanBegin:
 		t := d.explicitTrack(ev.UnitID, f, v)
@@ -280,17 +281,14 @@ func (d *driver) lookback(ev *mmapio.Event, res spantree.Resolved, a uint64) {
 			t.open = t.open[:len(t.open)-1]
 		}
 	case schema.KindSpanComplete:
-		dur := uint64(0)
-		if v.Has(f.dur) {
-			dur = v.Uint(f.dur)
-		}
-		if c+dur < a {
+		end, ok := d.completeEnd(ev, f, v)
+		if !ok || end < a {
 			return
 		}
-		t := d.completeRow(ev.UnitID, f, v, c+dur)
-		t.open = append(t.open, openSpan{f: f, end: c + dur, row: t, node: -1})
+		t := d.completeRow(ev.UnitID, f, v, end)
+		t.open = append(t.open, openSpan{f: f, end: end, row: t, node: -1})
 		d.pushes++
-		heap.Push(&d.ends, pendingEnd{cycle: c + dur, seq: d.pushes, row: t})
+		heap.Push(&d.ends, pendingEnd{cycle: end, seq: d.pushes, row: t})
 	case schema.KindAsyncBegin:
 		if res.Node >= 0 {
 			t := d.ts.asyncRow(ev.UnitID)
@@ -399,17 +397,17 @@ func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 		t.open = t.open[:len(t.open)-1]
 		return d.sink.end(d.ns(t, c), t, nil, nil)
 	case schema.KindSpanComplete:
-		dur := uint64(0)
-		if v.Has(f.dur) {
-			dur = v.Uint(f.dur)
+		end, ok := d.completeEnd(ev, f, v)
+		if !ok {
+			return nil
 		}
-		t := d.completeRow(ev.UnitID, f, v, c+dur)
+		t := d.completeRow(ev.UnitID, f, v, end)
 		if err := d.ensure(t); err != nil {
 			return err
 		}
-		t.open = append(t.open, openSpan{f: f, flow: flow, end: c + dur, row: t, node: -1})
+		t.open = append(t.open, openSpan{f: f, flow: flow, end: end, row: t, node: -1})
 		d.pushes++
-		heap.Push(&d.ends, pendingEnd{cycle: c + dur, seq: d.pushes, row: t})
+		heap.Push(&d.ends, pendingEnd{cycle: end, seq: d.pushes, row: t})
 		d.res.Spans++
 		return d.sink.begin(d.ns(t, c), t, f, v, flow, lk)
 	case schema.KindAsyncBegin:

@@ -43,6 +43,8 @@ type DB struct {
 	noPushdown  bool         // tests: Query rewrites table names only (the answers with no pushdown)
 	serialSpans bool         // tests: spans read every trace on one thread (spanpar.go)
 	spanTasks   atomic.Int64 // tasks of the last spans scan in parallel, 0: serial (tests)
+
+	impossible impossibleSpans // complete spans the span scans left out
 }
 
 // trace is one open file and what the scans need of it, computed once.

@@ -471,14 +471,19 @@ func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
 		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.unit, role: b.role, lane: b.lane, start: max(b.start, s.from), end: ev.cycle,
 			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent, parentID: b.pid})
 	case schema.KindSpanComplete:
-		dur := uint64(0)
+		dur, durType := uint64(0), schema.ArgUInt64
 		if v.Has(sr.dur) {
-			dur = v.Uint(sr.dur)
+			dur, durType = v.Uint(sr.dur), sr.types[sr.dur]
 		}
-		if ev.cycle+dur < s.from {
+		end, ok := schema.CompleteSpanEnd(ev.cycle, dur, durType)
+		if !ok {
+			s.d.impossibleSpan(s.ti, ev.unit, sr.name, ev.cycle, dur)
+			return // ends before it begins: left out, counted
+		}
+		if end < s.from {
 			return // ended before the window
 		}
-		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.unit, role: sr, lane: lk.lane, start: max(ev.cycle, s.from), end: ev.cycle + dur,
+		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.unit, role: sr, lane: lk.lane, start: max(ev.cycle, s.from), end: end,
 			flow: flow, hasFlow: flow != 0, seq: seq, parent: parent, parentID: pid})
 	case schema.KindSpanBegin:
 		s.opened(ev.cycle)

@@ -1133,9 +1133,13 @@ static inline chronon_status chronon_span_between(chronon_unit *u, const chronon
 		start = end;
 	return chronon__emit_u32_u64_u64(u, s ? &s->complete : NULL, start, lane, flow, end - start);
 }
-/* chronon_span_complete records a span of dur cycles from start. */
+/* chronon_span_complete records a span of dur cycles from start. A span
+ * whose end (start + dur) is past the last cycle, 2^64-1, which end - start
+ * gives when end is before start, is not recorded: CHRONON_ERR_ARG. */
 static inline chronon_status chronon_span_complete(chronon_unit *u, const chronon_span *s, uint64_t start, uint64_t dur,
                                                    uint32_t lane, uint64_t flow) {
+	if (start + dur < start)
+		return CHRONON_ERR_ARG;
 	return chronon__emit_u32_u64_u64(u, s ? &s->complete : NULL, start, lane, flow, dur);
 }
 

@@ -755,8 +755,12 @@ public:
 	Status end(Unit u, uint64_t cycle, uint32_t lane, Flow flow = Flow()) const noexcept {
 		return end_.emit(u, cycle, lane, flow.id);
 	}
-	// complete records a span of dur cycles starting at start.
+	// complete records a span of dur cycles starting at start; one whose end
+	// is past the last cycle (end - start with end before start) is not
+	// recorded: Status::err_arg.
 	Status complete(Unit u, uint64_t start, uint64_t dur, uint32_t lane, Flow flow = Flow()) const noexcept {
+		if (start + dur < start)
+			return Status::err_arg;
 		return complete_.emit(u, start, lane, flow.id, dur);
 	}
 

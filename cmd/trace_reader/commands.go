@@ -60,7 +60,8 @@ func init() {
 			"content checksums, its events), the footer's totals, unit sets and unit_stats\n" +
 			"against the blocks, and that every event's format and unit are registered.\n" +
 			"One line per problem (file, section, byte offset, what); per file, one line\n" +
-			"for what it could not check (a file of the original writer has no CRC32C)\n" +
+			"for what it could not check (a file of the original writer has no CRC32C;\n" +
+			"a header that flags none over a footer that carries them is a problem)\n" +
 			"and 'ok' when it found nothing. Exit 0 when every file is ok, 1 otherwise.",
 			options: []*option{optJSON, optMemory, optHelp}, operands: traces},
 		{name: "export", synopsis: "[options] <file.ctrace>... -o OUT", summary: "Write a file trace viewers open: perfetto (ui.perfetto.dev, trace_processor)\n" +

@@ -64,6 +64,12 @@ type follower struct {
 	// recSchema is the schema mmapio's recovery located when the header
 	// names none (the original writer writes the header's offsets at Close).
 	recSchema []byte
+	// stuck is the block at next that did not decode, as last read: the
+	// polls do not decode it again while it and the file stay as they were
+	// (followStuck).
+	stuck *followStuck
+	// decodes counts the snapshots of blocks decoded (tests).
+	decodes int
 }
 
 type followEntry struct {
@@ -228,9 +234,13 @@ func (fl *follower) step() (*mmapio.Reader, error) {
 		fl.done = true
 		return nil, nil
 	}
-	entries, err := fl.walk(size)
-	if err != nil {
+	var entries []followEntry
+	if same, err := fl.stillStuck(st); err != nil {
 		return nil, err
+	} else if !same {
+		if entries, err = fl.walk(size); err != nil {
+			return nil, err
+		}
 	}
 	if ok, err := fl.readHeader(size); !ok || err != nil {
 		return nil, err
@@ -252,6 +262,8 @@ func (fl *follower) step() (*mmapio.Reader, error) {
 				why := "not a complete block"
 				if fl.lastErr != nil {
 					why = fl.lastErr.Error()
+				} else if fl.stuck != nil && fl.stuck.why != "" {
+					why = fl.stuck.why
 				}
 				return nil, fmt.Errorf("%s: block at offset %d (the footer is at %d): %s", fl.path, fl.next, fl.hdr.FooterOffset, why)
 			}
@@ -306,6 +318,7 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 		}
 		return nil, nil
 	}
+	fl.decodes++
 	r, err := mmapio.OpenBytes(fl.path, file)
 	if err != nil {
 		fl.lastErr = err // a schema caught mid-rewrite: the next poll reads it again
@@ -329,6 +342,22 @@ func (fl *follower) decode(entries []followEntry) (*mmapio.Reader, error) {
 		walked--
 	}
 	fl.warnStop(st, offs, walked)
+	fl.stuck = nil
+	if walked < len(ends) { // block walked did not decode: reading resumes there
+		from := fl.next
+		if walked > 0 {
+			from = ends[walked-1]
+		}
+		// Torn: damaged with whole blocks after it, as warnStop said; a
+		// damaged block last of all may yet be followed by one, which
+		// makes it a block left out.
+		torn := tornByDamage(st) && walked+1 < len(offs)
+		why := damaged[walked]
+		if tornByDamage(st) {
+			why = st.TornReason
+		}
+		fl.stuckAt(from, offs[walked], ends[walked], raw[offs[walked]-start:ends[walked]-start], torn, why)
+	}
 	if walked == 0 {
 		r.Close()
 		return nil, nil

@@ -13,7 +13,9 @@ import (
 
 	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/internal/workload"
+	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // follow of a killed run's file with a flipped bit in a block between good
@@ -61,4 +63,81 @@ func TestFollowWarnsOfDamagedBlocks(t *testing.T) {
 	require.Contains(t, warn.String(), path+": "+wantLine)
 	require.Contains(t, warn.String(), "checksum mismatch")
 	require.Equal(t, dumpErr, warn.String(), "the line dump prints")
+}
+
+// Hostile-review finding: follow of a killed run's file decoded the block
+// it stopped at again at every poll (a batch of up to 32 MiB each time)
+// until Ctrl-C: a damaged block with whole blocks after it, or a damaged
+// last block (which may be one being written). It is decoded again only
+// when the file changes there; the warning is still given once, and what
+// is printed is what dump prints.
+func TestFollowDoesNotDecodeAStuckBlockAtEveryPoll(t *testing.T) {
+	files := damagedFooterless(t)
+	lastBad := append([]byte(nil), files["whole"]...)
+	r, err := mmapio.OpenBytes("t.ctrace", lastBad)
+	require.NoError(t, err)
+	blocks := r.Blocks()
+	r.Close()
+	last := blocks[len(blocks)-1]
+	lastBad[last.DataOffset+schema.BlockHeaderSize+uint64(last.CompressedSize)-2] ^= 8 // its content checksum
+	for name, b := range map[string][]byte{"torn": files["magic"], "last": lastBad} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name+".ctrace")
+			require.NoError(t, os.WriteFile(path, b, 0o644))
+			fl, err := openFollower(path)
+			require.NoError(t, err)
+			defer fl.Close()
+			out, warn := &syncBuf{}, &syncBuf{}
+			fl.warn = warn
+			polls := 0
+			for range 50 {
+				for {
+					r, err := fl.step()
+					require.NoError(t, err)
+					if r == nil {
+						break
+					}
+					_, err = tracetext.WriteDump(out, r, mmapio.Query{}, 0)
+					r.Close()
+					require.NoError(t, err)
+				}
+				polls++
+			}
+			require.LessOrEqual(t, fl.decodes, 3, "decodes in %d polls of an unchanged file", polls)
+			require.NotNil(t, fl.stuck)
+			require.NotEmpty(t, fl.stuck.why)
+			code, want, wantWarn := runTool("dump", path)
+			require.Zero(t, code)
+			require.Equal(t, want, out.String())
+			if name == "torn" {
+				require.Equal(t, wantWarn, warn.String(), "warned once, as dump")
+			}
+
+			// The file changes there: the block is read again. For the last
+			// block, a block appended after it makes it one left out, and
+			// reading goes on.
+			before := fl.decodes
+			if name == "last" {
+				f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+				require.NoError(t, err)
+				_, err = f.Write(b[blocks[1].DataOffset:blocks[2].DataOffset])
+				require.NoError(t, err)
+				require.NoError(t, f.Close())
+			} else {
+				c := append([]byte(nil), b...)
+				copy(c[blocks[4].DataOffset:blocks[5].DataOffset], files["whole"][blocks[4].DataOffset:])
+				time.Sleep(10 * time.Millisecond) // a modification time of its own
+				require.NoError(t, os.WriteFile(path, c, 0o644))
+			}
+			for {
+				r, err := fl.step()
+				require.NoError(t, err)
+				if r == nil {
+					break
+				}
+				r.Close()
+			}
+			require.Greater(t, fl.decodes, before)
+		})
+	}
 }

@@ -55,6 +55,7 @@ func exportParquet(c *config, stdout, stderr io.Writer) error {
 	}
 	defer func() { os.RemoveAll(tmp); forgetTemp(tmp) }()
 	files, err := db.ExportParquet(tmp)
+	warnImpossibleSpans(c, db, c.files)
 	if err == nil {
 		if existed {
 			err = os.Remove(out) // empty (checked above): the export takes its place
@@ -175,6 +176,7 @@ func exportPartition(c *config, file, label string) ([]string, error) {
 	}
 	defer func() { os.RemoveAll(tmp); forgetTemp(tmp) }()
 	files, err := db.ExportParquet(tmp)
+	warnImpossibleSpans(c, db, []string{file})
 	if err == nil {
 		err = tracesql.PublishPartition(dir, label, tmp)
 	}

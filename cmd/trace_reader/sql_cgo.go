@@ -49,6 +49,7 @@ func sqlCommand(c *config, stdout io.Writer) error {
 			err = runScript(db, string(b), out)
 		}
 	}
+	warnImpossibleSpans(c, db, c.files)
 	if err != nil && !isBrokenPipe(err) {
 		return fmt.Errorf("sql: %s", sqlErrLine(err))
 	}
@@ -92,4 +93,13 @@ func runQuery(db *tracesql.DB, query string, out *resultWriter) error {
 	}
 	defer rows.Close()
 	return out.write(rows)
+}
+
+// warnImpossibleSpans says when the span tables left out complete spans that
+// end before they begin (tracesql.DB.ImpossibleSpans), and names the first.
+func warnImpossibleSpans(c *config, db *tracesql.DB, files []string) {
+	if n, first := db.ImpossibleSpans(); n > 0 && c.warn != nil {
+		fmt.Fprintf(c.warn, "trace_reader: warning: %s: the spans tables left out complete spans that end before they begin (begin + duration past the last cycle: a writer stored end-start with end before start), %d times; the first: %s\n",
+			strings.Join(files, ", "), n, oneLine(first))
+	}
 }

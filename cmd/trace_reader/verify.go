@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
@@ -63,8 +64,8 @@ type verifyFileReport struct {
 	File       string   `json:"file" doc:"The file"`
 	OK         bool     `json:"ok" doc:"Nothing verify checked has a problem"`
 	Problems   []string `json:"problems" doc:"One message per problem: the file, the section, the byte offset and what is wrong"`
-	NotChecked []string `json:"not_checked" doc:"What the file gives nothing to check against (no CRC32C in a file of the original writer, no footer)"`
-	Blocks     int      `json:"blocks" doc:"Blocks read"`
+	NotChecked []string `json:"not_checked" doc:"What the file gives nothing to check against (no CRC32C flagged in its header, as in the original writer's files; no footer)"`
+	Blocks     int      `json:"blocks" doc:"Blocks read (the schema frames a file without a footer holds between its blocks are not blocks)"`
 	Events     uint64   `json:"events" doc:"Events in the blocks that decoded"`
 }
 
@@ -82,6 +83,7 @@ func verifyFile(c *config, path string) verifyFileReport {
 	v.formats = map[uint32]bool{}
 	v.units = map[uint16]bool{}
 	v.ours = f.Header().HasChecksums()
+	v.ours = v.ours || v.footerCRC() // a header stripped of its flag: checksumFlag says so
 	// The schema of a file whose writer was killed is found after the
 	// header though the header's size for it is 0 (the original writer
 	// writes it at close): it is checked against all the same.
@@ -109,6 +111,7 @@ func verifyFile(c *config, path string) verifyFileReport {
 		v.problem("%s", oneLine(err.Error()))
 	}
 	v.totals()
+	v.checksumFlag()
 	fr.Problems = append(fr.Problems, v.problems...)
 	fr.NotChecked = append(fr.NotChecked, v.cannot()...)
 	fr.OK = len(fr.Problems) == 0
@@ -157,6 +160,9 @@ func (v *verifier) allBlocks(blocks []tracefile.Block) (err error) {
 // ids against the schema and its recorded unit set against its events.
 func (v *verifier) block(b tracefile.Block) {
 	f := v.f
+	if schemaFrame(f, &b) {
+		return // not a block of events: the walk of a footer-less file lists it, a footer does not
+	}
 	v.blocks++
 	if !tracefile.IsRaw(&b) && b.UncompressedSize > 0 && b.CompressedSize >= 5 {
 		v.zstdBlocks++
@@ -234,6 +240,19 @@ func (v *verifier) block(b tracefile.Block) {
 	}
 }
 
+// schemaFrame reports whether b is an empty block holding one zstd
+// skippable frame (magic 0x184D2A50..5F, u32 length, payload), where
+// chronon-go appends a schema that outgrew its slots (docs/format.md,
+// "Schema frame"): the walk of a footer-less file lists it among the
+// blocks, having checked it whole; it holds no event and is not counted.
+func schemaFrame(f *tracefile.File, b *tracefile.Block) bool {
+	if b.EventCount != 0 || b.UncompressedSize != 0 || b.CompressedSize < 8 {
+		return false
+	}
+	d := f.Data()[tracefile.PayloadOff(b):]
+	return binary.LittleEndian.Uint32(d)&^0xF == 0x184D2A50 && binary.LittleEndian.Uint32(d[4:]) == b.CompressedSize-8
+}
+
 func (v *verifier) footerOff() int64 { return int64(v.f.Header().FooterOffset) }
 
 // totals checks the footer's totals and unit_stats against the blocks,
@@ -259,11 +278,38 @@ func (v *verifier) totals() {
 	}
 }
 
-// cannot says what the file gives nothing to check against.
+// footerCRC reports whether the file's footer carries its CRC32C field.
+func (v *verifier) footerCRC() bool {
+	ft := v.f.Footer()
+	return ft != nil && !v.f.Status().Recovered && ft.HasCRC
+}
+
+// checksumFlag: a header that flags no checksums over a footer that
+// carries them is a header that disagrees with its file (whose writer set
+// the flag with the footer's checksums): the readers take the footer's
+// word for the footer and the blocks, and nothing checks the header and
+// schema.
+func (v *verifier) checksumFlag() {
+	h := v.f.Header()
+	if !h.HasChecksums() && v.footerCRC() {
+		v.problem("%s: header at byte 48: no checksums flagged (FLAG_CHECKSUMS clear, header_crc32c and schema_crc32c zero), but the footer at byte %d carries CRC32C fields: the header and the footer disagree",
+			v.path, h.FooterOffset)
+	}
+}
+
+// cannot says what the file gives nothing to check against: what it holds,
+// not a guess at who wrote it (a header stripped of its flag reads like
+// the original writer's).
 func (v *verifier) cannot() []string {
 	var out []string
-	if !v.f.Header().HasChecksums() {
-		out = append(out, "no CRC32C checksums (a file of the original writer or an older chronon-go): the header, schema, footer and raw blocks are checked for structure only")
+	switch {
+	case v.f.Header().HasChecksums():
+	case v.footerCRC():
+		out = append(out, "no CRC32C checksums flagged in the header: the header and schema are checked for structure only")
+	case v.f.Footer() == nil || v.f.Status().Recovered:
+		out = append(out, "no CRC32C checksums flagged in the header: the header, schema and raw blocks are checked for structure only")
+	default:
+		out = append(out, "no CRC32C checksums flagged in the header nor carried by the footer: the header, schema, footer and raw blocks are checked for structure only")
 	}
 	if n := v.zstdBlocks - v.framesWithSum; n > 0 && !v.f.Header().HasChecksums() {
 		out = append(out, fmt.Sprintf("%d of %d zstd blocks have no content checksum: their data is checked only by decoding it", n, v.zstdBlocks))

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	flatbuffers "github.com/google/flatbuffers/go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/workload"
 	"github.com/chronon-sim/chronon-go/schema"
@@ -162,4 +167,103 @@ func TestVerifyUsesTheSchemaOfAKilledFile(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.NotContains(t, out, "no schema")
 	require.Contains(t, out, "95 events have format ids the schema does not register (the first: 4000)")
+}
+
+// Hostile-review finding: a file we wrote whose header was stripped of its
+// checksums (FLAG_CHECKSUMS cleared, header_crc32c and schema_crc32c
+// zeroed) verified ok, "a file of the original writer". verify says what
+// it sees: no checksums in the header, and, while the footer still carries
+// its CRC32C fields, that the header and the footer disagree (a problem).
+// With the footer's stripped too it names what it found, not a writer.
+func TestVerifyOfAFileStrippedOfItsChecksumFlag(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "w1.ctrace")
+	_, err := workload.Run("w1", good, 4000, 4, 1, chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	b, err := os.ReadFile(good)
+	require.NoError(t, err)
+	h, err := schema.ParseHeader(b, int64(len(b)))
+	require.NoError(t, err)
+	stripped := append([]byte(nil), b...)
+	stripped[48] &^= byte(schema.FlagChecksums)
+	clear(stripped[56:64])
+	bad := filepath.Join(dir, "stripped.ctrace")
+	require.NoError(t, os.WriteFile(bad, stripped, 0o644))
+	code, out, _ := runTool("verify", bad)
+	require.Equal(t, 1, code, out)
+	require.NotContains(t, out, "original writer")
+	require.Contains(t, out, bad+": header at byte 48: no checksums flagged (FLAG_CHECKSUMS clear, header_crc32c and schema_crc32c zero), but the footer at byte "+
+		strconv.FormatUint(h.FooterOffset, 10)+" carries CRC32C fields: the header and the footer disagree")
+	require.Contains(t, out, bad+": not checked: no CRC32C checksums flagged in the header: the header and schema are checked for structure only\n")
+
+	// The footer rebuilt without its checksums as well.
+	foot, err := schema.DecodeFooter(b[h.FooterOffset:h.FooterOffset+h.FooterSize], int64(h.FooterOffset))
+	require.NoError(t, err)
+	foot.HasCRC = false
+	fb := schema.BuildFooter(flatbuffers.NewBuilder(0), foot)
+	h.FooterSize = uint64(len(fb))
+	h.Flags &^= schema.FlagChecksums
+	h.SchemaCRC, h.HeaderCRC = 0, 0
+	c := schema.AppendHeader(nil, h)
+	c = append(c, b[schema.HeaderSize:h.FooterOffset]...)
+	c = append(c, fb...)
+	require.NoError(t, os.WriteFile(bad, c, 0o644))
+	code, out, _ = runTool("verify", bad)
+	require.Equal(t, 0, code, out)
+	require.NotContains(t, out, "original writer")
+	require.Contains(t, out, bad+": not checked: no CRC32C checksums flagged in the header nor carried by the footer: the header, schema, footer and raw blocks are checked for structure only\n")
+}
+
+// Hostile-review finding: in a file without a footer, verify counted the
+// schema frames between blocks (empty blocks holding a zstd skippable
+// frame, where chronon-go appends a schema that outgrew its slots) as
+// blocks: "ok: 14 blocks" for 12. They are not blocks of events; verify
+// counts the blocks the file has, as the footer of a closed file would.
+func TestVerifyDoesNotCountSchemaFramesAsBlocks(t *testing.T) {
+	evs := ctracetest.W1Events(3000, 8, 5)
+	s := ctracetest.W1Schema(8)
+	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true}
+	closed, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "closed.ctrace")
+	require.NoError(t, os.WriteFile(path, closed, 0o644))
+	code, out, errOut := runTool("verify", path)
+	require.Equal(t, 0, code, errOut)
+	var blocks, events int
+	_, err = fmt.Sscanf(out[strings.Index(out, path+": ok: ")+len(path)+6:], "%d blocks, %d events", &blocks, &events)
+	require.NoError(t, err, out)
+	require.Equal(t, len(evs), events)
+
+	opts.NoFooter = true
+	b, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	h, err := schema.ParseHeader(b, int64(len(b)))
+	require.NoError(t, err)
+	first := int64(h.FirstBlockOffset)
+	b = withSchemaFrame(b, int64(len(b)), 100) // after the last block
+	b = withSchemaFrame(b, first, 40)          // before the first
+	path = filepath.Join(dir, "killed.ctrace")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	code, out, errOut = runTool("verify", path)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, fmt.Sprintf("%s: ok: %d blocks, %d events", path, blocks, events))
+	code, out, _ = runTool("verify", "--json", path)
+	require.Equal(t, 0, code)
+	var rep verifyReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Equal(t, blocks, rep.Files[0].Blocks)
+}
+
+// withSchemaFrame returns b with an empty block holding a zstd skippable
+// frame of payload n bytes inserted before the inline header at off, as
+// chronon-go appends a schema that outgrew its slots.
+func withSchemaFrame(b []byte, off int64, n int) []byte {
+	fr := schema.AppendBlockHeader(nil, schema.BlockHeader{CompressedSize: uint32(8 + n)})
+	fr = binary.LittleEndian.AppendUint32(fr, 0x184D2A5C)
+	fr = binary.LittleEndian.AppendUint32(fr, uint32(n))
+	fr = append(fr, bytes.Repeat([]byte{0xA5}, n)...)
+	out := append([]byte(nil), b[:off]...)
+	out = append(out, fr...)
+	return append(out, b[off:]...)
 }

@@ -3,6 +3,8 @@
 package tracefile
 
 import (
+	"errors"
+	"fmt"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -21,6 +23,10 @@ func openNoBlock(path string) (*os.File, error) {
 func mapFile(f *os.File, size int) (*mapping, error) {
 	b, err := unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
+		if lim, ok := addressSpaceLimit(); ok && errors.Is(err, unix.ENOMEM) {
+			return nil, fmt.Errorf("%s: cannot map its %d bytes: the address-space limit (ulimit -v, RLIMIT_AS) is %d bytes, which the file and what the process reserves already do not fit in (a Go program reserves about 1-2 GiB of address space at start, not memory): raise the limit (ulimit -v unlimited) and bound memory with a cgroup (MemoryMax) and the reader's memory budget instead",
+				f.Name(), size, lim)
+		}
 		return nil, &os.PathError{Op: "mmap", Path: f.Name(), Err: err}
 	}
 	return &mapping{data: b, mapped: true}, nil
@@ -46,4 +52,14 @@ func madvise(b []byte, off, n int, kind adviceKind) {
 		advice = unix.MADV_NORMAL
 	}
 	_ = unix.Madvise(b[start:start+n], advice)
+}
+
+// addressSpaceLimit returns RLIMIT_AS when one is set: an mmap that fails
+// with ENOMEM under it is the limit, not a lack of memory.
+func addressSpaceLimit() (uint64, bool) {
+	var l unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_AS, &l); err != nil || l.Cur == unix.RLIM_INFINITY {
+		return 0, false
+	}
+	return l.Cur, true
 }
