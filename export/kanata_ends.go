@@ -23,7 +23,7 @@ type kEnds struct {
 	head  [kWheel]int // next entry of each slot
 	used  uint64      // bit s: slot s holds entries
 	lo    uint64
-	n     int // ends in the wheel
+	n     int                // ends in the wheel
 	far   minheap.Heap[kEnd] // by (cycle, seq)
 	// min is at most the cycle of the first end (MaxUint64 when none):
 	// most events have no end due, and next tells so without reading the

@@ -14,7 +14,7 @@ func TestCompleteSpanEnd(t *testing.T) {
 	}{
 		{100, 4, ArgUInt64, 104, true},
 		{200, 150 - 200 + math.MaxUint64 + 1, ArgUInt64, 0, false}, // end-start with end < start
-		{math.MaxUint64 - 3, 3, ArgUInt64, math.MaxUint64, true},  // ends at the last cycle
+		{math.MaxUint64 - 3, 3, ArgUInt64, math.MaxUint64, true},   // ends at the last cycle
 		{math.MaxUint64 - 3, 4, ArgUInt64, 0, false},
 		{3, uint64(math.MaxUint64 - 4), ArgInt64, 0, false}, // -5: before cycle 0
 		{3, uint64(math.MaxUint64 - 4), ArgUInt64, math.MaxUint64 - 1, true},

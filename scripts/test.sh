@@ -20,8 +20,10 @@ failed=()
 start=$SECONDS
 stage() { echo; echo "==> $* [$((SECONDS - start))s]"; }
 
-stage "1/6 go vet ./..."
+stage "1/6 go vet ./... and gofmt"
 $GO vet ./... || failed+=(vet)
+unformatted=$(gofmt -l $($GO list -f '{{.Dir}}' ./...))
+[ -z "$unformatted" ] || { echo "  gofmt -l: not formatted: $unformatted"; failed+=(gofmt); }
 
 stage "2/6 staticcheck ./..."
 if [ -x "$STATICCHECK" ]; then
