@@ -120,12 +120,13 @@ func unitIndex(evs []ctracetest.Event, i int) int {
 // at the right event, and only there.
 func TestDiffFindsTheDifference(t *testing.T) {
 	dir := t.TempDir()
+	// A, in our layout, is the same file for both layouts of B: written once.
+	s, evs := ctracetest.W1Schema(16), ctracetest.W1Events(30000, 16, 3)
+	a := writeTrace(t, dir, "a.ctrace", s, evs, ourLayout)
 	for _, layout := range []struct {
 		name string
 		opts ctracetest.Options
 	}{{"ours", ourLayout}, {"original", cLayout}} {
-		s, evs := ctracetest.W1Schema(16), ctracetest.W1Events(30000, 16, 3)
-		a := writeTrace(t, dir, layout.name+"-a.ctrace", s, evs, ourLayout)
 
 		// A changed argument in event 12345 (a fetch: pc). The report
 		// counts a unit's events from 1: its k-th from 0 is event k+1.
