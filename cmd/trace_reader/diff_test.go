@@ -86,14 +86,16 @@ func TestDiffEqualAcrossLayouts(t *testing.T) {
 	mixedPaths, _ := timelineInputs(t)
 	ms, mixed := readEvents(t, mixedPaths[2])
 	cs, cEvents := readEvents(t, ref("multiblock.ctrace")) // written by the original C++ writer
+	// The W1 events in our layout: A of the first case and of "other ids".
+	w1Ours := writeTrace(t, dir, "w1a.ctrace", w1s, w1, ourLayout)
 	for _, c := range []struct {
 		name string
 		a, b string
 	}{
-		{"w1 ours vs original layout", writeTrace(t, dir, "w1a.ctrace", w1s, w1, ourLayout), writeTrace(t, dir, "w1b.ctrace", w1s, w1, cLayout)},
+		{"w1 ours vs original layout", w1Ours, writeTrace(t, dir, "w1b.ctrace", w1s, w1, cLayout)},
 		{"w1 raw 1 MiB blocks vs level best", writeTrace(t, dir, "w1c.ctrace", w1s, w1, ctracetest.Options{BlockSize: 1 << 20, PerUnit: true}),
 			writeTrace(t, dir, "w1d.ctrace", w1s, w1, ctracetest.Options{BlockSize: 16 << 10, PerUnit: true, Compress: true, Level: zstd.SpeedBestCompression})},
-		{"w1 other ids", writeTrace(t, dir, "w1e.ctrace", w1s, w1, ourLayout), writeTrace(t, dir, "w1f.ctrace", rs, rev, cLayout)},
+		{"w1 other ids", w1Ours, writeTrace(t, dir, "w1f.ctrace", rs, rev, cLayout)},
 		{"mixed by the runtime vs rewritten", mixedPaths[2], writeTrace(t, dir, "mixed2.ctrace", ms, mixed, cLayout)},
 		{"original writer vs our layout", ref("multiblock.ctrace"), writeTrace(t, dir, "c2.ctrace", cs, cEvents, ourLayout)},
 	} {
@@ -120,12 +122,13 @@ func unitIndex(evs []ctracetest.Event, i int) int {
 // at the right event, and only there.
 func TestDiffFindsTheDifference(t *testing.T) {
 	dir := t.TempDir()
+	// A, in our layout, is the same file for both layouts of B: written once.
+	s, evs := ctracetest.W1Schema(16), ctracetest.W1Events(30000, 16, 3)
+	a := writeTrace(t, dir, "a.ctrace", s, evs, ourLayout)
 	for _, layout := range []struct {
 		name string
 		opts ctracetest.Options
 	}{{"ours", ourLayout}, {"original", cLayout}} {
-		s, evs := ctracetest.W1Schema(16), ctracetest.W1Events(30000, 16, 3)
-		a := writeTrace(t, dir, layout.name+"-a.ctrace", s, evs, ourLayout)
 
 		// A changed argument in event 12345 (a fetch: pc). The report
 		// counts a unit's events from 1: its k-th from 0 is event k+1.

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -44,9 +45,7 @@ func TestExportOfAShrinkingRawFile(t *testing.T) {
 	dir := t.TempDir()
 	bin := toolBinary(t)
 	path := filepath.Join(dir, "raw.ctrace")
-	b, err := ctracetest.Build(ctracetest.W1Schema(8), ctracetest.W1Events(300000, 8, 2), ctracetest.Options{BlockSize: 16 << 10, PerUnit: true})
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path, b, 0o644))
+	require.NoError(t, os.WriteFile(path, shrinkingRawTrace(t), 0o644))
 	fifo := filepath.Join(dir, "out.json")
 	msg := cutWhileReading(t, path, fifo, bin, "export", "--format", "chrome-json", "-o", fifo, path)
 	require.Contains(t, msg, "the file shrank or its storage failed while it was read")
@@ -61,15 +60,32 @@ func TestRecoverOfAShrinkingFile(t *testing.T) {
 	dir := t.TempDir()
 	bin := toolBinary(t)
 	path := filepath.Join(dir, "in.ctrace")
-	b, err := ctracetest.Build(ctracetest.W1Schema(8), ctracetest.W1Events(300000, 8, 2), ctracetest.Options{BlockSize: 16 << 10, PerUnit: true})
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path, b, 0o644))
+	require.NoError(t, os.WriteFile(path, shrinkingRawTrace(t), 0o644))
 	fifo := filepath.Join(dir, "out.ctrace")
 	msg := cutWhileReading(t, path, fifo, bin, "recover", "-o", fifo, path)
 	require.True(t, strings.HasPrefix(msg, "trace_reader: "+path+": block "), msg)
 	require.Contains(t, msg, ": reading byte ")
 	require.Contains(t, msg, "the file shrank or its storage failed while it was read")
 	require.NotContains(t, msg, "bad address")
+}
+
+// shrinkingRawTrace is the raw trace the export and recover of a shrinking
+// file read (each test cuts its own copy): 300,000 W1 events in raw blocks
+// of 16 KiB, built once per test binary (2 s under the race detector).
+func shrinkingRawTrace(t *testing.T) []byte {
+	t.Helper()
+	shrinkingRaw.Do(func() {
+		shrinkingRaw.b, shrinkingRaw.err = ctracetest.Build(ctracetest.W1Schema(8), ctracetest.W1Events(300000, 8, 2),
+			ctracetest.Options{BlockSize: 16 << 10, PerUnit: true})
+	})
+	require.NoError(t, shrinkingRaw.err)
+	return shrinkingRaw.b
+}
+
+var shrinkingRaw struct {
+	sync.Once
+	b   []byte
+	err error
 }
 
 // cutWhileReading runs the command args and reads the first 4 KiB it

@@ -31,8 +31,15 @@ const refDir = "../../testdata/reference"
 
 func ref(name string) string { return filepath.Join(refDir, name) }
 
+// refDump returns the reference dump name, unzipped once per test binary
+// (multiblock's is 4 MB; several tests compare against it, some many times).
 func refDump(t *testing.T, name string) string {
 	t.Helper()
+	refDumps.Lock()
+	defer refDumps.Unlock()
+	if d, ok := refDumps.m[name]; ok {
+		return d
+	}
 	f, err := os.Open(ref(name))
 	require.NoError(t, err)
 	defer f.Close()
@@ -40,7 +47,16 @@ func refDump(t *testing.T, name string) string {
 	require.NoError(t, err)
 	b, err := io.ReadAll(z)
 	require.NoError(t, err)
+	if refDumps.m == nil {
+		refDumps.m = map[string]string{}
+	}
+	refDumps.m[name] = string(b)
 	return string(b)
+}
+
+var refDumps struct {
+	sync.Mutex
+	m map[string]string
 }
 
 // runTool runs the command line in process and returns its exit status,
@@ -54,8 +70,10 @@ func runTool(args ...string) (int, string, string) {
 func TestMain(m *testing.M) {
 	time.Local = time.UTC // ctime prints local time; goldens are in UTC
 	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
+	for _, dir := range []string{built.dir, timeline.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }
@@ -276,7 +294,33 @@ func TestBadFiles(t *testing.T) {
 // lines returns the reference dump's lines that keep(cycle, unit) selects.
 func lines(t *testing.T, dump string, keep func(cycle uint64, unit string) bool) string {
 	var b strings.Builder
-	for _, l := range strings.SplitAfter(refDump(t, dump), "\n") {
+	for _, l := range parsedRefDump(t, dump) {
+		if keep(l.cycle, l.unit) {
+			b.WriteString(l.text)
+		}
+	}
+	return b.String()
+}
+
+// dumpLine is a reference dump's line with its cycle and unit name ("" for
+// none).
+type dumpLine struct {
+	cycle      uint64
+	unit, text string
+}
+
+// parsedRefDump returns the reference dump's lines, parsed once per test
+// binary: TestFilters selects from multiblock's 60,000 lines five times.
+func parsedRefDump(t *testing.T, dump string) []dumpLine {
+	t.Helper()
+	text := refDump(t, dump)
+	parsedDumps.Lock()
+	defer parsedDumps.Unlock()
+	if ls, ok := parsedDumps.m[dump]; ok {
+		return ls
+	}
+	var ls []dumpLine
+	for _, l := range strings.SplitAfter(text, "\n") {
 		if l == "" {
 			continue
 		}
@@ -289,11 +333,18 @@ func lines(t *testing.T, dump string, keep func(cycle uint64, unit string) bool)
 				unit = rest[:i]
 			}
 		}
-		if keep(cycle, unit) {
-			b.WriteString(l)
-		}
+		ls = append(ls, dumpLine{cycle, unit, l})
 	}
-	return b.String()
+	if parsedDumps.m == nil {
+		parsedDumps.m = map[string][]dumpLine{}
+	}
+	parsedDumps.m[dump] = ls
+	return ls
+}
+
+var parsedDumps struct {
+	sync.Mutex
+	m map[string][]dumpLine
 }
 
 func TestFilters(t *testing.T) {

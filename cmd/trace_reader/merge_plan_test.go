@@ -140,8 +140,12 @@ func nBlocks(t *testing.T, path string) int {
 // Too many units in all: the error says "merge" once, names the file.
 func TestMergeTooManyUnitsSaysMergeOnce(t *testing.T) {
 	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.ctrace"), filepath.Join(dir, "b.ctrace")
-	writePlanTrace(t, a, 1, 65535, 0, 1)
+	// a: 65,535 units (ids 1-65535), one event each, by the synchronous
+	// test writer: the runtime took 45 s under the race detector (6 s
+	// without) to register as many units and seal their blocks.
+	a := writeTrace(t, dir, "a.ctrace", ctracetest.W1Schema(65535), ctracetest.W1Events(65535, 65535, 1),
+		ctracetest.Options{BlockSize: 8 << 10})
+	b := filepath.Join(dir, "b.ctrace")
 	writePlanTrace(t, b, 1, 1, 0, 1)
 	out := filepath.Join(dir, "merged.ctrace")
 	code, _, errOut := runTool("merge", "-o", out, a, b)
