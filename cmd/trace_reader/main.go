@@ -31,8 +31,14 @@ func main() {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	// An interrupted command removes its temporary output (the final name
 	// never held a partial file), then dies of the signal as before.
+	// A process started with SIGINT ignored (a background job of a
+	// non-interactive shell, nohup) keeps it ignored, as shells expect:
+	// Notify would turn it back on, and the signal could not be re-raised.
 	interrupted := make(chan os.Signal, 1)
-	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(interrupted, syscall.SIGTERM)
+	if !signal.Ignored(os.Interrupt) {
+		signal.Notify(interrupted, os.Interrupt)
+	}
 	go func() {
 		sig := <-interrupted
 		dying.Store(true)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,6 +78,13 @@ func TestInterruptedExportLeavesNothing(t *testing.T) {
 	}
 	for _, od := range outDirs {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+			if sig == syscall.SIGINT && signal.Ignored(os.Interrupt) {
+				// The tool inherits the ignored SIGINT (this test runs as a
+				// background job of a non-interactive shell) and keeps it
+				// ignored, as it should: SIGTERM's case checks the cleanup.
+				t.Log("##### SIGINT case SKIPPED: SIGINT is ignored in this environment (a background job); the tool keeps it ignored #####")
+				continue
+			}
 			cmd := exec.Command(bin, "export", in, "-o", filepath.Join(od, "out.pftrace"))
 			require.NoError(t, cmd.Start())
 			deadline := time.Now().Add(20 * time.Second)
