@@ -21,9 +21,21 @@ import (
 // overlapTrace is a file whose blocks all overlap: 16 units, one unit per
 // 256 KiB zstd block, so the blocks at the merge point (all 16 units') take
 // ~12 MiB decoded with their records.
+//
+// Under the race detector it is three quarters of that: 192 KiB blocks
+// and 120,000 events, the same shape (two blocks per unit, a full one then
+// a third of one; a decoded peak of 12 MB against 18, three times the
+// tests' 4 MiB budget), so that the windows and the spilled runs take the
+// same steps on less data (the race detector looks at the goroutines, not
+// at the volume; smaller blocks fit the 4 MiB budget and take no window).
+// make test's stage without it reads the full file.
 var overlapTrace = sync.OnceValues(func() ([]byte, error) {
-	return ctracetest.Build(ctracetest.W1Schema(16), ctracetest.W1Events(160_000, 16, 3),
-		ctracetest.Options{BlockSize: 256 << 10, PerUnit: true, Compress: true})
+	events, blockSize := 160_000, 256<<10
+	if raceEnabled {
+		events, blockSize = 120_000, 192<<10
+	}
+	return ctracetest.Build(ctracetest.W1Schema(16), ctracetest.W1Events(events, 16, 3),
+		ctracetest.Options{BlockSize: blockSize, PerUnit: true, Compress: true})
 })
 
 // eventText is every event q selects with its block, as text.
@@ -209,11 +221,18 @@ func TestOverlappingBigBlocksStayInBudget(t *testing.T) {
 // window (ties ordered by block offset, then position), and blocks whose
 // events are not in cycle order read the same as with no budget.
 func TestMemoryBudgetWindowsInsideCycles(t *testing.T) {
-	evs := ctracetest.W1Events(120_000, 8, 7)
+	perCycle := 40_000
+	if raceEnabled {
+		// Cycles of 20,000 events still hold more than a window at the
+		// smallest budget (the decode count below says so); make test's
+		// stage without the race detector runs 40,000.
+		perCycle = 20_000
+	}
+	evs := ctracetest.W1Events(3*perCycle, 8, 7)
 	for i := range evs {
-		evs[i].Cycle = uint64(i / 40_000) // three cycles of 40,000 events
+		evs[i].Cycle = uint64(i / perCycle) // three cycles of perCycle events
 		if i%3 == 0 {
-			evs[i].Cycle = uint64(2 - i/40_000) // out of order inside blocks
+			evs[i].Cycle = uint64(2 - i/perCycle) // out of order inside blocks
 		}
 	}
 	b, err := ctracetest.Build(ctracetest.W1Schema(8), evs, ctracetest.Options{BlockSize: 128 << 10, PerUnit: true, Compress: true})

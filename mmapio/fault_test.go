@@ -4,9 +4,11 @@ package mmapio
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,8 +21,7 @@ import (
 // keep bytes: reading the lost pages through the mapping then faults.
 func shrunk(t *testing.T, opts ctracetest.Options, keep int64) (*Reader, string, int64) {
 	t.Helper()
-	b, err := ctracetest.Build(ctracetest.W1Schema(8), ctracetest.W1Events(30000, 8, 9), opts)
-	require.NoError(t, err)
+	b := shrinkingTrace(t, opts)
 	require.Greater(t, len(b), 64<<10)
 	path := filepath.Join(t.TempDir(), "shrinking.ctrace")
 	require.NoError(t, os.WriteFile(path, b, 0o644))
@@ -29,6 +30,30 @@ func shrunk(t *testing.T, opts ctracetest.Options, keep int64) (*Reader, string,
 	t.Cleanup(func() { r.Close() })
 	require.NoError(t, os.Truncate(path, keep))
 	return r, path, int64(len(b))
+}
+
+// shrinkingTraces holds the file shrunk opens, built once per options (a
+// test shrinks a fresh copy of it eight times) and never modified.
+var shrinkingTraces struct {
+	sync.Mutex
+	m map[string][]byte // by fmt.Sprintf("%+v", opts)
+}
+
+func shrinkingTrace(t *testing.T, opts ctracetest.Options) []byte {
+	t.Helper()
+	shrinkingTraces.Lock()
+	defer shrinkingTraces.Unlock()
+	key := fmt.Sprintf("%+v", opts)
+	if b, ok := shrinkingTraces.m[key]; ok {
+		return b
+	}
+	b, err := ctracetest.Build(ctracetest.W1Schema(8), ctracetest.W1Events(30000, 8, 9), opts)
+	require.NoError(t, err)
+	if shrinkingTraces.m == nil {
+		shrinkingTraces.m = map[string][]byte{}
+	}
+	shrinkingTraces.m[key] = b
+	return b
 }
 
 func requireFault(t *testing.T, err error, path string, size int64) {

@@ -138,11 +138,18 @@ func TestSpilledOverlapBomb(t *testing.T) {
 // Cycles cut inside, blocks whose events are out of order, the smallest
 // budget: the same as with no budget, each block decoded at most twice.
 func TestSpilledInsideCycles(t *testing.T) {
-	evs := ctracetest.W1Events(120_000, 8, 7)
+	perCycle := 40_000
+	if raceEnabled {
+		// As in TestMemoryBudgetWindowsInsideCycles: cycles of 20,000
+		// events still overflow the smallest budget and spill; make test's
+		// stage without the race detector runs 40,000.
+		perCycle = 20_000
+	}
+	evs := ctracetest.W1Events(3*perCycle, 8, 7)
 	for i := range evs {
-		evs[i].Cycle = uint64(i / 40_000) // three cycles of 40,000 events
+		evs[i].Cycle = uint64(i / perCycle) // three cycles of perCycle events
 		if i%3 == 0 {
-			evs[i].Cycle = uint64(2 - i/40_000) // out of order inside blocks
+			evs[i].Cycle = uint64(2 - i/perCycle) // out of order inside blocks
 		}
 	}
 	b, err := ctracetest.Build(ctracetest.W1Schema(8), evs, ctracetest.Options{BlockSize: 128 << 10, PerUnit: true, Compress: true})

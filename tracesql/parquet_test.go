@@ -24,7 +24,7 @@ import (
 func TestExportParquet(t *testing.T) {
 	for _, name := range []string{"w1", "mixed", "pipe"} {
 		t.Run(name, func(t *testing.T) {
-			db := open(t, []string{trace(t, name)})
+			db := open(t, []string{trace(t, rowsTrace(name))})
 			dir := t.TempDir()
 			files, err := db.ExportParquet(dir)
 			require.NoError(t, err)
