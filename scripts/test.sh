@@ -55,12 +55,32 @@ wait $cgopid
 echo "  the C API (./cgo, no -race: its subjects are C programs):"
 $PY scripts/gotest_summary.py --verbose=/cgo <"$cgolog" || failed+=(go-test-cgo)
 
-# The race detector's shadow memory and allocations would swamp these
-# bounds, so under -race they check less (or, for allocations, nothing):
-# here they run as users build.
-stage "5/6 memory and allocation bounds, and the tests that run fewer cases under it, without the race detector"
-$GO test -count=1 -timeout 10m -json -run 'TestMergeRewriteAllocations|TestIdleUnitsCostNoRing|TestWindowedDumpPeakRSS|TestMemoryBoundDumpRSS|TestDiffMemoryBoundRSS|TestMatchAsmMatchesGo|TestMergeFailingWriterStopsThePipeline|TestBitFlipCampaign|TestPushdownAnswersAsAFullScan' \
-	./chronon ./mmapio ./rewrite ./cmd/trace_reader ./internal/zrec ./tracesql | $PY scripts/gotest_summary.py || failed+=(memory)
+# The race detector's shadow memory and allocations would swamp the memory
+# and allocation bounds, so under -race they check less (or, for
+# allocations, nothing); and tests whose cost is the size of a randomized
+# campaign or input run smaller under -race (their package's raceEnabled).
+# Here both run as users build, at full size. Every test that reads
+# raceEnabled to shrink is named below, by package (docs/testing.md).
+full=(
+	"./chronon TestIdleUnitsCostNoRing TestRandomWorkloadsRoundTrip TestConcurrentProducers TestSharedUnitManyGoroutines TestOracleAcceptsVariants"
+	"./rewrite TestMergeRewriteAllocations TestMergeFailingWriterStopsThePipeline"
+	"./mmapio TestWindowedDumpPeakRSS TestTruncationEveryLength TestSpilledWriterFileDecodesAtMostTwice TestMemoryBudgetWindows TestMemoryBudgetWindowsInsideCycles TestSpilledInsideCycles TestRoundTripRandom TestCloseDuringWindows TestSpilledMerge TestSpilledBadBlock TestSpillFallsBackToWindows TestCloseDuringSpill TestRunCheckpoints TestFooterUnitsCheckedInWindows"
+	"./internal/zrec TestMatchAsmMatchesGo"
+	"./internal/zdec TestDecodeVerifiesContentChecksum"
+	"./internal/workload TestTaskWorkloads"
+	"./export TestRunsKanata"
+	"./tracesql TestPushdownAnswersAsAFullScan TestTablesMatchMmapio TestExportParquet TestAsyncSpans TestSpansWindowKeepsOpenSpans TestParallelSpansEqualSerial TestTimeColumn TestSpansTime TestSpansParentID"
+	"./cmd/trace_reader TestMemoryBoundDumpRSS TestDiffMemoryBoundRSS TestBitFlipCampaign TestDiffScalesWithUnits TestMergeDisjointRanksCopiesBlocks TestKanataOfSeveralRuns TestProgressOnTerminal TestDiffMemoryAlternatesWithinBudget TestFollowGrowingDamagedFileMatchesDump"
+)
+fullpkgs=() fullnames=()
+for line in "${full[@]}"; do
+	read -r pkg names <<<"$line"
+	fullpkgs+=("$pkg")
+	fullnames+=($names)
+done
+fullrun="^($(IFS='|'; echo "${fullnames[*]}"))\$"
+stage "5/6 memory and allocation bounds, and the tests that run smaller under the race detector at full size, without it (${#fullnames[@]} tests)"
+$GO test -vet=off -count=1 -timeout 10m -json -run "$fullrun" "${fullpkgs[@]}" | $PY scripts/gotest_summary.py || failed+=(full-size)
 
 stage "6/6 fuzz targets, ${FUZZTIME:-10s} each"
 FUZZTIME=${FUZZTIME:-10s} scripts/fuzz.sh || failed+=(fuzz)
