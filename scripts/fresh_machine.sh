@@ -13,13 +13,14 @@ trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 git clone -q "$here" "$work/clone"
 # ../shared beside the clone, as CI has it, when this checkout has one.
 [ -d "$here/../shared" ] && ln -s "$(cd "$here/../shared" && pwd)" "$work/shared"
-mkdir "$work/gopath" "$work/gocache"
+mkdir "$work/gopath" "$work/gocache" "$work/cache"
 cd "$work/clone"
 start=$SECONDS
 for t in $targets; do
 	echo "== fresh-machine: make $t (GOPATH and GOCACHE empty at the start)"
 	t0=$SECONDS
-	GOPATH="$work/gopath" GOCACHE="$work/gocache" GOFLAGS=-modcacherw make "$t"
+	# XDG_CACHE_HOME: staticcheck keeps its own cache there (~/.cache).
+	GOPATH="$work/gopath" GOCACHE="$work/gocache" XDG_CACHE_HOME="$work/cache" GOFLAGS=-modcacherw make "$t"
 	echo "== fresh-machine: make $t took $((SECONDS - t0))s"
 done
 echo "== fresh-machine: $targets passed in $((SECONDS - start))s"
