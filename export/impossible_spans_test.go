@@ -7,9 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/ctracetest"
 	"github.com/chronon-sim/chronon-go/mmapio"
-	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // impossibleSpansTrace writes complete spans of an instruction, one of
@@ -18,17 +17,7 @@ import (
 // kind does not).
 func impossibleSpansTrace(t *testing.T) string {
 	path := filepath.Join(t.TempDir(), "impossible.ctrace")
-	tr, err := chronon.Create(path, chronon.WithFlushInterval(0), chronon.WithAutoMetadata(false))
-	require.NoError(t, err)
-	u, err := tr.NewUnit("core0.exec")
-	require.NoError(t, err)
-	exec := chronon.MustFormat3[uint32, uint64, uint64]("exec lane={} flow={} dur={}", chronon.WithName("exec"),
-		chronon.WithKind(schema.KindSpanComplete, schema.RoleLane, schema.RoleFlow, schema.RoleDuration))
-	exec.Emit(u, 100, 0, 1, 4)
-	start, end := uint64(200), uint64(150)
-	exec.Emit(u, start, 0, 2, end-start)
-	exec.Emit(u, 210, 0, 3, 6)
-	require.NoError(t, tr.Close())
+	require.NoError(t, ctracetest.WriteImpossibleSpans(path))
 	return path
 }
 
