@@ -42,22 +42,6 @@ func (tc *toolchain) compileCxx(t *testing.T, name, src string, extra ...string)
 	return exe
 }
 
-// syntaxCxx checks that src compiles as C++ with cxxflags and extra (later
-// flags win, so extra may change the standard), without generating code.
-func (tc *toolchain) syntaxCxx(t *testing.T, name, src string, extra ...string) {
-	t.Helper()
-	if !tc.cxx {
-		t.Skip("##### g++ is not installed: C++ TEST SKIPPED #####")
-	}
-	dir := t.TempDir()
-	file := filepath.Join(dir, name+".cpp")
-	writeFile(t, file, src)
-	args := append(append(append([]string{"g++"}, cxxflags...), extra...), "-fsyntax-only", "-I"+tc.include, file)
-	if out, err := command(dir, nil, args...); err != nil {
-		t.Fatalf("compiling %s with %v: %v\n%s", name, extra, err, out)
-	}
-}
-
 // runStdin runs a program with stdin and fails the test on a non-zero exit.
 func runStdin(t *testing.T, stdin string, argv ...string) (stdout, stderr string) {
 	t.Helper()

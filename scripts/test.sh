@@ -62,7 +62,7 @@ $PY scripts/gotest_summary.py --verbose=/cgo <"$cgolog" || failed+=(go-test-cgo)
 # Here both run as users build, at full size. Every test that reads
 # raceEnabled to shrink is named below, by package (docs/testing.md).
 full=(
-	"./chronon TestIdleUnitsCostNoRing TestRandomWorkloadsRoundTrip TestConcurrentProducers TestSharedUnitManyGoroutines TestOracleAcceptsVariants"
+	"./chronon TestIdleUnitsCostNoRing TestGateSetMaskFromAnotherGoroutine TestRandomWorkloadsRoundTrip TestConcurrentProducers TestSharedUnitManyGoroutines TestOracleAcceptsVariants"
 	"./rewrite TestMergeRewriteAllocations TestMergeFailingWriterStopsThePipeline"
 	"./mmapio TestWindowedDumpPeakRSS TestTruncationEveryLength TestSpilledWriterFileDecodesAtMostTwice TestMemoryBudgetWindows TestMemoryBudgetWindowsInsideCycles TestSpilledInsideCycles TestRoundTripRandom TestCloseDuringWindows TestSpilledMerge TestSpilledBadBlock TestSpillFallsBackToWindows TestCloseDuringSpill TestRunCheckpoints TestFooterUnitsCheckedInWindows"
 	"./internal/zrec TestMatchAsmMatchesGo"
