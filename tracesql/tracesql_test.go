@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -114,14 +115,37 @@ func rows(t *testing.T, db *tracesql.DB, q string) []string {
 	return out
 }
 
+// render prints a cell as fmt.Sprint does (floats as float64), with the
+// common types through strconv: fmt's reflection per cell was most of the
+// cost of the tests that compare whole tables under the race detector.
 func render(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "NULL"
-	case float32:
-		return fmt.Sprint(float64(x))
+	case string:
+		return x
 	case []byte:
 		return string(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case int32:
+		return strconv.FormatInt(int64(x), 10)
+	case int16:
+		return strconv.FormatInt(int64(x), 10)
+	case int8:
+		return strconv.FormatInt(int64(x), 10)
+	case uint64:
+		return strconv.FormatUint(x, 10)
+	case uint32:
+		return strconv.FormatUint(uint64(x), 10)
+	case uint16:
+		return strconv.FormatUint(uint64(x), 10)
+	case uint8:
+		return strconv.FormatUint(uint64(x), 10)
+	case float32:
+		return fmt.Sprint(float64(x))
 	}
 	return fmt.Sprint(v)
 }
