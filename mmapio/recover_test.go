@@ -2,7 +2,6 @@ package mmapio
 
 import (
 	"bytes"
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
@@ -140,19 +139,6 @@ func TestFinalSchema(t *testing.T) {
 	require.Nil(t, r.Format(7))
 }
 
-// withFrame returns b with an empty block holding a zstd skippable frame of
-// payload n bytes inserted before the inline header at off, as chronon-go
-// appends a schema that outgrew its slots.
-func withFrame(b []byte, off int64, n int) []byte {
-	fr := schema.AppendBlockHeader(nil, schema.BlockHeader{CompressedSize: uint32(8 + n)})
-	fr = binary.LittleEndian.AppendUint32(fr, 0x184D2A5C)
-	fr = binary.LittleEndian.AppendUint32(fr, uint32(n))
-	fr = append(fr, bytes.Repeat([]byte{0xA5}, n)...)
-	out := append([]byte(nil), b[:off]...)
-	out = append(out, fr...)
-	return append(out, b[off:]...)
-}
-
 // Recovery steps over schema frames between blocks (and after the last one)
 // and finds every block; a frame cut by the end of the file is the torn
 // tail, reported as such.
@@ -172,9 +158,9 @@ func TestRecoverStepsOverSchemaFrames(t *testing.T) {
 	require.NoError(t, err)
 	// Frames before blocks 3 and 7 and at the end, inserted back to front
 	// so the earlier offsets stay valid.
-	b = withFrame(b, int64(len(b)), 100)
-	b = withFrame(b, int64(blocks[7].DataOffset), 5000)
-	b = withFrame(b, int64(blocks[3].DataOffset), 0)
+	b = ctracetest.WithSchemaFrame(b, int64(len(b)), 100)
+	b = ctracetest.WithSchemaFrame(b, int64(blocks[7].DataOffset), 5000)
+	b = ctracetest.WithSchemaFrame(b, int64(blocks[3].DataOffset), 0)
 	r := openBytesT(t, b)
 	st := r.Status()
 	require.Equal(t, StateRecovered, st.State, st.String())

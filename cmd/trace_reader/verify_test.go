@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -241,8 +239,8 @@ func TestVerifyDoesNotCountSchemaFramesAsBlocks(t *testing.T) {
 	h, err := schema.ParseHeader(b, int64(len(b)))
 	require.NoError(t, err)
 	first := int64(h.FirstBlockOffset)
-	b = withSchemaFrame(b, int64(len(b)), 100) // after the last block
-	b = withSchemaFrame(b, first, 40)          // before the first
+	b = ctracetest.WithSchemaFrame(b, int64(len(b)), 100) // after the last block
+	b = ctracetest.WithSchemaFrame(b, first, 40)          // before the first
 	path = filepath.Join(dir, "killed.ctrace")
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 	code, out, errOut = runTool("verify", path)
@@ -253,17 +251,4 @@ func TestVerifyDoesNotCountSchemaFramesAsBlocks(t *testing.T) {
 	var rep verifyReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 	require.Equal(t, blocks, rep.Files[0].Blocks)
-}
-
-// withSchemaFrame returns b with an empty block holding a zstd skippable
-// frame of payload n bytes inserted before the inline header at off, as
-// chronon-go appends a schema that outgrew its slots.
-func withSchemaFrame(b []byte, off int64, n int) []byte {
-	fr := schema.AppendBlockHeader(nil, schema.BlockHeader{CompressedSize: uint32(8 + n)})
-	fr = binary.LittleEndian.AppendUint32(fr, 0x184D2A5C)
-	fr = binary.LittleEndian.AppendUint32(fr, uint32(n))
-	fr = append(fr, bytes.Repeat([]byte{0xA5}, n)...)
-	out := append([]byte(nil), b[:off]...)
-	out = append(out, fr...)
-	return append(out, b[off:]...)
 }

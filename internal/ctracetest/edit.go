@@ -213,3 +213,16 @@ func FuzzSeeds(refDir string) ([][]byte, error) {
 	}
 	return seeds, nil
 }
+
+// WithSchemaFrame returns a copy of b with an empty block holding a zstd
+// skippable frame of payload n bytes inserted before the inline header at
+// off, as chronon-go appends a schema that outgrew its slots.
+func WithSchemaFrame(b []byte, off int64, n int) []byte {
+	fr := schema.AppendBlockHeader(nil, schema.BlockHeader{CompressedSize: uint32(8 + n)})
+	fr = binary.LittleEndian.AppendUint32(fr, 0x184D2A5C)
+	fr = binary.LittleEndian.AppendUint32(fr, uint32(n))
+	fr = append(fr, bytes.Repeat([]byte{0xA5}, n)...)
+	out := append([]byte(nil), b[:off]...)
+	out = append(out, fr...)
+	return append(out, b[off:]...)
+}
