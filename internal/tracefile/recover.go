@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/chronon-sim/chronon-go/internal/bufpool"
+	"github.com/chronon-sim/chronon-go/internal/zdec"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -25,11 +26,14 @@ import (
 // A candidate counts as a block only if its header is plausible, its data
 // lies in the file, and it decodes completely: zstd to exactly the declared
 // size, exactly the declared number of events, every cycle in its range. A
-// candidate that fails its zstd content checksum (a flipped bit) but is
-// followed, where its header says the next block starts, by one that
-// decodes, or is the last and whole, is a damaged block: left out and
-// listed (Status.Damaged), and the walk goes on. The failing candidates after the last good one, and
-// whatever cannot be read as a block header, are the torn tail, reported
+// candidate that fails its zstd content checksum (a flipped bit), or whose
+// whole frame records another size than its inline header declares (a
+// flipped bit in the header: zdec.ErrDeclaredSize), but is followed, where
+// its header says the next block starts, by one that decodes, or is the
+// last and whole, is a damaged block: left out and listed
+// (Status.Damaged), and the walk goes on. The failing candidates after the
+// last good one, and whatever cannot be read as a block header, are the
+// torn tail, reported
 // (Status) and ignored. Blocks of no events whose data is a zstd skippable
 // frame (chronon-go's schema frames) are stepped over.
 
@@ -302,10 +306,12 @@ func (f *File) resync(from int64) int64 {
 }
 
 // isChecksumErr reports whether a block failed its checksum (ErrChecksum),
-// or a raw block of ours failed checkRawEvents: damage, where other
-// failures of a footer-less file's last blocks may be what a cut leaves.
+// a raw block of ours failed checkRawEvents, or a block's whole zstd
+// frames hold another size than its inline header declares (a flipped bit
+// in the header's uncompressed_size): damage, where other failures of a
+// footer-less file's last blocks may be what a cut leaves.
 func isChecksumErr(err error) bool {
-	return errors.Is(err, ErrChecksum) || errors.Is(err, errRawDamage)
+	return errors.Is(err, ErrChecksum) || errors.Is(err, errRawDamage) || errors.Is(err, zdec.ErrDeclaredSize)
 }
 
 // errUnverified marks a candidate the walk has not decoded yet.
