@@ -3,6 +3,8 @@ package analysis
 import (
 	"fmt"
 	"io"
+
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // ImpossibleSpan is a complete span Stats left out: its end (Cycle + Dur)
@@ -32,7 +34,7 @@ func (s *stater) impossibleSpan(unit uint16, name string, c, dur uint64) {
 // writeImpossible names the spans of rep.ImpossibleSpans under the notes.
 func writeImpossible(w io.Writer, rep *Report) {
 	for _, b := range rep.ImpossibleSpans {
-		fmt.Fprintf(w, "    span %s on %s at cycle %d, duration %d\n", esc(b.Span), esc(b.Unit), b.Cycle, b.Dur)
+		fmt.Fprintf(w, "    %s\n", tracetext.ImpossibleSpan(b.Span, b.Unit, b.Cycle, uint64(b.Dur)))
 	}
 	if n := rep.Notes["complete_spans_ending_before_they_begin"]; n > uint64(len(rep.ImpossibleSpans)) {
 		fmt.Fprintf(w, "    ... and %d more\n", n-uint64(len(rep.ImpossibleSpans)))

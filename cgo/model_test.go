@@ -185,6 +185,10 @@ int main(int argc, char **argv) {
 			printf("FAIL a complete span ending before it begins was not refused\n"); /* recorded: 1.8e19 cycles */
 			fails++;
 		}
+		if (i == 3 && chronon_span_between(mem, &fill, 19, 16, 1, in[i].flow) != CHRONON_ERR_ARG) {
+			printf("FAIL a span between 19 and 16 was not refused\n"); /* recorded: an empty span at 16 */
+			fails++;
+		}
 		if (i < 4) {
 			CHECK(chronon_stage_enter(&stages, core, 20 + i, &in[i], 3));
 			CHECK(chronon_stage_retire(&stages, core, 22 + i, &in[i]));
@@ -256,6 +260,10 @@ int main(int, char **argv) {
 			CHECK(fill.between(mem, 16, 19, chronon::Lane(1), in[i].flow()));
 		if (i == 3 && fill.complete(mem, 19, uint64_t(16) - 19, chronon::Lane(1), in[i].flow()) != chronon::Status::err_arg) {
 			std::printf("FAIL a complete span ending before it begins was not refused\n");
+			fails++;
+		}
+		if (i == 3 && fill.between(mem, 19, 16, chronon::Lane(1), in[i].flow()) != chronon::Status::err_arg) {
+			std::printf("FAIL a span between 19 and 16 was not refused\n");
 			fails++;
 		}
 		if (i < 4) {

@@ -107,9 +107,10 @@ func (s *Span) Complete(u *Unit, start, dur uint64, lane uint32, flow uint64) {
 
 // ErrImpossibleSpan is the tracer's error (Err, Close) after Span.Complete
 // was given a span ending past the last cycle (start+dur overflows, as a
-// duration end-start with end before start does); it wraps the first such
-// span's name, unit, start and duration. The spans are not recorded; the
-// unit counts them (UnitStats.Rejected); the rest of the trace is written.
+// duration end-start with end before start does), or Span.Between (and so
+// Stages.Leave) an end before the start; it wraps the first such span's
+// name, unit and cycles. The spans are not recorded; the unit counts them
+// (UnitStats.Rejected); the rest of the trace is written.
 var ErrImpossibleSpan = errors.New("chronon: complete span ends before it begins")
 
 // reject counts a span Complete refused and keeps the first as the
@@ -120,6 +121,14 @@ func (s *Span) reject(u *Unit, start, dur uint64) {
 	if u.rejectedSpans.Add(1) == 1 {
 		u.t.setErr(fmt.Errorf("%w: span %q on unit %q at cycle %d with duration %d (its end would be %d cycles before its start; pass Between the end, or end-start only when end >= start)",
 			ErrImpossibleSpan, s.name, u.name, start, dur, -dur))
+	}
+}
+
+// rejectBetween is reject for Between's (start, end) form.
+func (s *Span) rejectBetween(u *Unit, start, end uint64) {
+	if u.rejectedSpans.Add(1) == 1 {
+		u.t.setErr(fmt.Errorf("%w: span %q on unit %q from cycle %d to cycle %d, %d cycles before its start (Between takes the start, then the end)",
+			ErrImpossibleSpan, s.name, u.name, start, end, start-end))
 	}
 }
 

@@ -128,7 +128,8 @@ func (s *Stages) Enter(u *Unit, cycle uint64, in *Inst, i int) {
 }
 
 // Leave ends the instruction's stage at cycle (a bubble until its next
-// Enter). A no-op when it is in none.
+// Enter). A no-op when it is in none. A cycle before the one it entered the
+// stage at records no span (Span.Between: counted, ErrImpossibleSpan).
 func (s *Stages) Leave(cycle uint64, in *Inst) {
 	if in.stage < 0 {
 		return
@@ -150,12 +151,15 @@ func (s *Stages) Squash(u *Unit, cycle uint64, in *Inst) {
 	s.squash.Emit(u, cycle, in.flow)
 }
 
-// Between records a complete span from cycle start to cycle end (not a
-// duration: swapping the two would make end < start, which records a span
-// of 0 cycles at end rather than a huge one).
+// Between records a complete span from cycle start to cycle end (the end,
+// not a duration). An end before the start is a caller's bug (the two
+// swapped, or a stage left before it was entered): as Complete does with an
+// impossible span, Between records nothing, counts it (UnitStats.Rejected)
+// and keeps the first as the tracer's error (ErrImpossibleSpan).
 func (s *Span) Between(u *Unit, start, end uint64, lane uint32, flow uint64) {
 	if end < start {
-		start = end
+		s.rejectBetween(u, start, end)
+		return
 	}
 	s.complete.Emit(u, start, lane, flow, end-start)
 }

@@ -66,20 +66,41 @@ func TestStages(t *testing.T) {
 	require.ErrorContains(t, err, `stage "a" named twice`)
 }
 
-// Between takes the end cycle, not a duration; an end before the start
-// records an empty span at the end rather than one of 2^64 cycles.
+// Between takes the end cycle, not a duration. An end before the start
+// (the two swapped, a stage left before it was entered) records nothing:
+// before, it recorded an empty span at the end, a wrong start nobody was
+// told of. It is counted and kept as the tracer's error, as Complete's
+// impossible spans are, and the refusal allocates nothing.
 func TestSpanBetween(t *testing.T) {
 	s := chronon.MustSpan("between")
 	tr, path := create(t)
 	u := units(t, tr, 1)[0]
 	s.Between(u, 5, 9, 2, 3)
 	s.Between(u, 9, 5, 2, 3)
-	require.NoError(t, tr.Close())
+	s.Between(u, 7, 7, 1, 4) // an empty span is a real one
+	require.ErrorIs(t, tr.Err(), chronon.ErrImpossibleSpan)
+	require.ErrorContains(t, tr.Err(), `span "between" on unit "u0" from cycle 9 to cycle 5`)
+	require.Zero(t, testing.AllocsPerRun(100, func() { s.Between(u, 9, 5, 2, 3) }))
+	require.Equal(t, uint64(102), tr.Stats().Units[0].Rejected)
+
+	// Stages.Leave at a cycle before the stage's Enter: the same.
+	st, err := chronon.NewStages([]string{"btw.fetch", "btw.exec"})
+	require.NoError(t, err)
+	in := st.Start(1)
+	st.Enter(u, 20, &in, 0)
+	st.Enter(u, 22, &in, 1) // fetch 20..22
+	st.Leave(21, &in)       // exec entered at 22, left at 21
+	require.Equal(t, uint64(103), tr.Stats().Units[0].Rejected)
+	require.ErrorIs(t, tr.Close(), chronon.ErrImpossibleSpan)
+
 	got := readBack(t, path)
+	require.Len(t, got.events, 3)
 	require.Equal(t, uint64(5), got.events[0].rec.Cycle)
 	require.Equal(t, string(cat(le32(2), u64(3), u64(4))), got.events[0].args)
-	require.Equal(t, uint64(5), got.events[1].rec.Cycle)
-	require.Equal(t, string(cat(le32(2), u64(3), u64(0))), got.events[1].args)
+	require.Equal(t, uint64(7), got.events[1].rec.Cycle)
+	require.Equal(t, string(cat(le32(1), u64(4), u64(0))), got.events[1].args)
+	require.Equal(t, uint64(20), got.events[2].rec.Cycle)
+	require.Equal(t, string(cat(le32(0), u64(chronon.SeqFlow(1)), u64(2))), got.events[2].args)
 }
 
 func TestCounterOnChange(t *testing.T) {

@@ -20,7 +20,8 @@ type UnitStats struct {
 	Waits   uint64 // times the producer waited for room (Block policy)
 	// Rejected counts the calls that recorded nothing because their event
 	// was impossible: complete spans ending before they begin
-	// (ErrImpossibleSpan). They are not in Emitted.
+	// (Span.Complete, Span.Between, Stages.Leave; ErrImpossibleSpan). They
+	// are not in Emitted.
 	Rejected uint64
 }
 

@@ -1,8 +1,6 @@
 package export
 
 import (
-	"fmt"
-
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
@@ -10,11 +8,11 @@ import (
 )
 
 // impossibleSpan counts a complete span that ends before it begins, which
-// the export leaves out, and names the first (unit and name escaped).
+// the export leaves out, and names the first.
 func (r *Result) impossibleSpan(unit, name string, c, dur uint64) {
 	r.ImpossibleSpans++
 	if r.ImpossibleSpans == 1 {
-		r.FirstImpossibleSpan = fmt.Sprintf("span %s on %s at cycle %d, duration %d", name, unit, c, int64(dur))
+		r.FirstImpossibleSpan = tracetext.ImpossibleSpan(name, unit, c, dur)
 	}
 }
 
@@ -27,7 +25,7 @@ func (d *driver) completeEnd(ev *mmapio.Event, f *fmtInfo, v *argview.View) (uin
 	}
 	end, ok := schema.CompleteSpanEnd(ev.Cycle, dur, t)
 	if !ok {
-		d.res.impossibleSpan(tracetext.EscapeText(d.unitName(ev.UnitID)), tracetext.EscapeText(f.name), ev.Cycle, dur)
+		d.res.impossibleSpan(d.unitName(ev.UnitID), f.name, ev.Cycle, dur)
 	}
 	return end, ok
 }

@@ -64,6 +64,11 @@ type driver struct {
 	treeView  argview.View
 	lk        links // the current event's arrows (event, openWindow, split)
 
+	// What the export holds while it reads (held.go).
+	held      uint64 // events read, for the periodic check
+	openBytes int64  // capacity of the tracks' open-span stacks
+	heldLimit int64  // a quarter of the reader's memory budget
+
 	// Time: with a time base (WithNsPerCycle not given), ticks become ns
 	// through the unit's scale or the file's (timed); else cycle * nsPer.
 	timed   bool
@@ -202,6 +207,12 @@ func (d *driver) run(r *mmapio.Reader, iq mmapio.Query, progress cyclewin.Report
 		if err != nil {
 			return err
 		}
+		if d.held&heldCheckMask == 0 { // every few thousand events: see held.go
+			if err := d.checkHeld(r, ev.Cycle); err != nil {
+				return err
+			}
+		}
+		d.held++
 		if ev.Cycle < d.start { // the lookback before the window
 			continue
 		}
@@ -274,7 +285,7 @@ func (d *driver) lookback(ev *mmapio.Event, res spantree.Resolved, a uint64) {
 	switch f.kind {
 	case schema.KindSpanBegin:
 		t := d.explicitTrack(ev.UnitID, f, v)
-		t.open = append(t.open, openSpan{f: f, row: t, node: -1})
+		d.push(t, openSpan{f: f, row: t, node: -1})
 	case schema.KindSpanEnd:
 		t := d.explicitTrack(ev.UnitID, f, v)
 		if len(t.open) > 0 {
@@ -286,13 +297,13 @@ func (d *driver) lookback(ev *mmapio.Event, res spantree.Resolved, a uint64) {
 			return
 		}
 		t := d.completeRow(ev.UnitID, f, v, end)
-		t.open = append(t.open, openSpan{f: f, end: end, row: t, node: -1})
+		d.push(t, openSpan{f: f, end: end, row: t, node: -1})
 		d.pushes++
 		heap.Push(&d.ends, pendingEnd{cycle: end, seq: d.pushes, row: t})
 	case schema.KindAsyncBegin:
 		if res.Node >= 0 {
 			t := d.ts.asyncRow(ev.UnitID)
-			t.open = append(t.open, openSpan{f: f, row: t, node: res.Node})
+			d.push(t, openSpan{f: f, row: t, node: res.Node})
 			d.asyncOpen.set(res.Node, t)
 		}
 	case schema.KindAsyncEnd:
@@ -382,7 +393,7 @@ func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 		if err := d.ensure(t); err != nil {
 			return err
 		}
-		t.open = append(t.open, openSpan{f: f, flow: flow, row: t, node: -1})
+		d.push(t, openSpan{f: f, flow: flow, row: t, node: -1})
 		d.res.Spans++
 		return d.sink.begin(d.ns(t, c), t, f, v, flow, lk)
 	case schema.KindSpanEnd:
@@ -405,7 +416,7 @@ func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 		if err := d.ensure(t); err != nil {
 			return err
 		}
-		t.open = append(t.open, openSpan{f: f, flow: flow, end: end, row: t, node: -1})
+		d.push(t, openSpan{f: f, flow: flow, end: end, row: t, node: -1})
 		d.pushes++
 		heap.Push(&d.ends, pendingEnd{cycle: end, seq: d.pushes, row: t})
 		d.res.Spans++
@@ -418,7 +429,7 @@ func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 		if err := d.ensure(t); err != nil {
 			return err
 		}
-		t.open = append(t.open, openSpan{f: f, flow: flow, row: t, node: res.Node})
+		d.push(t, openSpan{f: f, flow: flow, row: t, node: res.Node})
 		d.asyncOpen.set(res.Node, t)
 		if d.kids != nil && res.Node < int64(len(d.kids)) {
 			lk.node, lk.to = res.Node, d.kids[res.Node]

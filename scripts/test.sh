@@ -4,6 +4,10 @@
 # by package as they finish; the C API's tests beside them without it, one by one), the memory
 # and allocation bounds again without it (its shadow memory would swamp them),
 # and a short run of every fuzz target. FUZZTIME sets the fuzz time per target.
+# GORACE atexit_sleep_ms=0: a binary built with -race sleeps a second as it
+# exits by default (to let racing goroutines report); 38 test binaries and
+# every child process the tests start paid it.
+export GORACE="${GORACE:+$GORACE }atexit_sleep_ms=0"
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -64,12 +68,12 @@ $PY scripts/gotest_summary.py --verbose=/cgo <"$cgolog" || failed+=(go-test-cgo)
 full=(
 	"./chronon TestIdleUnitsCostNoRing TestGateSetMaskFromAnotherGoroutine TestRandomWorkloadsRoundTrip TestConcurrentProducers TestSharedUnitManyGoroutines TestOracleAcceptsVariants"
 	"./rewrite TestMergeRewriteAllocations TestMergeFailingWriterStopsThePipeline"
-	"./mmapio TestWindowedDumpPeakRSS TestTruncationEveryLength TestSpilledWriterFileDecodesAtMostTwice TestMemoryBudgetWindows TestMemoryBudgetWindowsInsideCycles TestSpilledInsideCycles TestRoundTripRandom TestCloseDuringWindows TestSpilledMerge TestSpilledBadBlock TestSpillFallsBackToWindows TestCloseDuringSpill TestRunCheckpoints TestFooterUnitsCheckedInWindows"
+	"./mmapio TestQueryStateIsBoundedBySegments TestWindowedDumpPeakRSS TestTruncationEveryLength TestSpilledWriterFileDecodesAtMostTwice TestMemoryBudgetWindows TestMemoryBudgetWindowsInsideCycles TestSpilledInsideCycles TestRoundTripRandom TestCloseDuringWindows TestSpilledMerge TestSpilledBadBlock TestSpillFallsBackToWindows TestCloseDuringSpill TestRunCheckpoints TestFooterUnitsCheckedInWindows"
 	"./internal/zrec TestMatchAsmMatchesGo"
 	"./internal/zdec TestDecodeVerifiesContentChecksum"
 	"./internal/workload TestTaskWorkloads"
 	"./export TestRunsKanata"
-	"./tracesql TestPushdownAnswersAsAFullScan TestTablesMatchMmapio TestExportParquet TestAsyncSpans TestSpansWindowKeepsOpenSpans TestParallelSpansEqualSerial TestTimeColumn TestSpansTime TestSpansParentID"
+	"./tracesql TestScanHeapStaysInBudget TestOpenSpansKeepTheBudget TestPushdownAnswersAsAFullScan TestTablesMatchMmapio TestExportParquet TestAsyncSpans TestSpansWindowKeepsOpenSpans TestParallelSpansEqualSerial TestTimeColumn TestSpansTime TestSpansParentID"
 	"./cmd/trace_reader TestMemoryBoundDumpRSS TestDiffMemoryBoundRSS TestBitFlipCampaign TestDiffScalesWithUnits TestMergeDisjointRanksCopiesBlocks TestKanataOfSeveralRuns TestProgressOnTerminal TestDiffMemoryAlternatesWithinBudget TestFollowGrowingDamagedFileMatchesDump"
 )
 fullpkgs=() fullnames=()

@@ -3,7 +3,6 @@
 package tracesql
 
 import (
-	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -31,7 +30,7 @@ func (d *DB) impossibleSpan(ti int, unit uint16, name string, c, dur uint64) {
 		where = "trace " + t.name + ": "
 	}
 	d.impossible.mu.Lock()
-	d.impossible.first = fmt.Sprintf("%sspan %s on %s at cycle %d, duration %d", where, tracetext.EscapeText(name), tracetext.EscapeText(t.r.UnitName(unit)), c, int64(dur))
+	d.impossible.first = where + tracetext.ImpossibleSpan(name, t.r.UnitName(unit), c, dur)
 	d.impossible.mu.Unlock()
 }
 

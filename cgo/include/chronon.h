@@ -1125,12 +1125,12 @@ static inline chronon_status chronon_span_end(chronon_unit *u, const chronon_spa
 	return chronon__emit_u32_u64(u, s ? &s->end : NULL, cycle, lane, flow);
 }
 /* chronon_span_between records a span from cycle start to cycle end (the
- * end, not a duration: swapped, they make an empty span at end, never one
- * of 2^64 cycles). */
+ * end, not a duration). An end before the start (the two swapped, a stage
+ * left before it was entered) is not recorded: CHRONON_ERR_ARG. */
 static inline chronon_status chronon_span_between(chronon_unit *u, const chronon_span *s, uint64_t start, uint64_t end,
                                                   uint32_t lane, uint64_t flow) {
 	if (end < start)
-		start = end;
+		return CHRONON_ERR_ARG;
 	return chronon__emit_u32_u64_u64(u, s ? &s->complete : NULL, start, lane, flow, end - start);
 }
 /* chronon_span_complete records a span of dur cycles from start. A span
@@ -1298,7 +1298,8 @@ static inline chronon_inst chronon_inst_start(uint64_t seq) {
 
 /* chronon_stage_leave ends the instruction's stage at cycle (a bubble
  * until its next enter): the stage's span from its entry to cycle. Returns
- * CHRONON_OK when it is in no stage. */
+ * CHRONON_OK when it is in no stage, CHRONON_ERR_ARG (and records no span)
+ * when cycle is before the stage's entry. */
 static inline chronon_status chronon_stage_leave(const chronon_stages *s, uint64_t cycle, chronon_inst *in) {
 	int32_t i = in->stage;
 	if (i < 0)

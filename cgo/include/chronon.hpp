@@ -772,11 +772,12 @@ public:
 		return complete(u, start, dur, lane.id, flow);
 	}
 	// between records a span from cycle start to cycle end: the end, not a
-	// duration (swapped, they make an empty span at end rather than one of
-	// 2^64 cycles), as Span.Between in Go.
+	// duration, as Span.Between in Go. An end before the start (the two
+	// swapped, a stage left before it was entered) is not recorded:
+	// Status::err_arg.
 	Status between(Unit u, uint64_t start, uint64_t end, Lane lane = Lane(), Flow flow = Flow()) const noexcept {
 		if (end < start)
-			start = end;
+			return Status::err_arg;
 		return complete_.emit(u, start, lane.id, flow.id, end - start);
 	}
 
@@ -1116,7 +1117,8 @@ public:
 	}
 
 	// leave ends the instruction's stage at cycle (a bubble until its next
-	// enter); ok when it is in none.
+	// enter); ok when it is in none, err_arg (no span) when cycle is before
+	// the stage's entry.
 	Status leave(uint64_t cycle, Inst &in) const noexcept {
 		if (in.stage_ < 0)
 			return Status::ok;

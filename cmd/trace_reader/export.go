@@ -13,6 +13,7 @@ import (
 	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // exportTrace runs `export --format F [--cycles A-B] [--unit NAME]
@@ -87,8 +88,8 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 			tb, 1/tb.NsPerTick())
 	}
 	if res.ImpossibleSpans > 0 {
-		fmt.Fprintf(stderr, "trace_reader: warning: %s: %d complete spans end before they begin (begin + duration past the last cycle: a writer stored end-start with end before start), left out of the export; the first: %s\n",
-			strings.Join(c.files, ", "), res.ImpossibleSpans, oneLine(res.FirstImpossibleSpan))
+		fmt.Fprintf(stderr, "trace_reader: warning: %s: %d complete spans end before they begin (%s), left out of the export; the first: %s\n",
+			strings.Join(c.files, ", "), res.ImpossibleSpans, tracetext.ImpossibleSpanCause, oneLine(res.FirstImpossibleSpan))
 	}
 	files := res.Files
 	if !direct {

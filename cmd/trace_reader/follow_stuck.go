@@ -24,6 +24,7 @@ type followStuck struct {
 	why      string // what failed
 	size     int64  // the file's size and modification time when it was read
 	mtime    time.Time
+	buf      []byte // stillStuck's read buffer
 }
 
 // stuckAt remembers that the block at off..end (bytes b) did not decode.
@@ -49,11 +50,22 @@ func (fl *follower) stillStuck(st os.FileInfo) (bool, error) {
 	if !s.torn && st.Size() != s.size {
 		return false, nil
 	}
-	b := make([]byte, s.end-s.off) // one block (at most 64 MiB and its header), not a batch
-	if _, err := fl.f.ReadAt(b, s.off); err != nil {
-		return false, fmt.Errorf("%s: block at offset %d: %w", fl.path, s.off, err)
+	// The block's checksum, read through one small buffer kept for the
+	// purpose: while the file grows every poll gets here, and a block may
+	// be 64 MiB.
+	if s.buf == nil {
+		s.buf = make([]byte, 64<<10)
 	}
-	if schema.CRC32C(b) != s.sum {
+	var sum uint32
+	for at := s.off; at < s.end; {
+		b := s.buf[:min(int64(len(s.buf)), s.end-at)]
+		if _, err := fl.f.ReadAt(b, at); err != nil {
+			return false, fmt.Errorf("%s: block at offset %d: %w", fl.path, s.off, err)
+		}
+		sum = schema.UpdateCRC32C(sum, b)
+		at += int64(len(b))
+	}
+	if sum != s.sum {
 		return false, nil
 	}
 	s.size, s.mtime = st.Size(), st.ModTime()

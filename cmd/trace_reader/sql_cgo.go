@@ -10,6 +10,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/internal/sqlscript"
 	"github.com/chronon-sim/chronon-go/tracesql"
+	"github.com/chronon-sim/chronon-go/tracetext"
 )
 
 // sqlOptions are the tracesql options of c's selection.
@@ -99,7 +100,7 @@ func runQuery(db *tracesql.DB, query string, out *resultWriter) error {
 // end before they begin (tracesql.DB.ImpossibleSpans), and names the first.
 func warnImpossibleSpans(c *config, db *tracesql.DB, files []string) {
 	if n, first := db.ImpossibleSpans(); n > 0 && c.warn != nil {
-		fmt.Fprintf(c.warn, "trace_reader: warning: %s: the spans tables left out complete spans that end before they begin (begin + duration past the last cycle: a writer stored end-start with end before start), %d times; the first: %s\n",
-			strings.Join(files, ", "), n, oneLine(first))
+		fmt.Fprintf(c.warn, "trace_reader: warning: %s: the spans tables left out complete spans that end before they begin (%s), %d times; the first: %s\n",
+			strings.Join(files, ", "), tracetext.ImpossibleSpanCause, n, oneLine(first))
 	}
 }

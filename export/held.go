@@ -1,0 +1,55 @@
+package export
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/chronon-sim/chronon-go/internal/rawread"
+	"github.com/chronon-sim/chronon-go/mmapio"
+)
+
+// What a timeline export holds grows with what is open at once, not with
+// the trace: spans begun and not yet ended (a stack per track), the tracks
+// (one per lane: a lane argument names any of 2^64) and the complete spans
+// waiting for their end. A trace whose spans begin and never end, or whose
+// lanes are all distinct, grew without bound (2.2 million open spans:
+// 272 MB against a 64 MiB budget). Past a quarter of the reader's memory
+// budget (mmapio.WithMemoryBudget, trace_reader's --memory) the export
+// stops with an error naming the file, the cycle and the budget, as the
+// SQL spans table and the Kanata export do.
+
+// heldCheckMask: the held state is looked at every 4096 events, which
+// costs nothing measurable and overshoots the limit by at most 4096
+// events' state.
+const heldCheckMask = 4096 - 1
+
+var (
+	openSpanBytes   = int64(unsafe.Sizeof(openSpan{}))
+	trackBytes      = int64(unsafe.Sizeof(track{})) + 16 // and its pointer in the set, its map entry
+	pendingEndBytes = int64(unsafe.Sizeof(pendingEnd{}))
+)
+
+// push opens span s on track t, counting the stack's growth.
+func (d *driver) push(t *track, s openSpan) {
+	c := cap(t.open)
+	t.open = append(t.open, s)
+	d.openBytes += int64(cap(t.open)-c) * openSpanBytes
+}
+
+// heldBytes estimates what the export holds for open spans and tracks.
+func (d *driver) heldBytes() int64 {
+	return d.openBytes + int64(len(d.ts.all))*trackBytes + int64(cap(d.ends))*pendingEndBytes
+}
+
+// checkHeld fails the export when what it holds passes its share of r's
+// memory budget.
+func (d *driver) checkHeld(r *mmapio.Reader, cycle uint64) error {
+	if d.heldLimit == 0 {
+		d.heldLimit = max(rawread.MemoryBudget(r)/4, 1)
+	}
+	if held := d.heldBytes(); held > d.heldLimit {
+		return fmt.Errorf("%s: at cycle %d the export holds %d MiB of spans open at once and %d tracks, more than a quarter of the memory budget (%d MiB): spans that begin and never end, or a lane per span? A larger budget (--memory) exports it",
+			r.Path(), cycle, held>>20, len(d.ts.all), rawread.MemoryBudget(r)>>20)
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package export_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/export"
+	"github.com/chronon-sim/chronon-go/mmapio"
+)
+
+var heldSpan = chronon.MustSpan("held test open")
+
+// heldTrace writes n spans on one unit: begun and never ended on lane 0,
+// or (lanes) each on a lane of its own, begun and ended.
+func heldTrace(t *testing.T, n int, lanes bool) string {
+	path := filepath.Join(t.TempDir(), "held.ctrace")
+	tr, err := chronon.Create(path, chronon.WithFlushInterval(0), chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	u, err := tr.NewUnit("u")
+	require.NoError(t, err)
+	for i := range n {
+		if lanes {
+			heldSpan.Begin(u, uint64(i), uint32(i), 0)
+			heldSpan.End(u, uint64(i)+1, uint32(i), 0)
+		} else {
+			heldSpan.Begin(u, uint64(i), 0, 0)
+		}
+	}
+	require.NoError(t, tr.Close())
+	return path
+}
+
+// What a timeline export holds grows with the spans open at once and the
+// tracks, not with the trace: spans that begin and never end (2.2 million
+// took 272 MB against a 64 MiB budget) or a lane per span grew without
+// bound. Past a quarter of the reader's memory budget the export stops
+// with an error naming the file and the budget; a budget that holds them
+// exports every span.
+func TestExportKeepsOpenSpansAndTracksInTheBudget(t *testing.T) {
+	const n = 20_000 // 20k open spans (~1 MB of stacks) or 20k tracks (~3 MB): past a quarter of 1 MiB
+	for _, lanes := range []bool{false, true} {
+		path := heldTrace(t, n, lanes)
+		for _, format := range []string{export.FormatPerfetto, export.FormatChromeJSON} {
+			small, err := mmapio.Open(path, mmapio.WithMemoryBudget(1<<20))
+			require.NoError(t, err)
+			_, err = export.Export(small, mmapio.Query{}, filepath.Join(t.TempDir(), "out"), export.WithFormat(format))
+			require.NoError(t, small.Close())
+			require.Error(t, err, "lanes %v, %s", lanes, format)
+			require.ErrorContains(t, err, path)
+			require.ErrorContains(t, err, "quarter of the memory budget (1 MiB)")
+
+			enough, err := mmapio.Open(path)
+			require.NoError(t, err)
+			res, err := export.Export(enough, mmapio.Query{}, filepath.Join(t.TempDir(), "out"), export.WithFormat(format))
+			require.NoError(t, enough.Close())
+			require.NoError(t, err, "lanes %v, %s", lanes, format)
+			require.Equal(t, uint64(n), res.Spans, "lanes %v, %s", lanes, format)
+		}
+	}
+}
