@@ -136,3 +136,92 @@ func TestRecoverWalkResyncsAfterADamagedHeader(t *testing.T) {
 	require.Positive(t, st.TornBytes)
 	require.Equal(t, len(blocks)-1, st.Blocks)
 }
+
+// Hostile-review finding: a flipped bit in the uncompressed size of a
+// footer-less file's inline block header that left the header plausible
+// ended the walk there as a "torn tail" (zstd frame holds 2030 bytes, the
+// block header declares 67566): recover kept none of the blocks after it,
+// though their data, and the damaged block's, are whole (a cut leaves a
+// block whose data runs past the end). A block whose whole frames hold
+// another size than its header declares is damaged, as one failing its
+// checksum is: left out and named, and the walk goes on; the last block
+// too.
+func TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsSize(t *testing.T) {
+	evs := ctracetest.W1Events(3000, 8, 5)
+	s := ctracetest.W1Schema(8)
+	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true}
+	complete, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	blocks := openBytesT(t, complete).Blocks()
+	require.Greater(t, len(blocks), 6)
+	opts.NoFooter = true
+	killed, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+
+	for _, c := range []struct {
+		name string
+		at   int // the block
+		byte int // in its 28-byte inline header (uncompressed_size is bytes 20..24)
+		bit  byte
+	}{{"first, +64 KiB", 0, 22, 0x01}, {"middle, +1", 3, 20, 0x01}, {"middle, +16 MiB", 3, 23, 0x01}, {"last, +16 MiB", len(blocks) - 1, 23, 0x01}} {
+		t.Run(c.name, func(t *testing.T) {
+			b := append([]byte(nil), killed...)
+			blk := blocks[c.at]
+			require.NotEqual(t, blk.CompressedSize, blk.UncompressedSize, "block %d is raw", c.at)
+			b[int(blk.DataOffset)+c.byte] ^= c.bit
+			st := openBytesT(t, b).Status()
+			require.Len(t, st.Damaged, 1, st.String())
+			require.Contains(t, st.Damaged[0], "block at byte "+itoa(int(blk.DataOffset))+" does not decode")
+			require.Contains(t, st.Damaged[0], "declare") // "the block header declares", "cannot hold the declared"
+			require.Zero(t, st.TornBytes, st.String())
+			require.Equal(t, len(blocks)-1, st.Blocks)
+			require.Equal(t, uint64(len(evs))-uint64(blk.EventCount), st.Events)
+		})
+	}
+}
+
+// Hostile-review finding: the same for an inline header whose event count
+// or cycle range no longer fits its events (one more event than the data
+// holds; a max cycle below the last event's): the frame's content checksum
+// vouched for the data, so the header is what is damaged, yet the walk
+// ended there and recover kept nothing after it. A block whose zstd frame
+// passed its content checksum and whose events disagree with its header is
+// damaged: left out and named, and the walk goes on.
+func TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsEvents(t *testing.T) {
+	evs := ctracetest.W1Events(3000, 8, 5)
+	s := ctracetest.W1Schema(8)
+	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true}
+	complete, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	blocks := openBytesT(t, complete).Blocks()
+	require.Greater(t, len(blocks), 6)
+	opts.NoFooter = true
+	killed, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+
+	for _, c := range []struct {
+		name string
+		at   int
+		edit func(h []byte) // the 28-byte inline header
+		want string
+	}{
+		{"first, one event more", 0, func(h []byte) { binary.LittleEndian.PutUint32(h, binary.LittleEndian.Uint32(h)+1) }, "events, its header says"},
+		{"middle, max cycle one less", 3, func(h []byte) { binary.LittleEndian.PutUint64(h[12:], binary.LittleEndian.Uint64(h[12:])-1) }, "lies outside the block's range"},
+		{"middle, min cycle one more", 3, func(h []byte) { binary.LittleEndian.PutUint64(h[4:], binary.LittleEndian.Uint64(h[4:])+1) }, "lies outside the block's range"},
+		{"last, max cycle one less", len(blocks) - 1, func(h []byte) { binary.LittleEndian.PutUint64(h[12:], binary.LittleEndian.Uint64(h[12:])-1) }, "lies outside the block's range"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := append([]byte(nil), killed...)
+			blk := blocks[c.at]
+			require.NotEqual(t, blk.CompressedSize, blk.UncompressedSize, "block %d is raw", c.at)
+			c.edit(b[blk.DataOffset : blk.DataOffset+schema.BlockHeaderSize])
+			st := openBytesT(t, b).Status()
+			require.Len(t, st.Damaged, 1, st.String())
+			require.Contains(t, st.Damaged[0], "block at byte "+itoa(int(blk.DataOffset))+" does not decode")
+			require.Contains(t, st.Damaged[0], c.want)
+			require.Zero(t, st.TornBytes, st.String())
+			require.Equal(t, len(blocks)-1, st.Blocks)
+			require.Equal(t, uint64(len(evs))-uint64(blk.EventCount), st.Events)
+		})
+	}
+}

@@ -58,11 +58,12 @@ func init() {
 		{name: "verify", synopsis: "<file.ctrace>...", summary: "Check every byte that can be checked: the header, schema and footer (their\n" +
 			"CRC32C and structure), every block (decoded: its CRC32C, its zstd frames'\n" +
 			"content checksums, its events), the footer's totals, unit sets and unit_stats\n" +
-			"against the blocks, and that every event's format and unit are registered.\n" +
-			"One line per problem (file, section, byte offset, what); per file, one line\n" +
-			"for what it could not check (a file of the original writer has no CRC32C;\n" +
-			"a header that flags none over a footer that carries them is a problem)\n" +
-			"and 'ok' when it found nothing. Exit 0 when every file is ok, 1 otherwise.",
+			"(each unit once) against the blocks, and that every event's format and unit\n" +
+			"are registered. One line per problem (file, section, byte offset, what); per\n" +
+			"file, a line for each thing it could not check (a file of the original writer\n" +
+			"has no CRC32C; a header that flags none over a footer that carries them is\n" +
+			"a problem) and 'ok' when it found nothing. Exit 0 when every file is ok, 1\n" +
+			"otherwise.",
 			options: []*option{optJSON, optMemory, optHelp}, operands: traces},
 		{name: "export", synopsis: "[options] <file.ctrace>... -o OUT", summary: "Write a file trace viewers open: perfetto (ui.perfetto.dev, trace_processor)\n" +
 			"or chrome-json (chrome://tracing). Units become nested tracks, spans slices,\n" +

@@ -39,6 +39,8 @@ func writeSQLTables(w io.Writer) {
 	fmt.Fprint(w, "\nA generated name that is a keyword (fetch, at), one of DuckDB's functions or\n"+
 		"tables (range) or one of ours (events) ends with '_': fetch pc={} is table\n"+
 		"fetch_. \"end\" is a keyword in SQL: quote it (SELECT \"end\" FROM spans).\n"+
+		"time and end_time (seconds) are there only when the trace has a time base\n"+
+		"(file-wide or per unit): a trace without one has cycles only.\n"+
 		"Exit status: 0 ok; 1 a bad file, a SQL error (one line on stderr); 2 usage.\n")
 }
 

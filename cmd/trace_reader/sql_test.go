@@ -114,6 +114,9 @@ func TestSQLHelp(t *testing.T) {
 		for _, want := range []string{"events ", "cycle UBIGINT", "message VARCHAR", "spans", `"end" UBIGINT`, "counters", "flows", "units", "formats", "categories", "metadata", "blocks", "<format>", "cycles := "} {
 			require.Contains(t, out, strings.ReplaceAll(want, `"`, ""), "%v", args)
 		}
+		// New-user review: the tables list time DOUBLE, and a trace without
+		// a time base has no such column (Binder Error); the help says when.
+		require.Contains(t, out, "time and end_time (seconds) are there only when the trace has a time base\n", "%v", args)
 	}
 }
 

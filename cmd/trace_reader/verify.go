@@ -18,9 +18,9 @@ import (
 // content checksums, its events), and the footer's totals, unit sets and
 // unit_stats and the events' format and unit ids are checked against what
 // the blocks hold. One line per problem (file, section, offset, what), one
-// line per file for what could not be checked, one "ok" line for a file
-// without problems (--json: the same as one object). Exit 1 when any file
-// has a problem.
+// line for each thing a file gives nothing to check against, one "ok" line
+// for a file without problems (--json: the same as one object). Exit 1 when
+// any file has a problem.
 func verifyFiles(c *config, stdout io.Writer) error {
 	rep := verifyReport{Files: []verifyFileReport{}}
 	bad := 0
@@ -256,7 +256,11 @@ func schemaFrame(f *tracefile.File, b *tracefile.Block) bool {
 func (v *verifier) footerOff() int64 { return int64(v.f.Header().FooterOffset) }
 
 // totals checks the footer's totals and unit_stats against the blocks,
-// when every block decoded (else the sums mean nothing).
+// when every block decoded (else the sums mean nothing): each unit_stats
+// entry against its unit's events, and that no unit is listed twice. A
+// unit with events and no entry is not a problem: merge keeps the entries
+// of the inputs that have them (an original writer's file or a recovered
+// one has none).
 func (v *verifier) totals() {
 	ft := v.f.Footer()
 	if ft == nil || v.f.Status().Recovered || v.decoded != v.blocks {
@@ -268,7 +272,14 @@ func (v *verifier) totals() {
 	if v.events > 0 && (ft.MinCycle != v.minC || ft.MaxCycle != v.maxC) {
 		v.problem("%s: footer at byte %d: cycles %d-%d, the blocks' are %d-%d", v.path, v.footerOff(), ft.MinCycle, ft.MaxCycle, v.minC, v.maxC)
 	}
-	for _, s := range v.f.UnitStats() {
+	stats := v.f.UnitStats()
+	listed := make(map[uint16]bool, len(stats)) // bounded by the footer's size, checked at open
+	for _, s := range stats {
+		if listed[s.UnitID] {
+			v.problem("%s: footer at byte %d: unit_stats list unit %d twice", v.path, v.footerOff(), s.UnitID)
+			continue
+		}
+		listed[s.UnitID] = true
 		if got := v.perUnit[s.UnitID]; s.Written != got {
 			v.problem("%s: footer at byte %d: unit_stats of unit %d say %d events written, the blocks hold %d", v.path, v.footerOff(), s.UnitID, s.Written, got)
 		}

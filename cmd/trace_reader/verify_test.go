@@ -252,3 +252,36 @@ func TestVerifyDoesNotCountSchemaFramesAsBlocks(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 	require.Equal(t, blocks, rep.Files[0].Blocks)
 }
+
+// Hostile-review finding: a footer whose unit_stats listed a unit twice
+// verified ok (each entry was checked against the blocks, and both agree).
+// Our writers list a unit once; verify now says which unit is listed twice.
+// A unit with events and no entry stays ok: merge writes the entries of
+// the inputs that have them (a recovered input has none).
+func TestVerifyUnitStatsListAUnitOnce(t *testing.T) {
+	dir := t.TempDir()
+	good, err := ctracetest.Build(ctracetest.W1Schema(4), ctracetest.W1Events(2000, 4, 3),
+		ctracetest.Options{BlockSize: 4096, PerUnit: true, Compress: true, UnitStats: true})
+	require.NoError(t, err)
+
+	twice, err := ctracetest.EditFooter(append([]byte(nil), good...), func(f *schema.Footer) {
+		f.UnitStats = append(f.UnitStats, f.UnitStats[1])
+	})
+	require.NoError(t, err)
+	h, err := schema.ParseHeader(twice, int64(len(twice)))
+	require.NoError(t, err)
+	bad := filepath.Join(dir, "twice.ctrace")
+	require.NoError(t, os.WriteFile(bad, twice, 0o644))
+	code, out, _ := runTool("verify", bad)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, bad+": footer at byte "+strconv.FormatUint(h.FooterOffset, 10)+": unit_stats list unit 2 twice\n")
+
+	missing, err := ctracetest.EditFooter(append([]byte(nil), good...), func(f *schema.Footer) {
+		f.UnitStats = f.UnitStats[1:]
+	})
+	require.NoError(t, err)
+	path := filepath.Join(dir, "missing.ctrace")
+	require.NoError(t, os.WriteFile(path, missing, 0o644))
+	code, out, errOut := runTool("verify", path)
+	require.Equal(t, 0, code, out+errOut)
+}

@@ -121,8 +121,11 @@ func (f *File) BlockBytesInto(b *Block, own *zdec.Own) (data []byte, buf *[]byte
 	data, buf, err = zdec.Decode(src, int(b.UncompressedSize), own)
 	if err != nil {
 		fe := formatErr(f.path, BlockSection(int(b.Index)), PayloadOff(b), "%v", err)
-		if errors.Is(err, schema.ErrChecksum) {
+		switch {
+		case errors.Is(err, schema.ErrChecksum):
 			fe.Kind = schema.ErrChecksum
+		case errors.Is(err, zdec.ErrDeclaredSize):
+			fe.Kind = zdec.ErrDeclaredSize
 		}
 		return nil, nil, fe
 	}

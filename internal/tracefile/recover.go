@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/chronon-sim/chronon-go/internal/bufpool"
+	"github.com/chronon-sim/chronon-go/internal/zdec"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -25,11 +26,15 @@ import (
 // A candidate counts as a block only if its header is plausible, its data
 // lies in the file, and it decodes completely: zstd to exactly the declared
 // size, exactly the declared number of events, every cycle in its range. A
-// candidate that fails its zstd content checksum (a flipped bit) but is
-// followed, where its header says the next block starts, by one that
-// decodes, or is the last and whole, is a damaged block: left out and
-// listed (Status.Damaged), and the walk goes on. The failing candidates after the last good one, and
-// whatever cannot be read as a block header, are the torn tail, reported
+// candidate that fails its zstd content checksum (a flipped bit), or whose
+// whole frame records another size than its inline header declares (a
+// flipped bit in the header: zdec.ErrDeclaredSize) or whose checksummed
+// events disagree with it (errHeaderDamage), but is followed, where
+// its header says the next block starts, by one that decodes, or is the
+// last and whole, is a damaged block: left out and listed
+// (Status.Damaged), and the walk goes on. The failing candidates after the
+// last good one, and whatever cannot be read as a block header, are the
+// torn tail, reported
 // (Status) and ignored. Blocks of no events whose data is a zstd skippable
 // frame (chronon-go's schema frames) are stepped over.
 
@@ -144,7 +149,7 @@ func (f *File) Verify(b *Block) (_ []uint16, err error) {
 	defer bufpool.Put(buf)
 	var bd Decoded
 	if err := f.ScanEvents(b, data, nil, &bd); err != nil {
-		return nil, f.rawDamage(b, err)
+		return nil, f.headerDamage(b, f.rawDamage(b, err))
 	}
 	if err := f.checkRawEvents(b, data); err != nil {
 		return nil, err
@@ -301,11 +306,36 @@ func (f *File) resync(from int64) int64 {
 	return -1
 }
 
+// errHeaderDamage is the Kind of a block whose zstd frame passed its
+// content checksum (the data is what the writer wrote) and whose events
+// disagree with its inline header (their count, a cycle outside its
+// range): the header is damaged, a flipped bit, which a cut cannot make.
+var errHeaderDamage = errors.New("inline block header damaged")
+
+// headerDamage marks err, ScanEvents' error for zstd block b, as
+// errHeaderDamage when b's frame carries a content checksum, which the
+// decoder verified (the first frame's Content_Checksum_flag: our writers'
+// blocks are one frame).
+func (f *File) headerDamage(b *Block, err error) error {
+	var fe *schema.FormatError
+	if IsRaw(b) || b.CompressedSize < 5 || !errors.As(err, &fe) || fe.Kind != nil {
+		return err
+	}
+	if f.data[PayloadOff(b)+4]&4 != 0 { // Frame_Header_Descriptor
+		fe.Kind = errHeaderDamage
+	}
+	return err
+}
+
 // isChecksumErr reports whether a block failed its checksum (ErrChecksum),
-// or a raw block of ours failed checkRawEvents: damage, where other
-// failures of a footer-less file's last blocks may be what a cut leaves.
+// a raw block of ours failed checkRawEvents, or a block's whole zstd
+// frames hold another size than its inline header declares (a flipped bit
+// in the header's uncompressed_size) or their checksummed events disagree
+// with it (errHeaderDamage): damage, where other failures of a
+// footer-less file's last blocks may be what a cut leaves.
 func isChecksumErr(err error) bool {
-	return errors.Is(err, ErrChecksum) || errors.Is(err, errRawDamage)
+	return errors.Is(err, ErrChecksum) || errors.Is(err, errRawDamage) || errors.Is(err, zdec.ErrDeclaredSize) ||
+		errors.Is(err, errHeaderDamage)
 }
 
 // errUnverified marks a candidate the walk has not decoded yet.

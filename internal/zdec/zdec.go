@@ -106,7 +106,7 @@ func Decode(src []byte, usize int, own *Own) (data []byte, buf *[]byte, err erro
 		return nil, nil, fmt.Errorf("the block's %d data bytes are not whole zstd frames: %v", len(src), err)
 	}
 	if zh.HasFCS && zh.FrameContentSize != uint64(usize) {
-		return nil, nil, fmt.Errorf("zstd frame holds %d bytes, the block header declares %d", zh.FrameContentSize, usize)
+		return nil, nil, sizeErrorf("zstd frame holds %d bytes, the block header declares %d", zh.FrameContentSize, usize)
 	}
 	if usize == 0 {
 		if _, err := dec.DecodeAll(src, emptyDst[:0:0]); err != nil {
@@ -118,7 +118,7 @@ func Decode(src []byte, usize int, own *Own) (data []byte, buf *[]byte, err erro
 		// The size is declared only by the block header: check that the
 		// frames can hold that much before allocating for it.
 		if bound < uint64(usize) {
-			return nil, nil, fmt.Errorf("the zstd frames cannot hold the declared %d bytes: they hold at most %d bytes", usize, bound)
+			return nil, nil, sizeErrorf("the zstd frames cannot hold the declared %d bytes: they hold at most %d bytes", usize, bound)
 		}
 		if buf, err = decodeStreamed(src, usize, own); err != nil {
 			return nil, nil, err
@@ -134,10 +134,27 @@ func Decode(src []byte, usize int, own *Own) (data []byte, buf *[]byte, err erro
 	unpin(dec, usize)
 	if len(out) != usize {
 		own.putUnlessOwn(buf)
-		return nil, nil, fmt.Errorf("zstd frame decodes to %d bytes, the block header declares %d", len(out), usize)
+		return nil, nil, sizeErrorf("zstd frame decodes to %d bytes, the block header declares %d", len(out), usize)
 	}
 	return out, buf, nil
 }
+
+// ErrDeclaredSize is matched (errors.Is) by the errors of Decode that say,
+// before decoding, that whole zstd frames (Bound found their ends) hold
+// another size than the block header declares: the frame's recorded
+// content size is another, or its blocks cannot hold that much. The
+// header's uncompressed_size or the frame header is wrong (a flipped bit),
+// which a cut cannot make. (Frames without a content size that decode to
+// another size are not matched: telling costs the decode.)
+var ErrDeclaredSize = errors.New("the zstd frames hold another size than the block header declares")
+
+// sizeError is an error matching ErrDeclaredSize, worded by its caller.
+type sizeError string
+
+func (e sizeError) Error() string        { return string(e) }
+func (e sizeError) Is(target error) bool { return target == ErrDeclaredSize }
+
+func sizeErrorf(format string, args ...any) error { return sizeError(fmt.Sprintf(format, args...)) }
 
 // decodeErr words an error of the zstd decoder for a block of usize bytes.
 func decodeErr(err error, usize int) error {
