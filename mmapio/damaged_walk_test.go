@@ -42,7 +42,7 @@ func TestRecoverWalkSkipsDamagedBlock(t *testing.T) {
 	require.Zero(t, st.TornBytes, st.String())
 	require.Equal(t, len(blocks)-1, st.Blocks)
 	require.Equal(t, uint64(len(evs))-uint64(blocks[2].EventCount), st.Events)
-	require.Contains(t, st.String(), "1 damaged blocks left out")
+	require.Contains(t, st.String(), "1 damaged block left out")
 	n := 0
 	for range r.Events(Query{}) {
 		n++

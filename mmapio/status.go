@@ -74,7 +74,11 @@ func (s Status) String() string {
 			b.WriteString("; no torn tail")
 		}
 		if len(s.Damaged) > 0 {
-			fmt.Fprintf(&b, "; %d damaged blocks left out (first: %s)", len(s.Damaged), s.Damaged[0])
+			what := "damaged blocks"
+			if len(s.Damaged) == 1 {
+				what = "damaged block"
+			}
+			fmt.Fprintf(&b, "; %d %s left out (first: %s)", len(s.Damaged), what, s.Damaged[0])
 		}
 		return b.String()
 	}

@@ -87,9 +87,9 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 		fmt.Fprintf(stderr, "trace_reader: warning: the trace's time base is %s a cycle, under a nanosecond: the viewers keep whole nanoseconds, so the cycles of one nanosecond share a timestamp (--ns-per-cycle 1 shows one cycle a nanosecond, times then %gx the simulated time)\n",
 			tb, 1/tb.NsPerTick())
 	}
-	if res.ImpossibleSpans > 0 {
-		fmt.Fprintf(stderr, "trace_reader: warning: %s: %d complete spans end before they begin (%s), left out of the export; the first: %s\n",
-			strings.Join(c.files, ", "), res.ImpossibleSpans, tracetext.ImpossibleSpanCause, oneLine(res.FirstImpossibleSpan))
+	if n := int(res.ImpossibleSpans); n > 0 {
+		fmt.Fprintf(stderr, "trace_reader: warning: %s: %d complete span%s end%s before %s begin%s (%s), left out of the export; the first: %s\n",
+			strings.Join(c.files, ", "), n, plural(n), pluralVerb(n), pronoun(n), pluralVerb(n), tracetext.ImpossibleSpanCause, oneLine(res.FirstImpossibleSpan))
 	}
 	files := res.Files
 	if !direct {

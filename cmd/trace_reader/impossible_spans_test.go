@@ -21,7 +21,7 @@ func TestImpossibleSpansAreNamedNotAveraged(t *testing.T) {
 
 	code, _, errOut = runTool("export", "--format", "chrome-json", "-o", filepath.Join(t.TempDir(), "x.json"), path)
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, errOut, "trace_reader: warning: "+path+": 1 complete spans end before they begin")
+	require.Contains(t, errOut, "trace_reader: warning: "+path+": 1 complete span ends before it begins")
 	require.Contains(t, errOut, "the first: span exec on core0.exec at cycle 200, duration -50\n")
 }
 

@@ -75,7 +75,7 @@ func recoverTo(c *config, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "%s: %s\n", c.file, st)
 	fmt.Fprintf(stdout, "wrote %s: %d blocks, %d events, %d bytes", c.output, rw.Blocks, rw.Events, rw.Bytes)
 	if len(rw.Dropped) > 0 {
-		fmt.Fprintf(stdout, " (%d damaged blocks left out)", len(rw.Dropped))
+		fmt.Fprintf(stdout, " (%d damaged block%s left out)", len(rw.Dropped), plural(len(rw.Dropped)))
 	}
 	fmt.Fprintln(stdout)
 	return nil

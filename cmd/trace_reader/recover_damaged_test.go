@@ -37,7 +37,7 @@ func TestRecoverDamagedBlock(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, errOut, "trace_reader: warning: recover left out "+in+": block 1 at byte ")
 	require.NotContains(t, stdout, "left out: ", "the damaged blocks are named on stderr")
-	require.Contains(t, stdout, "(1 damaged blocks left out)")
+	require.Contains(t, stdout, "(1 damaged block left out)")
 	want := 400 - int(f.Blocks[1].EventCount)
 	require.Contains(t, stdout, strconv.Itoa(len(f.Blocks)-1)+" blocks, "+strconv.Itoa(want)+" events")
 	code, dump, errOut := runTool("dump", out)

@@ -100,7 +100,7 @@ func runQuery(db *tracesql.DB, query string, out *resultWriter) error {
 // end before they begin (tracesql.DB.ImpossibleSpans), and names the first.
 func warnImpossibleSpans(c *config, db *tracesql.DB, files []string) {
 	if n, first := db.ImpossibleSpans(); n > 0 && c.warn != nil {
-		fmt.Fprintf(c.warn, "trace_reader: warning: %s: the spans tables left out complete spans that end before they begin (%s), %d times; the first: %s\n",
-			strings.Join(files, ", "), tracetext.ImpossibleSpanCause, n, oneLine(first))
+		fmt.Fprintf(c.warn, "trace_reader: warning: %s: the spans tables left out complete spans that end before they begin (%s), %d time%s; the first: %s\n",
+			strings.Join(files, ", "), tracetext.ImpossibleSpanCause, n, plural(int(n)), oneLine(first))
 	}
 }

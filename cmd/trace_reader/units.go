@@ -176,6 +176,22 @@ func plural(n int) string {
 	return "s"
 }
 
+// pluralVerb is a present-tense verb's ending after n things ("1 span
+// ends", "2 spans end"); pronoun the pronoun for them.
+func pluralVerb(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "they"
+}
+
 // unitSuggestion is a --unit value close to one given that matches some
 // of sc's names, and how many: a pattern that matches names once their
 // label is cut off gets a */ for each label, a value that starts with a
