@@ -292,8 +292,11 @@ func (t *Tracer) activeList() []*Unit {
 	return nil
 }
 
-// Err returns the first error the tracer met (an I/O error, say), or nil.
-// Tracing goes on after an error: events are counted as lost, not written.
+// Err returns the first error the tracer met, or nil. Tracing goes on
+// after an error: after an I/O error events are counted as lost, not
+// written (UnitStats.Lost); after an impossible span (ErrImpossibleSpan)
+// only the refused spans are missing (UnitStats.Rejected) and the rest of
+// the trace is written.
 func (t *Tracer) Err() error {
 	if p := t.err.Load(); p != nil {
 		return *p

@@ -24,7 +24,7 @@ type Result struct {
 	// ParentLinks counts the events whose parent id names a span (one
 	// arrow each in Perfetto and Chrome JSON, from the parent's begin);
 	// ParentsMissing those whose parent id names no span (never begun,
-	// outside the selection, or ended long before: see docs/format.md).
+	// outside the selection, or ended long before the child began).
 	ParentLinks, ParentsMissing uint64
 	// ImpossibleSpans counts the complete spans left out because they end
 	// before they begin (begin + duration past the last cycle, as a writer

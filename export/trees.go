@@ -7,7 +7,7 @@ import (
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
-// Async spans and parent links (docs/format.md, roles Id and Parent) go
+// Async spans and parent links (the argument roles Id and Parent) go
 // through a spantree.Orderer, which pairs begins and ends by (unit, id),
 // resolves each parent id to a span (node) and hands a child that began
 // before its parent in the same cycle over after it. An async span takes a
