@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -41,7 +42,10 @@ type reservedNames struct {
 	// parses reports whether a query parses (whatever it names need not
 	// exist); nil: not asked.
 	parses func(query string) bool
-	cache  map[string]bool
+	// mu guards cache: tables are named and their columns built when a
+	// query first needs them, on DuckDB's threads.
+	mu    sync.Mutex
+	cache map[string]bool
 }
 
 // newReservedNames makes the set from DuckDB's lists: keywords by
@@ -67,6 +71,8 @@ func newReservedNames(keywords map[string]string, tables []string, parses func(s
 // tableName is name, or name with '_' appended until it is free to be a
 // table's.
 func (rn *reservedNames) tableName(name string) string {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
 	for rn.tableKeywords[name] || rn.tables[name] || !rn.check(tableQueries, name) {
 		name += "_"
 	}
@@ -108,6 +114,8 @@ func (rn *reservedNames) precheck(query string, names []string) {
 	if rn.parses == nil {
 		return
 	}
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
 	var qs []string
 	seen := map[string]bool{}
 	for _, n := range names {
@@ -145,6 +153,8 @@ func (rn *reservedNames) checkAll(qs []string) {
 
 // columnName is name, or name with '_' appended until it is not a keyword.
 func (rn *reservedNames) columnName(name string) string {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
 	for rn.columnKeywords[name] || !rn.check(columnQueries, name) {
 		name += "_"
 	}
@@ -155,7 +165,7 @@ func (rn *reservedNames) columnName(name string) string {
 const columnQueries = "SELECT %[1]s, t.%[1]s, sum(%[1]s), max(%[1]s) FILTER (WHERE %[1]s > 0) AS %[1]s FROM t WHERE %[1]s IS NOT NULL GROUP BY %[1]s, t.%[1]s ORDER BY %[1]s"
 
 // check reports whether the queries a user writes with name (query, name
-// in place of %[1]s) parse.
+// in place of %[1]s) parse. The caller holds rn.mu.
 func (rn *reservedNames) check(query, name string) bool {
 	if rn.parses == nil || rn.plainIdent(name) {
 		return true
@@ -189,6 +199,13 @@ func isIdentRune(r rune) bool {
 // lowerASCII lower-cases the ASCII letters of s: DuckDB matches bare
 // identifiers without regard to ASCII case (only).
 func lowerASCII(s string) string {
+	upper := false
+	for i := 0; i < len(s) && !upper; i++ {
+		upper = s[i] >= 'A' && s[i] <= 'Z'
+	}
+	if !upper {
+		return s // no copy: a trace's 100k table names are its formats' text
+	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -303,19 +320,33 @@ func formatBase(f *mmapio.Format) (base string, span bool) {
 	return base, span
 }
 
-// buildFormatTables names a table for every format of every trace. A name
-// is the format's base (formatBase), made free (reservedNames.tableName);
-// one another format already has gets _<format_id>. The names writers
-// gave (spans, async spans) are taken first, then the formats' first
-// words, each in trace then schema order: a span's table is named after
-// it whatever order its formats were registered in. Traces share a table
-// when their formats have the same name and argument types (a span: the
-// same name). The spans of a named span are one table. Tables are listed
-// in the order of their first format (trace, then schema order).
-func buildFormatTables(readers []*mmapio.Reader, multi, timed bool, rn *reservedNames) ([]*fmtTable, map[*mmapio.Format]string) {
-	var tables []*fmtTable
-	byName := map[string]*fmtTable{}
-	names := map[*mmapio.Format]string{}
+// namer names a table for every format of every trace. A name is the
+// format's base (formatBase), made free (reservedNames.tableName); one
+// another format already has gets _<format_id>. The names writers gave
+// (spans, async spans) are taken first (pass(true)), then the formats'
+// first words (pass(false)), each in trace then schema order: a span's
+// table is named after it whatever order its formats were registered in.
+// Traces share a table when their formats have the same name and argument
+// types (a span: the same name). The spans of a named span are one table.
+// Tables are listed in the order of their first format (trace, then
+// schema order). A table is names only until built (fmtTable.build).
+//
+// The writers' names are few and decide the span tables' views, made when
+// the database opens; the first words (a trace may have 100k formats) are
+// named when a query first needs a per-format table or a format's name.
+type namer struct {
+	readers    []*mmapio.Reader
+	lead       []string
+	rn         *reservedNames
+	tables     []*fmtTable
+	byName     map[string]*fmtTable
+	spanTables map[string]*fmtTable // by span name
+	// fmtNames are each trace's table names by format id (the first entry
+	// of an id).
+	fmtNames []map[uint32][]byte
+}
+
+func newNamer(readers []*mmapio.Reader, multi, timed bool, rn *reservedNames) *namer {
 	lead := []string{"cycle", "time", "unit", "unit_id", "seq"}
 	if !timed {
 		lead = slices.DeleteFunc(lead, func(s string) bool { return s == "time" })
@@ -323,54 +354,86 @@ func buildFormatTables(readers []*mmapio.Reader, multi, timed bool, rn *reserved
 	if multi {
 		lead = append([]string{"trace"}, lead...)
 	}
-	spanTables := map[string]*fmtTable{} // by span name
-	var bases []string
-	for _, r := range readers {
-		for _, f := range r.Formats() {
-			if base, _ := formatBase(f); !rn.tableKeywords[base] && !rn.tables[base] {
-				bases = append(bases, base)
-			}
+	n := &namer{readers: readers, lead: lead, rn: rn, byName: map[string]*fmtTable{},
+		spanTables: map[string]*fmtTable{}, fmtNames: make([]map[uint32][]byte, len(readers))}
+	for i, r := range readers {
+		n.fmtNames[i] = make(map[uint32][]byte, len(r.Formats()))
+	}
+	return n
+}
+
+// pass names the formats whose table a writer's name names (writers), or
+// the others.
+func (n *namer) pass(writers bool) {
+	order := namingOrder(n.readers, writers)
+	bases := make([]string, len(order))
+	spans := make([]bool, len(order))
+	var check []string
+	for i, at := range order {
+		bases[i], spans[i] = formatBase(at.f)
+		if !n.rn.tableKeywords[bases[i]] && !n.rn.tables[bases[i]] {
+			check = append(check, bases[i])
 		}
 	}
-	rn.precheck(tableQueries, bases)
-	first := map[*fmtTable]int{} // the position of a table's first format (namingOrder)
-	for _, writers := range []bool{true, false} {
-		for _, at := range namingOrder(readers, writers) {
-			ti, f := at.trace, at.f
-			base, span := formatBase(f)
-			if t := spanTables[f.Name]; span && t != nil {
-				names[f] = t.Name // another format of the span, or the span in another trace
-				continue
-			}
-			base = rn.tableName(base)
-			name := base
-			for k := 0; ; k++ {
-				t, used := byName[name]
-				if !used && !rn.tables[name] || used && !span && t.Span == "" && t.ids[ti] < 0 && slices.Equal(t.types, f.ArgTypes) && slices.Equal(t.symbol, symbolArgs(f)) {
-					break // free, or the same format in another trace
-				}
-				name = strings.TrimSuffix(base, "_") + "_" + strconv.FormatUint(uint64(f.ID), 10)
-				if k > 0 {
-					name += "_" + strconv.Itoa(k)
-				}
-			}
-			t := byName[name]
-			if t == nil {
-				t = newFormatTable(name, f, span, len(readers), lead, rn)
-				byName[name] = t
-				tables = append(tables, t)
-				first[t] = at.pos
-			}
-			if span {
-				spanTables[f.Name] = t
-			} else {
-				t.ids[ti] = int64(f.ID)
-			}
-			names[f] = name
-		}
+	n.rn.precheck(tableQueries, check)
+	// One allocation each for the tables, their ids and their names (at
+	// 100k formats, allocating each was most of the naming).
+	slab := make([]fmtTable, len(order))
+	ids := make([]int64, len(order)*len(n.readers))
+	size := 0
+	for _, b := range bases {
+		size += len(b) + 8 // a suffix _<id> now and then
 	}
-	slices.SortFunc(tables, func(a, b *fmtTable) int { return first[a] - first[b] })
-	return tables, names
+	arena := make([]byte, 0, size)
+	for i, at := range order {
+		ti, f := at.trace, at.f
+		base, span := bases[i], spans[i]
+		if t := n.spanTables[f.Name]; span && t != nil {
+			n.fmtNames[ti][f.ID], arena = intern(arena, t.Name) // another format of the span, or the span in another trace
+			continue
+		}
+		base = n.rn.tableName(base)
+		name := base
+		var t *fmtTable
+		for k := 0; ; k++ {
+			t = n.byName[name]
+			if t == nil && !n.rn.tables[name] || t != nil && !span && t.Span == "" && t.ids[ti] < 0 && slices.Equal(t.types, f.ArgTypes) && slices.Equal(symbolArgs(t.f), symbolArgs(f)) {
+				break // free, or the same format in another trace
+			}
+			name = strings.TrimSuffix(base, "_") + "_" + strconv.FormatUint(uint64(f.ID), 10)
+			if k > 0 {
+				name += "_" + strconv.Itoa(k)
+			}
+		}
+		if t == nil {
+			t = &slab[i]
+			t.init(name, f, span, ids[i*len(n.readers):(i+1)*len(n.readers):(i+1)*len(n.readers)], n.lead)
+			t.pos = at.pos
+			n.byName[name] = t
+			n.tables = append(n.tables, t)
+		}
+		if span {
+			n.spanTables[f.Name] = t
+		} else {
+			t.ids[ti] = int64(f.ID)
+		}
+		n.fmtNames[ti][f.ID], arena = intern(arena, name)
+	}
+	if !slices.IsSortedFunc(n.tables, byPos) {
+		slices.SortStableFunc(n.tables, byPos)
+	}
+}
+
+func byPos(a, b *fmtTable) int { return a.pos - b.pos }
+
+// intern returns s's bytes appended to arena (a new arena when it is
+// full: the slices handed out stay valid).
+func intern(arena []byte, s string) (b, rest []byte) {
+	if cap(arena)-len(arena) < len(s) {
+		arena = make([]byte, 0, max(len(s), 4096))
+	}
+	arena = append(arena, s...)
+	return arena[len(arena)-len(s) : len(arena) : len(arena)], arena
 }
 
 // placedFormat is a format, its trace and its position among all the
@@ -388,15 +451,10 @@ func namingOrder(readers []*mmapio.Reader, writers bool) []placedFormat {
 	var out []placedFormat
 	pos := 0
 	for ti, r := range readers {
-		seenID := map[uint32]bool{}
 		for _, f := range r.Formats() {
 			pos++
-			if seenID[f.ID] {
-				continue
-			}
-			seenID[f.ID] = true
 			named := f.Name != "" && (spanKind(f.Kind) || f.Kind == schema.KindAsyncBegin || f.Kind == schema.KindAsyncEnd)
-			if named == writers {
+			if named == writers && r.Format(f.ID) == f { // Format: an id's first entry
 				out = append(out, placedFormat{f, ti, pos})
 			}
 		}
@@ -404,33 +462,48 @@ func namingOrder(readers []*mmapio.Reader, writers bool) []placedFormat {
 	return out
 }
 
-func newFormatTable(name string, f *mmapio.Format, span bool, traces int, lead []string, rn *reservedNames) *fmtTable {
-	t := &fmtTable{types: f.ArgTypes, symbol: symbolArgs(f), ids: make([]int64, traces)}
+// init makes t the table named name for format f, reading it in ids'
+// traces: names only, its columns made by build.
+func (t *fmtTable) init(name string, f *mmapio.Format, span bool, ids []int64, lead []string) {
+	t.f, t.lead, t.types, t.ids = f, lead, f.ArgTypes, ids
 	for i := range t.ids {
 		t.ids[i] = -1
 	}
 	t.Name = name
 	if span {
 		t.Span = f.Name
-		t.Doc = "spans named " + strconvQuote(f.Name)
-		if lead[0] == "trace" {
-			t.Columns = append(t.Columns, leadColumn("trace"))
-		}
-		timed := slices.Contains(lead, "time")
-		for _, c := range spansColumns {
-			if c.Name != "name" && (timed || !isTimeColumn(c.Name)) {
-				t.Columns = append(t.Columns, c)
+	} else {
+		t.Format = f.Format.Format
+	}
+}
+
+// build makes t's doc line and columns (and its arguments' roles), once:
+// a trace's tables are built when a query reads them, not when it opens.
+// It reports whether this call built them.
+func (t *fmtTable) build(rn *reservedNames) (built bool) {
+	t.once.Do(func() {
+		built = true
+		if t.Span != "" {
+			t.Doc = "spans named " + strconvQuote(t.Span)
+			if t.lead[0] == "trace" {
+				t.Columns = append(t.Columns, leadColumn("trace"))
 			}
+			timed := slices.Contains(t.lead, "time")
+			for _, c := range spansColumns {
+				if c.Name != "name" && (timed || !isTimeColumn(c.Name)) {
+					t.Columns = append(t.Columns, c)
+				}
+			}
+			return
 		}
-		return t
-	}
-	t.Format = f.Format.Format
-	t.Doc = "events of format " + strconvQuote(f.Format.Format)
-	for _, l := range lead {
-		t.Columns = append(t.Columns, leadColumn(l))
-	}
-	t.Columns = append(t.Columns, argColumns(f, lead, rn)...)
-	return t
+		t.symbol = symbolArgs(t.f)
+		t.Doc = "events of format " + strconvQuote(t.Format)
+		for _, l := range t.lead {
+			t.Columns = append(t.Columns, leadColumn(l))
+		}
+		t.Columns = append(t.Columns, argColumns(t.f, t.lead, rn)...)
+	})
+	return built
 }
 
 // sqlText is s as a VARCHAR holds it (DuckDB's strings are UTF-8): s

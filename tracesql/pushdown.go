@@ -255,7 +255,7 @@ func (pd *pushdown) columnsOf(table string) map[string]bool {
 	}
 	var cols []Column
 	if ft := pd.d.formatTable(table); ft != nil && !pushdownTables[table] {
-		cols = ft.Columns
+		cols = pd.d.built(ft).Columns
 	} else {
 		for _, t := range pd.d.fixedTables() {
 			if t.Name == table {
