@@ -67,7 +67,7 @@ type trace struct {
 	nameBytes []byte
 	unitNames [][]byte          // by unit id ("" none)
 	unitStrs  []string          // the same as strings
-	fmtNames  map[uint32][]byte // table names by format id, once named (DB.naming)
+	fmtNames  *formatNames      // table names by format id, once named (DB.naming)
 	timeBases []schema.TimeBase // by unit id; the file's for an id without one
 	fileTime  schema.TimeBase
 	symbols   *schema.Schema
@@ -93,14 +93,27 @@ func Open(paths []string, opts ...Option) (*DB, error) {
 		limit = mmapio.DefaultMemoryBudget
 	}
 	d.budget = newBudget(limit)
-	if err := d.connect(); err != nil {
-		d.Close()
-		return nil, err
+	dir, dataset := datasetDir(paths)
+	connected := make(chan error, 1)
+	if dataset {
+		connected <- d.connect()
+	} else {
+		// DuckDB starts while the traces are mapped (the schema of a trace
+		// of 100k formats takes longer to read than DuckDB to start).
+		go func() { connected <- d.connect() }()
 	}
 	var err error
-	if dir, ok := datasetDir(paths); ok {
+	if !dataset {
+		err = d.mapTraces(paths)
+	}
+	if cerr := <-connected; cerr != nil {
+		d.Close()
+		return nil, cerr
+	}
+	if err == nil && dataset {
 		err = d.openDataset(dir)
-	} else if err = d.openTraces(paths); err == nil {
+	} else if err == nil {
+		d.nameWriters()
 		err = d.registerTables()
 	}
 	if err != nil {
@@ -110,7 +123,9 @@ func Open(paths []string, opts ...Option) (*DB, error) {
 	return d, nil
 }
 
-func (d *DB) openTraces(paths []string) error {
+// mapTraces maps the traces and reads what their tables need of them,
+// apart from the names (nameWriters, naming).
+func (d *DB) mapTraces(paths []string) error {
 	if d.cfg.hasUnit {
 		if err := unitsel.Check(d.cfg.unit); err != nil {
 			return fmt.Errorf("unit %q: %v", d.cfg.unit, err)
@@ -147,13 +162,17 @@ func (d *DB) openTraces(paths []string) error {
 	}
 	for _, t := range d.traces {
 		d.timed = d.timed || hasTimeBase(t.r)
-	}
-	d.namer = newNamer(readers, d.multi, d.timed, d.names)
-	d.namer.pass(true)
-	for _, t := range d.traces {
 		t.prepare()
 	}
 	return nil
+}
+
+// nameWriters names the tables of the names writers gave (spans, async
+// spans: few, and the span tables are views made when the database
+// opens); naming names the others.
+func (d *DB) nameWriters() {
+	d.namer = newNamer(d.Readers(), d.multi, d.timed, d.names)
+	d.namer.pass(true)
 }
 
 // naming names the tables of the formats a writer gave no name (their
@@ -173,7 +192,7 @@ func (d *DB) naming() {
 			}
 		}
 		for i, t := range d.traces {
-			t.fmtNames = d.namer.fmtNames[i]
+			t.fmtNames = &d.namer.fmtNames[i]
 		}
 	})
 }

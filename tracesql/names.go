@@ -343,7 +343,44 @@ type namer struct {
 	spanTables map[string]*fmtTable // by span name
 	// fmtNames are each trace's table names by format id (the first entry
 	// of an id).
-	fmtNames []map[uint32][]byte
+	fmtNames []formatNames
+}
+
+// formatNames are table names by format id: a slice when the ids are
+// dense enough, else a map.
+type formatNames struct {
+	dense  [][]byte
+	sparse map[uint32][]byte
+}
+
+func newFormatNames(fs []*mmapio.Format) formatNames {
+	maxID := uint32(0)
+	for _, f := range fs {
+		maxID = max(maxID, f.ID)
+	}
+	if uint64(maxID) < 4*uint64(len(fs))+1024 {
+		return formatNames{dense: make([][]byte, maxID+1)}
+	}
+	return formatNames{sparse: make(map[uint32][]byte, len(fs))}
+}
+
+// get returns format id's table name (nil: none).
+func (n *formatNames) get(id uint32) []byte {
+	if n.sparse != nil {
+		return n.sparse[id]
+	}
+	if uint64(id) < uint64(len(n.dense)) {
+		return n.dense[id]
+	}
+	return nil
+}
+
+func (n *formatNames) set(id uint32, name []byte) {
+	if n.sparse != nil {
+		n.sparse[id] = name
+	} else {
+		n.dense[id] = name
+	}
 }
 
 func newNamer(readers []*mmapio.Reader, multi, timed bool, rn *reservedNames) *namer {
@@ -355,9 +392,9 @@ func newNamer(readers []*mmapio.Reader, multi, timed bool, rn *reservedNames) *n
 		lead = append([]string{"trace"}, lead...)
 	}
 	n := &namer{readers: readers, lead: lead, rn: rn, byName: map[string]*fmtTable{},
-		spanTables: map[string]*fmtTable{}, fmtNames: make([]map[uint32][]byte, len(readers))}
+		spanTables: map[string]*fmtTable{}, fmtNames: make([]formatNames, len(readers))}
 	for i, r := range readers {
-		n.fmtNames[i] = make(map[uint32][]byte, len(r.Formats()))
+		n.fmtNames[i] = newFormatNames(r.Formats())
 	}
 	return n
 }
@@ -376,6 +413,13 @@ func (n *namer) pass(writers bool) {
 		}
 	}
 	n.rn.precheck(tableQueries, check)
+	if len(order) > len(n.byName) { // grown once, not by doubling
+		byName := make(map[string]*fmtTable, len(n.byName)+len(order))
+		for k, v := range n.byName {
+			byName[k] = v
+		}
+		n.byName = byName
+	}
 	// One allocation each for the tables, their ids and their names (at
 	// 100k formats, allocating each was most of the naming).
 	slab := make([]fmtTable, len(order))
@@ -389,7 +433,9 @@ func (n *namer) pass(writers bool) {
 		ti, f := at.trace, at.f
 		base, span := bases[i], spans[i]
 		if t := n.spanTables[f.Name]; span && t != nil {
-			n.fmtNames[ti][f.ID], arena = intern(arena, t.Name) // another format of the span, or the span in another trace
+			var b []byte
+			b, arena = intern(arena, t.Name) // another format of the span, or the span in another trace
+			n.fmtNames[ti].set(f.ID, b)
 			continue
 		}
 		base = n.rn.tableName(base)
@@ -417,7 +463,9 @@ func (n *namer) pass(writers bool) {
 		} else {
 			t.ids[ti] = int64(f.ID)
 		}
-		n.fmtNames[ti][f.ID], arena = intern(arena, name)
+		var b []byte
+		b, arena = intern(arena, name)
+		n.fmtNames[ti].set(f.ID, b)
 	}
 	if !slices.IsSortedFunc(n.tables, byPos) {
 		slices.SortStableFunc(n.tables, byPos)
@@ -449,6 +497,13 @@ type placedFormat struct {
 // the others when false.
 func namingOrder(readers []*mmapio.Reader, writers bool) []placedFormat {
 	var out []placedFormat
+	if !writers {
+		all := 0
+		for _, r := range readers {
+			all += len(r.Formats())
+		}
+		out = make([]placedFormat, 0, all)
+	}
 	pos := 0
 	for ti, r := range readers {
 		for _, f := range r.Formats() {

@@ -144,7 +144,7 @@ func roles(t *trace, kind scanKind) map[uint32]*fmtRole {
 		for i := range f.ArgTypes {
 			role := f.Role(i)
 			if kind == kindFlows && role == schema.RoleFlow || kind == kindCounters && role == schema.RoleValue && f.Kind == schema.KindCounter {
-				name := t.fmtNames[f.ID]
+				name := t.fmtNames.get(f.ID)
 				if kind == kindCounters {
 					name = []byte(counterName(f))
 				}

@@ -134,7 +134,7 @@ func (d *DB) staticRows(name string) [][]any {
 					types[i] = at.String()
 					names[i] = f.ArgName(i)
 				}
-				add(f.ID, string(t.fmtNames[f.ID]), sqlText(f.Format.Format), kindName(f.Kind),
+				add(f.ID, string(t.fmtNames.get(f.ID)), sqlText(f.Format.Format), kindName(f.Kind),
 					strings.Join(types, ","), sqlText(strings.Join(names, ",")), sqlText(f.File), f.Line, f.Category)
 			}
 		case "categories":
