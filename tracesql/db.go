@@ -171,7 +171,7 @@ func (d *DB) mapTraces(paths []string) error {
 // spans: few, and the span tables are views made when the database
 // opens); naming names the others.
 func (d *DB) nameWriters() {
-	d.namer = newNamer(d.Readers(), d.multi, d.timed, d.names)
+	d.namer = newNamer(d.Readers(), d.multi, d.timed, d.cfg.runNames, d.names)
 	d.namer.pass(true)
 }
 

@@ -338,6 +338,7 @@ type namer struct {
 	readers    []*mmapio.Reader
 	lead       []string
 	rn         *reservedNames
+	runNames   bool // span tables are NAME_spans (WithRunNames)
 	tables     []*fmtTable
 	byName     map[string]*fmtTable
 	spanTables map[string]*fmtTable // by span name
@@ -383,7 +384,7 @@ func (n *formatNames) set(id uint32, name []byte) {
 	}
 }
 
-func newNamer(readers []*mmapio.Reader, multi, timed bool, rn *reservedNames) *namer {
+func newNamer(readers []*mmapio.Reader, multi, timed, runNames bool, rn *reservedNames) *namer {
 	lead := []string{"cycle", "time", "unit", "unit_id", "seq"}
 	if !timed {
 		lead = slices.DeleteFunc(lead, func(s string) bool { return s == "time" })
@@ -391,7 +392,7 @@ func newNamer(readers []*mmapio.Reader, multi, timed bool, rn *reservedNames) *n
 	if multi {
 		lead = append([]string{"trace"}, lead...)
 	}
-	n := &namer{readers: readers, lead: lead, rn: rn, byName: map[string]*fmtTable{},
+	n := &namer{readers: readers, lead: lead, rn: rn, runNames: runNames, byName: map[string]*fmtTable{},
 		spanTables: map[string]*fmtTable{}, fmtNames: make([]formatNames, len(readers))}
 	for i, r := range readers {
 		n.fmtNames[i] = newFormatNames(r.Formats())
@@ -408,6 +409,9 @@ func (n *namer) pass(writers bool) {
 	var check []string
 	for i, at := range order {
 		bases[i], spans[i] = formatBase(at.f)
+		if spans[i] && n.runNames {
+			bases[i] += "_spans"
+		}
 		if !n.rn.tableKeywords[bases[i]] && !n.rn.tables[bases[i]] {
 			check = append(check, bases[i])
 		}
