@@ -39,12 +39,23 @@ func TestStartBuildsNoFormatTable(t *testing.T) {
 	const n = 2000
 	d := lazyDB(t, manyFormats(t, n))
 	require.Zero(t, d.fmtBuilds.Load(), "built at Open")
-	require.Nil(t, d.fmts, "named at Open")
+	require.True(t, d.fmts == nil, "named at Open")
 	require.EqualValues(t, 1, queryInt(t, d, "SELECT 1"))
 	require.EqualValues(t, n, queryInt(t, d, "SELECT count(*) FROM events"))
 	require.EqualValues(t, n, queryInt(t, d, "SELECT count(unit) FROM events"))
+	for _, q := range []string{ // rewritten: the pushdown
+		"SELECT count(*) FROM events WHERE cycle < 100 AND unit = 'u3'",
+		"SELECT count(*) FROM spans WHERE unit = 'u3'",
+		"SELECT count(*) FROM counters WHERE cycle < 100",
+		"SELECT count(*) FROM units JOIN blocks ON true",
+	} {
+		rs, err := d.Query(q)
+		require.NoError(t, err, q)
+		require.NoError(t, rs.Close())
+		require.True(t, d.fmts == nil, "named by %s", q)
+	}
 	require.Zero(t, d.fmtBuilds.Load(), "built by queries naming no format")
-	require.Nil(t, d.fmts, "named by queries that need no format's name")
+	require.True(t, d.fmts == nil, "named by queries that need no format's name")
 
 	require.EqualValues(t, 1234, queryInt(t, d, "SELECT x FROM op1234"))
 	require.EqualValues(t, 1, d.fmtBuilds.Load(), "a query naming one table")

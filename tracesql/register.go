@@ -134,10 +134,10 @@ func (d *DB) bindEvents(kind scanKind, ft *fmtTable, cols []Column) func(bindArg
 // identifiers: case-insensitively), or nil. Its columns may not be built
 // yet (built).
 func (d *DB) formatTable(name string) *fmtTable {
-	d.naming()
-	if d.namer == nil {
-		return nil
+	if d.namer == nil || d.names.tables[strings.ToLower(name)] {
+		return nil // a dataset's; or ours (spans), DuckDB's: no generated name, and no need to name them all
 	}
+	d.naming()
 	// A span's table is a view on spans, not one of these. A lower-case
 	// spelling never hides a table's own name.
 	if ft := d.namer.byName[name]; ft != nil && ft.Format != "" {
