@@ -119,3 +119,41 @@ func TestLazyNamingInCallbacks(t *testing.T) {
 	require.EqualValues(t, len(texts), d.fmtBuilds.Load())
 	require.Equal(t, want, d.TableNames())
 }
+
+// The first query of a database reads counters, flows, or a format's
+// name: what it needs is made then (counters need no table's name, flows
+// and the format column do).
+func TestFirstQueryNeedsNames(t *testing.T) {
+	s := &schema.Schema{Version: 1, Units: []schema.Unit{{ID: 1, Name: "rob"}}, Formats: []schema.Format{
+		{ID: 1, Format: "occupancy {}", Name: "rob.occupancy", Kind: schema.KindCounter, ArgTypes: []schema.ArgType{schema.ArgUInt32}, ArgRoles: []schema.ArgRole{schema.RoleValue}},
+		{ID: 2, Format: "issue flow={}", ArgTypes: []schema.ArgType{schema.ArgUInt64}, ArgRoles: []schema.ArgRole{schema.RoleFlow}},
+	}}
+	var evs []ctracetest.Event
+	for i := range 4 {
+		evs = append(evs, ctracetest.Event{Record: schema.Record{Cycle: uint64(i), FormatID: 1, SourceID: 1, ArgCount: 1}, Args: ctracetest.Args{}.U32(uint32(10 * i))},
+			ctracetest.Event{Record: schema.Record{Cycle: uint64(i), FormatID: 2, SourceID: 1, ArgCount: 1}, Args: ctracetest.Args{}.U64(uint64(i + 1))})
+	}
+	data, err := ctracetest.Build(s, evs, ctracetest.Options{})
+	require.NoError(t, err)
+	for _, q := range []struct {
+		query string
+		want  int64
+		named bool
+	}{
+		{"SELECT sum(value)::BIGINT FROM counters WHERE name = 'rob.occupancy'", 60, false},
+		{"SELECT sum(flow)::BIGINT FROM flows WHERE format = 'issue'", 10, true},
+		{"SELECT count(*) FROM events WHERE format = 'occupancy'", 4, true},
+		{"SELECT count(*) FROM formats WHERE name = 'issue'", 1, true},
+	} {
+		d := lazyDB(t, data)
+		require.Equal(t, q.want, queryInt(t, d, q.query), q.query)
+		require.Equal(t, q.named, d.fmts != nil, q.query)
+		rs, err := d.Query(q.query) // the rewrite, then the query again
+		require.NoError(t, err, q.query)
+		require.True(t, rs.Next())
+		var got int64
+		require.NoError(t, rs.Scan(&got))
+		require.NoError(t, rs.Close())
+		require.Equal(t, q.want, got, q.query)
+	}
+}

@@ -144,9 +144,11 @@ func roles(t *trace, kind scanKind) map[uint32]*fmtRole {
 		for i := range f.ArgTypes {
 			role := f.Role(i)
 			if kind == kindFlows && role == schema.RoleFlow || kind == kindCounters && role == schema.RoleValue && f.Kind == schema.KindCounter {
-				name := t.fmtNames.get(f.ID)
+				var name []byte
 				if kind == kindCounters {
 					name = []byte(counterName(f))
+				} else {
+					name = t.fmtNames.get(f.ID) // named: prepare
 				}
 				m[f.ID] = &fmtRole{name: name, types: f.ArgTypes, arg: i}
 				break
