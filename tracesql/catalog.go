@@ -2,6 +2,7 @@ package tracesql
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
 	"github.com/chronon-sim/chronon-go/schema"
@@ -141,14 +142,18 @@ var fixedTables = []Table{
 // depend on the trace: see DB.Tables).
 func FixedTables() []Table { return slices.Clone(fixedTables) }
 
-// fmtTable is a per-format table (or a span's table): its name and
-// columns, and the format id it reads in each trace (-1: the trace has no
-// such format).
+// fmtTable is a per-format table (or a span's table): its name, the
+// format id it reads in each trace (-1: the trace has no such format), and
+// once built (build) its doc line and columns.
 type fmtTable struct {
 	Table
+	f      *mmapio.Format // the format it was named for
+	lead   []string       // the columns before the arguments
 	types  []schema.ArgType
-	symbol []bool  // by argument: an interned string (role Symbol), read as its text
 	ids    []int64 // by trace
+	pos    int     // its first format's place (namingOrder): the tables' order
+	once   sync.Once
+	symbol []bool // by argument: an interned string (role Symbol), read as its text; set by build
 }
 
 // sqlType is the DuckDB type of an argument type.

@@ -116,7 +116,7 @@ func (th *eventThread) writeRows(out *chunk, idx []int32) error {
 			}
 		case fFormat:
 			if th.x.e.kind == kindFormat {
-				out.constString(c, t.fmtNames[recs[idx[0]].Fid])
+				out.constString(c, t.fmtNames.get(recs[idx[0]].Fid))
 				break
 			}
 			th.dict.reset()
@@ -124,7 +124,7 @@ func (th *eventThread) writeRows(out *chunk, idx []int32) error {
 				th.dict.add(recs[i].Fid)
 			}
 			for _, k := range th.dict.keys {
-				th.dict.vals = append(th.dict.vals, t.fmtNames[k])
+				th.dict.vals = append(th.dict.vals, t.fmtNames.get(k))
 			}
 			out.dictionary(c, th.dict.vals, th.dict.idx)
 		case fFormatID:

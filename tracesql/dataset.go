@@ -162,7 +162,7 @@ func (d *DB) hint(err error) error {
 	// and word_<id> (a format that met a span of its name).
 	var named []string
 	if d.names.tableKeywords[lw] {
-		for _, t := range d.Tables() {
+		for _, t := range d.tableHeads() {
 			if n, ok := strings.CutPrefix(t.Name, lw+"_"); ok && strings.Trim(n, "0123456789") == "" {
 				switch {
 				case t.Span != "":

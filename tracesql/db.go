@@ -10,9 +10,11 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/duckdb/duckdb-go/v2/mapping"
 
 	"github.com/chronon-sim/chronon-go/internal/ctext"
 	"github.com/chronon-sim/chronon-go/internal/rawread"
@@ -23,17 +25,28 @@ import (
 
 // DB is a DuckDB database whose tables read one or more traces.
 type DB struct {
-	sqldb     *sql.DB
-	traces    []*trace
-	multi     bool
-	timed     bool // some trace has a time base: the tables have a time column
-	fmts      []*fmtTable
-	fmtByName map[string]*fmtTable // and by lower-case name
-	cfg       config
-	budget    *budget
+	sqldb  *sql.DB
+	traces []*trace
+	multi  bool
+	timed  bool // some trace has a time base: the tables have a time column
+	cfg    config
+	budget *budget
 
 	// names are what generated names avoid (names.go).
 	names *reservedNames
+	// parseConn is the connection names are parsed on (parses), held
+	// apart so that naming never waits for the pool.
+	parseConn *sql.Conn
+	parseMu   sync.Mutex
+
+	// The per-format tables: the writers' names (span tables) are given
+	// when the database opens, the others by naming, when a query first
+	// needs them (a trace may have 100k formats and a query read none).
+	namer     *namer
+	named     sync.Once
+	fmts      []*fmtTable
+	fmtLower  map[string]*fmtTable // by strings.ToLower(name), for names that have upper-case letters
+	fmtBuilds atomic.Int64         // per-format tables built (tests: none before a query names one)
 	// dataset is the directory of a dataset database (Parquet files),
 	// whose tables are dsTables; "" for traces.
 	dataset  string
@@ -52,11 +65,10 @@ type trace struct {
 	r         *mmapio.Reader
 	name      string // the trace column: the file's label
 	nameBytes []byte
-	unitNames [][]byte // by unit id ("" none)
-	unitStrs  []string // the same as strings
-	fmtNames  map[uint32][]byte
-	progs     map[uint32]*ctext.Format // compiled for message
-	timeBases []schema.TimeBase        // by unit id; the file's for an id without one
+	unitNames [][]byte          // by unit id ("" none)
+	unitStrs  []string          // the same as strings
+	fmtNames  *formatNames      // table names by format id, once named (DB.naming)
+	timeBases []schema.TimeBase // by unit id; the file's for an id without one
 	fileTime  schema.TimeBase
 	symbols   *schema.Schema
 	// sel is the database's selection (Open's options) in this trace.
@@ -81,14 +93,27 @@ func Open(paths []string, opts ...Option) (*DB, error) {
 		limit = mmapio.DefaultMemoryBudget
 	}
 	d.budget = newBudget(limit)
-	if err := d.connect(); err != nil {
-		d.Close()
-		return nil, err
+	dir, dataset := datasetDir(paths)
+	connected := make(chan error, 1)
+	if dataset {
+		connected <- d.connect()
+	} else {
+		// DuckDB starts while the traces are mapped (the schema of a trace
+		// of 100k formats takes longer to read than DuckDB to start).
+		go func() { connected <- d.connect() }()
 	}
 	var err error
-	if dir, ok := datasetDir(paths); ok {
+	if !dataset {
+		err = d.mapTraces(paths)
+	}
+	if cerr := <-connected; cerr != nil {
+		d.Close()
+		return nil, cerr
+	}
+	if err == nil && dataset {
 		err = d.openDataset(dir)
-	} else if err = d.openTraces(paths); err == nil {
+	} else if err == nil {
+		d.nameWriters()
 		err = d.registerTables()
 	}
 	if err != nil {
@@ -98,7 +123,9 @@ func Open(paths []string, opts ...Option) (*DB, error) {
 	return d, nil
 }
 
-func (d *DB) openTraces(paths []string) error {
+// mapTraces maps the traces and reads what their tables need of them,
+// apart from the names (nameWriters, naming).
+func (d *DB) mapTraces(paths []string) error {
 	if d.cfg.hasUnit {
 		if err := unitsel.Check(d.cfg.unit); err != nil {
 			return fmt.Errorf("unit %q: %v", d.cfg.unit, err)
@@ -135,24 +162,47 @@ func (d *DB) openTraces(paths []string) error {
 	}
 	for _, t := range d.traces {
 		d.timed = d.timed || hasTimeBase(t.r)
-	}
-	tables, names := buildFormatTables(readers, d.multi, d.timed, d.names)
-	d.fmts = tables
-	d.fmtByName = make(map[string]*fmtTable, 2*len(tables))
-	for _, ft := range tables {
-		if ft.Format != "" { // a span's table is a view on spans
-			d.fmtByName[ft.Name] = ft
-		}
-	}
-	for _, ft := range tables { // a lower-case spelling never hides a table's own name
-		if _, ok := d.fmtByName[strings.ToLower(ft.Name)]; !ok && ft.Format != "" {
-			d.fmtByName[strings.ToLower(ft.Name)] = ft
-		}
-	}
-	for _, t := range d.traces {
-		t.prepare(names)
+		t.prepare()
 	}
 	return nil
+}
+
+// nameWriters names the tables of the names writers gave (spans, async
+// spans: few, and the span tables are views made when the database
+// opens); naming names the others.
+func (d *DB) nameWriters() {
+	d.namer = newNamer(d.Readers(), d.multi, d.timed, d.cfg.runNames, d.names)
+	d.namer.pass(true)
+}
+
+// naming names the tables of the formats a writer gave no name (their
+// first words), once: the first query that needs a per-format table, the
+// formats' names or the list of tables does.
+func (d *DB) naming() {
+	d.named.Do(func() {
+		if d.namer == nil { // a dataset
+			return
+		}
+		d.namer.pass(false)
+		d.fmts = d.namer.tables
+		d.fmtLower = map[string]*fmtTable{}
+		for _, ft := range d.fmts {
+			if l := strings.ToLower(ft.Name); l != ft.Name && ft.Format != "" && d.fmtLower[l] == nil {
+				d.fmtLower[l] = ft
+			}
+		}
+		for i, t := range d.traces {
+			t.fmtNames = &d.namer.fmtNames[i]
+		}
+	})
+}
+
+// built returns ft with its columns, built on first use.
+func (d *DB) built(ft *fmtTable) *fmtTable {
+	if ft.build(d.names) {
+		d.fmtBuilds.Add(1)
+	}
+	return ft
 }
 
 // hasTimeBase reports whether r's cycles have a time: the file's time base
@@ -170,7 +220,7 @@ func hasTimeBase(r *mmapio.Reader) bool {
 	return false
 }
 
-func (t *trace) prepare(names map[*mmapio.Format]string) {
+func (t *trace) prepare() {
 	t.nameBytes = []byte(t.name)
 	maxID := 0
 	for _, u := range t.r.Units() {
@@ -188,14 +238,6 @@ func (t *trace) prepare(names map[*mmapio.Format]string) {
 	for id := range t.timeBases {
 		t.timeBases[id] = s.TimeBaseOf(uint16(id))
 	}
-	t.fmtNames = map[uint32][]byte{}
-	t.progs = map[uint32]*ctext.Format{}
-	for _, f := range t.r.Formats() {
-		if _, ok := t.fmtNames[f.ID]; !ok {
-			t.fmtNames[f.ID] = []byte(names[f])
-			t.progs[f.ID] = rawread.Program(t.r.Format(f.ID))
-		}
-	}
 }
 
 // timeBase is the time base of unit u's cycles (zero: none).
@@ -206,8 +248,9 @@ func (t *trace) timeBase(u uint16) schema.TimeBase {
 	return t.fileTime
 }
 
-// program is format id's compiled text (nil: an unknown format).
-func (t *trace) program(id uint32) *ctext.Format { return t.progs[id] }
+// program is format id's compiled text (nil: an unknown format), compiled
+// by the reader when it opened.
+func (t *trace) program(id uint32) *ctext.Format { return rawread.Program(t.r.Format(id)) }
 
 // symbol is the text of interned string id.
 func (t *trace) symbol(id uint32) []byte { return []byte(sqlText(t.symbols.SymbolText(id))) }
@@ -250,19 +293,35 @@ func (d *DB) connect() error {
 	if err != nil {
 		return err
 	}
+	if d.parseConn, err = d.sqldb.Conn(ctx); err != nil {
+		return err
+	}
 	d.names = newReservedNames(keywords, taken, d.parses)
 	return nil
 }
 
-// parses reports whether query parses: running it fails, but not with a
-// parser error (what it names does not exist yet).
+// parses reports whether query parses (what it names need not exist): it
+// is parsed only, never bound, so that naming, which may run inside
+// DuckDB's replacement scan, never calls back into it.
 func (d *DB) parses(query string) bool {
-	rows, err := d.sqldb.Query(query)
-	if err == nil {
-		rows.Close()
-		return true
-	}
-	return !strings.HasPrefix(err.Error(), "Parser Error")
+	d.parseMu.Lock()
+	defer d.parseMu.Unlock()
+	ok := false
+	err := d.parseConn.Raw(func(dc any) error {
+		c, isDuck := dc.(*duckdb.Conn)
+		if !isDuck {
+			return fmt.Errorf("tracesql: not a duckdb-go connection: %T", dc)
+		}
+		mc, err := connOf(c)
+		if err != nil {
+			return err
+		}
+		var stmts mapping.ExtractedStatements
+		ok = mapping.ExtractStatements(mc, query, &stmts) > 0
+		mapping.DestroyExtracted(&stmts)
+		return nil
+	})
+	return err == nil && ok
 }
 
 // strings runs a query whose rows are one string each.
@@ -293,9 +352,9 @@ func (d *DB) registerTables() error {
 	}
 	defer c.Close()
 	var spanTables []Table
-	for _, t := range d.Tables() {
+	for _, t := range d.namer.tables { // the writers' names: the span tables are named
 		if t.Span != "" {
-			spanTables = append(spanTables, t) // views on spans, once spans is there
+			spanTables = append(spanTables, t.Table) // views on spans, once spans is there
 		}
 	}
 	if err := d.register(c); err != nil {
@@ -369,12 +428,37 @@ func (d *DB) Tables() []Table {
 	if d.dataset != "" {
 		return slices.Clone(d.dsTables)
 	}
+	d.naming()
 	fixed := d.fixedTables()
 	out := []Table{fixed[0]}
 	for _, f := range d.fmts {
-		out = append(out, f.Table)
+		out = append(out, d.built(f).Table)
 	}
 	return append(out, fixed[1:]...)
+}
+
+// tableHeads are the tables Tables lists without their columns.
+func (d *DB) tableHeads() []Table {
+	if d.dataset != "" {
+		return slices.Clone(d.dsTables)
+	}
+	d.naming()
+	fixed := d.fixedTables()
+	out := []Table{fixed[0]}
+	for _, f := range d.fmts {
+		out = append(out, Table{Name: f.Name, Format: f.Format, Span: f.Span})
+	}
+	return append(out, fixed[1:]...)
+}
+
+// TableNames lists the names of the tables Tables lists, in its order,
+// without making their columns (a trace may have 100k formats).
+func (d *DB) TableNames() []string {
+	var out []string
+	for _, t := range d.tableHeads() {
+		out = append(out, t.Name)
+	}
+	return out
 }
 
 // fixedTables are the tables every database has, with its columns.
@@ -414,8 +498,11 @@ func (d *DB) BlocksDecoded() int64 {
 // Close closes the database and unmaps the traces.
 func (d *DB) Close() error {
 	var err error
+	if d.parseConn != nil {
+		err = d.parseConn.Close()
+	}
 	if d.sqldb != nil {
-		err = d.sqldb.Close()
+		err = errors.Join(err, d.sqldb.Close())
 	}
 	return errors.Join(err, d.closeTraces())
 }

@@ -2,9 +2,8 @@ package tracesql
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -41,7 +40,10 @@ type reservedNames struct {
 	// parses reports whether a query parses (whatever it names need not
 	// exist); nil: not asked.
 	parses func(query string) bool
-	cache  map[string]bool
+	// mu guards cache: tables are named and their columns built when a
+	// query first needs them, on DuckDB's threads.
+	mu    sync.Mutex
+	cache map[string]bool
 }
 
 // newReservedNames makes the set from DuckDB's lists: keywords by
@@ -67,6 +69,8 @@ func newReservedNames(keywords map[string]string, tables []string, parses func(s
 // tableName is name, or name with '_' appended until it is free to be a
 // table's.
 func (rn *reservedNames) tableName(name string) string {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
 	for rn.tableKeywords[name] || rn.tables[name] || !rn.check(tableQueries, name) {
 		name += "_"
 	}
@@ -108,6 +112,8 @@ func (rn *reservedNames) precheck(query string, names []string) {
 	if rn.parses == nil {
 		return
 	}
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
 	var qs []string
 	seen := map[string]bool{}
 	for _, n := range names {
@@ -145,6 +151,8 @@ func (rn *reservedNames) checkAll(qs []string) {
 
 // columnName is name, or name with '_' appended until it is not a keyword.
 func (rn *reservedNames) columnName(name string) string {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
 	for rn.columnKeywords[name] || !rn.check(columnQueries, name) {
 		name += "_"
 	}
@@ -155,7 +163,7 @@ func (rn *reservedNames) columnName(name string) string {
 const columnQueries = "SELECT %[1]s, t.%[1]s, sum(%[1]s), max(%[1]s) FILTER (WHERE %[1]s > 0) AS %[1]s FROM t WHERE %[1]s IS NOT NULL GROUP BY %[1]s, t.%[1]s ORDER BY %[1]s"
 
 // check reports whether the queries a user writes with name (query, name
-// in place of %[1]s) parse.
+// in place of %[1]s) parse. The caller holds rn.mu.
 func (rn *reservedNames) check(query, name string) bool {
 	if rn.parses == nil || rn.plainIdent(name) {
 		return true
@@ -189,6 +197,13 @@ func isIdentRune(r rune) bool {
 // lowerASCII lower-cases the ASCII letters of s: DuckDB matches bare
 // identifiers without regard to ASCII case (only).
 func lowerASCII(s string) string {
+	upper := false
+	for i := 0; i < len(s) && !upper; i++ {
+		upper = s[i] >= 'A' && s[i] <= 'Z'
+	}
+	if !upper {
+		return s // no copy: a trace's 100k table names are its formats' text
+	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -301,136 +316,6 @@ func formatBase(f *mmapio.Format) (base string, span bool) {
 		base = "format"
 	}
 	return base, span
-}
-
-// buildFormatTables names a table for every format of every trace. A name
-// is the format's base (formatBase), made free (reservedNames.tableName);
-// one another format already has gets _<format_id>. The names writers
-// gave (spans, async spans) are taken first, then the formats' first
-// words, each in trace then schema order: a span's table is named after
-// it whatever order its formats were registered in. Traces share a table
-// when their formats have the same name and argument types (a span: the
-// same name). The spans of a named span are one table. Tables are listed
-// in the order of their first format (trace, then schema order).
-func buildFormatTables(readers []*mmapio.Reader, multi, timed bool, rn *reservedNames) ([]*fmtTable, map[*mmapio.Format]string) {
-	var tables []*fmtTable
-	byName := map[string]*fmtTable{}
-	names := map[*mmapio.Format]string{}
-	lead := []string{"cycle", "time", "unit", "unit_id", "seq"}
-	if !timed {
-		lead = slices.DeleteFunc(lead, func(s string) bool { return s == "time" })
-	}
-	if multi {
-		lead = append([]string{"trace"}, lead...)
-	}
-	spanTables := map[string]*fmtTable{} // by span name
-	var bases []string
-	for _, r := range readers {
-		for _, f := range r.Formats() {
-			if base, _ := formatBase(f); !rn.tableKeywords[base] && !rn.tables[base] {
-				bases = append(bases, base)
-			}
-		}
-	}
-	rn.precheck(tableQueries, bases)
-	first := map[*fmtTable]int{} // the position of a table's first format (namingOrder)
-	for _, writers := range []bool{true, false} {
-		for _, at := range namingOrder(readers, writers) {
-			ti, f := at.trace, at.f
-			base, span := formatBase(f)
-			if t := spanTables[f.Name]; span && t != nil {
-				names[f] = t.Name // another format of the span, or the span in another trace
-				continue
-			}
-			base = rn.tableName(base)
-			name := base
-			for k := 0; ; k++ {
-				t, used := byName[name]
-				if !used && !rn.tables[name] || used && !span && t.Span == "" && t.ids[ti] < 0 && slices.Equal(t.types, f.ArgTypes) && slices.Equal(t.symbol, symbolArgs(f)) {
-					break // free, or the same format in another trace
-				}
-				name = strings.TrimSuffix(base, "_") + "_" + strconv.FormatUint(uint64(f.ID), 10)
-				if k > 0 {
-					name += "_" + strconv.Itoa(k)
-				}
-			}
-			t := byName[name]
-			if t == nil {
-				t = newFormatTable(name, f, span, len(readers), lead, rn)
-				byName[name] = t
-				tables = append(tables, t)
-				first[t] = at.pos
-			}
-			if span {
-				spanTables[f.Name] = t
-			} else {
-				t.ids[ti] = int64(f.ID)
-			}
-			names[f] = name
-		}
-	}
-	slices.SortFunc(tables, func(a, b *fmtTable) int { return first[a] - first[b] })
-	return tables, names
-}
-
-// placedFormat is a format, its trace and its position among all the
-// traces' formats.
-type placedFormat struct {
-	f          *mmapio.Format
-	trace, pos int
-}
-
-// namingOrder returns the formats the readers use (the first entry of an
-// id), in trace then schema order: those whose table is named by a name
-// the writer gave (formatBase: spans, async spans) when writers is true,
-// the others when false.
-func namingOrder(readers []*mmapio.Reader, writers bool) []placedFormat {
-	var out []placedFormat
-	pos := 0
-	for ti, r := range readers {
-		seenID := map[uint32]bool{}
-		for _, f := range r.Formats() {
-			pos++
-			if seenID[f.ID] {
-				continue
-			}
-			seenID[f.ID] = true
-			named := f.Name != "" && (spanKind(f.Kind) || f.Kind == schema.KindAsyncBegin || f.Kind == schema.KindAsyncEnd)
-			if named == writers {
-				out = append(out, placedFormat{f, ti, pos})
-			}
-		}
-	}
-	return out
-}
-
-func newFormatTable(name string, f *mmapio.Format, span bool, traces int, lead []string, rn *reservedNames) *fmtTable {
-	t := &fmtTable{types: f.ArgTypes, symbol: symbolArgs(f), ids: make([]int64, traces)}
-	for i := range t.ids {
-		t.ids[i] = -1
-	}
-	t.Name = name
-	if span {
-		t.Span = f.Name
-		t.Doc = "spans named " + strconvQuote(f.Name)
-		if lead[0] == "trace" {
-			t.Columns = append(t.Columns, leadColumn("trace"))
-		}
-		timed := slices.Contains(lead, "time")
-		for _, c := range spansColumns {
-			if c.Name != "name" && (timed || !isTimeColumn(c.Name)) {
-				t.Columns = append(t.Columns, c)
-			}
-		}
-		return t
-	}
-	t.Format = f.Format.Format
-	t.Doc = "events of format " + strconvQuote(f.Format.Format)
-	for _, l := range lead {
-		t.Columns = append(t.Columns, leadColumn(l))
-	}
-	t.Columns = append(t.Columns, argColumns(f, lead, rn)...)
-	return t
 }
 
 // sqlText is s as a VARCHAR holds it (DuckDB's strings are UTF-8): s

@@ -17,6 +17,7 @@ type config struct {
 	unit       string
 	threads    int
 	budget     int64 // 0: mmapio's default
+	runNames   bool
 }
 
 // WithCycles restricts every table to the events with start <= cycle <= end
@@ -59,6 +60,18 @@ func WithMemoryBudget(n int64) Option {
 		c.budget = n
 		return nil
 	}
+}
+
+// WithRunNames names the tables as a dataset of many runs needs them
+// (export --dataset): from each format's own text, the same in every run.
+// A named span's table is NAME_spans, never a format's first word: the
+// format fetch pc={} is fetch_ whether its run has a span fetch or not
+// (that span is fetch_spans), so that a table of the dataset holds one
+// table of each run, never a format's events in one run and a span's in
+// another. Without it a span takes its name first (fetch_, and the format
+// fetch_<id>), as the tables of the traces opened together are named.
+func WithRunNames() Option {
+	return func(c *config) error { c.runNames = true; return nil }
 }
 
 // ParseCycles parses START-END (inclusive), START- or START (from there

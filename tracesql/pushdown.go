@@ -254,8 +254,12 @@ func (pd *pushdown) columnsOf(table string) map[string]bool {
 		return nil
 	}
 	var cols []Column
-	if ft := pd.d.formatTable(table); ft != nil && !pushdownTables[table] {
-		cols = ft.Columns
+	ft := (*fmtTable)(nil)
+	if !pushdownTables[table] { // events names no format: the names are made on first need
+		ft = pd.d.formatTable(table)
+	}
+	if ft != nil {
+		cols = pd.d.built(ft).Columns
 	} else {
 		for _, t := range pd.d.fixedTables() {
 			if t.Name == table {

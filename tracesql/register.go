@@ -74,7 +74,9 @@ func (d *DB) register(conn *sql.Conn) error {
 		default:
 			t := t
 			f.bind = func(bindArgs) (scanner, error) {
-				return &staticTable{cols: t.Columns, rows: d.staticRows(t.Name)}, nil
+				// The rows are made when a query reads them: binding the
+				// views made when the database opens reads none.
+				return &staticTable{cols: t.Columns, n: d.staticCount(t.Name), rowsOf: func() [][]any { return d.staticRows(t.Name) }}, nil
 			}
 		}
 		if err := registerFunction(conn, f); err != nil {
@@ -94,7 +96,7 @@ func (d *DB) register(conn *sql.Conn) error {
 		if ft == nil {
 			return nil, fmt.Errorf("tracesql: no table %q", a.pos[0])
 		}
-		return d.bindEvents(kindFormat, ft, ft.Columns)(a)
+		return d.bindEvents(kindFormat, ft, d.built(ft).Columns)(a)
 	}})
 }
 
@@ -129,12 +131,23 @@ func (d *DB) bindEvents(kind scanKind, ft *fmtTable, cols []Column) func(bindArg
 }
 
 // formatTable returns the per-format table named name (as SQL compares
-// identifiers: case-insensitively), or nil.
+// identifiers: case-insensitively), or nil. Its columns may not be built
+// yet (built).
 func (d *DB) formatTable(name string) *fmtTable {
-	if ft, ok := d.fmtByName[name]; ok {
+	if d.namer == nil || d.names.tables[strings.ToLower(name)] {
+		return nil // a dataset's; or ours (spans), DuckDB's: no generated name, and no need to name them all
+	}
+	d.naming()
+	// A span's table is a view on spans, not one of these. A lower-case
+	// spelling never hides a table's own name.
+	if ft := d.namer.byName[name]; ft != nil && ft.Format != "" {
 		return ft
 	}
-	return d.fmtByName[strings.ToLower(name)]
+	l := strings.ToLower(name)
+	if ft := d.namer.byName[l]; ft != nil && ft.Format != "" {
+		return ft
+	}
+	return d.fmtLower[l]
 }
 
 // replacement answers DuckDB's replacement scan: a table name no catalog

@@ -5,6 +5,7 @@ package tracesql
 import (
 	"cmp"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/chronon-sim/chronon-go/internal/rawread"
@@ -81,8 +82,9 @@ type eventTable struct {
 	// that a thread writes a unit's rows in cycle order (the Parquet export).
 	grouped bool
 	// Per trace, for flows and counters: the formats the table reads and
-	// where their argument is.
-	want []map[uint32]*fmtRole
+	// where their argument is, made by the first execution (wantOnce).
+	want     []map[uint32]*fmtRole
+	wantOnce sync.Once
 }
 
 // fmtRole is what a flows or counters scan needs of a format.
@@ -107,13 +109,28 @@ func (d *DB) newEventTable(kind scanKind, ft *fmtTable, cols []Column, sels []se
 		}
 		e.fields[i] = f
 	}
-	if kind == kindFlows || kind == kindCounters {
-		e.want = make([]map[uint32]*fmtRole, len(d.traces))
-		for ti, t := range d.traces {
-			e.want[ti] = roles(t, kind)
-		}
-	}
 	return e
+}
+
+// prepare makes what an execution needs beyond the binding (which the
+// views made when the database opens do): the formats' names when it
+// writes them, the roles of flows' and counters' formats.
+func (e *eventTable) prepare(proj []projCol) {
+	names := e.kind == kindFlows
+	for _, pc := range proj {
+		names = names || pc.f == fFormat
+	}
+	if names {
+		e.d.naming()
+	}
+	if e.kind == kindFlows || e.kind == kindCounters {
+		e.wantOnce.Do(func() {
+			e.want = make([]map[uint32]*fmtRole, len(e.d.traces))
+			for ti, t := range e.d.traces {
+				e.want[ti] = roles(t, e.kind)
+			}
+		})
+	}
 }
 
 // roles lists the formats of t that carry a flow id (kindFlows) or are
@@ -127,9 +144,11 @@ func roles(t *trace, kind scanKind) map[uint32]*fmtRole {
 		for i := range f.ArgTypes {
 			role := f.Role(i)
 			if kind == kindFlows && role == schema.RoleFlow || kind == kindCounters && role == schema.RoleValue && f.Kind == schema.KindCounter {
-				name := t.fmtNames[f.ID]
+				var name []byte
 				if kind == kindCounters {
 					name = []byte(counterName(f))
+				} else {
+					name = t.fmtNames.get(f.ID) // named: prepare
 				}
 				m[f.ID] = &fmtRole{name: name, types: f.ArgTypes, arg: i}
 				break
@@ -213,6 +232,7 @@ func (e *eventTable) start(cols []int) (execution, error) {
 		x.hasArgs = x.hasArgs || f >= fArg
 	}
 	x.hasArgs = x.hasArgs || e.kind == kindFlows || e.kind == kindCounters // a row exists only when its argument does
+	e.prepare(x.proj)
 	if e.grouped {
 		x.blockUnit = make([][]int32, len(e.d.traces))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -15,14 +16,25 @@ import (
 type staticTable struct {
 	cols []Column
 	rows [][]any
+	// n and rowsOf, when rowsOf is set: the rows' count, and what makes
+	// them when a query first reads them (rows).
+	n      int
+	rowsOf func() [][]any
+	once   sync.Once
 }
 
 func (s *staticTable) columns() []Column { return s.cols }
 func (s *staticTable) cardinality() (uint64, bool) {
+	if s.rowsOf != nil {
+		return uint64(s.n), true
+	}
 	return uint64(len(s.rows)), true
 }
 
 func (s *staticTable) start(cols []int) (execution, error) {
+	if s.rowsOf != nil {
+		s.once.Do(func() { s.rows = s.rowsOf() })
+	}
 	return &staticRun{s: s, cols: cols}, nil
 }
 
@@ -65,9 +77,33 @@ func (r *staticRun) fill(out *chunk) error {
 	return nil
 }
 
+// staticCount is how many rows staticRows(name) makes.
+func (d *DB) staticCount(name string) int {
+	n := 0
+	for _, t := range d.traces {
+		r := t.r
+		switch name {
+		case "units":
+			n += len(r.Units())
+		case "formats":
+			n += len(r.Formats())
+		case "categories":
+			n += len(r.Categories())
+		case "metadata":
+			n += len(r.Metadata())
+		case "blocks":
+			n += len(r.Blocks())
+		}
+	}
+	return n
+}
+
 // staticRows builds the rows of a schema or footer table, over every
 // trace (a leading trace column when there are several).
 func (d *DB) staticRows(name string) [][]any {
+	if name == "formats" {
+		d.naming() // the name column: the formats' tables
+	}
 	var rows [][]any
 	for _, t := range d.traces {
 		r := t.r
@@ -98,7 +134,7 @@ func (d *DB) staticRows(name string) [][]any {
 					types[i] = at.String()
 					names[i] = f.ArgName(i)
 				}
-				add(f.ID, string(t.fmtNames[f.ID]), sqlText(f.Format.Format), kindName(f.Kind),
+				add(f.ID, string(t.fmtNames.get(f.ID)), sqlText(f.Format.Format), kindName(f.Kind),
 					strings.Join(types, ","), sqlText(strings.Join(names, ",")), sqlText(f.File), f.Line, f.Category)
 			}
 		case "categories":

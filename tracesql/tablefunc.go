@@ -116,14 +116,20 @@ func rawConnection(conn *sql.Conn) (mapping.Connection, error) {
 		if !ok {
 			return fmt.Errorf("tracesql: not a duckdb-go connection: %T", dc)
 		}
-		f := reflect.ValueOf(c).Elem().FieldByName("conn")
-		if !f.IsValid() || f.Type() != reflect.TypeFor[mapping.Connection]() {
-			return errors.New("tracesql: this duckdb-go version keeps its connection elsewhere (duckdb.Conn.conn): the table functions cannot be registered")
-		}
-		mc = *(*mapping.Connection)(unsafe.Pointer(f.UnsafeAddr()))
-		return nil
+		var err error
+		mc, err = connOf(c)
+		return err
 	})
 	return mc, err
+}
+
+// connOf returns the C API connection of c (rawConnection).
+func connOf(c *duckdb.Conn) (mapping.Connection, error) {
+	f := reflect.ValueOf(c).Elem().FieldByName("conn")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[mapping.Connection]() {
+		return mapping.Connection{}, errors.New("tracesql: this duckdb-go version keeps its connection elsewhere (duckdb.Conn.conn): the table functions cannot be registered")
+	}
+	return *(*mapping.Connection)(unsafe.Pointer(f.UnsafeAddr())), nil
 }
 
 // newHandle stores v where C can hold it: a cgo.Handle in C memory, freed

@@ -160,7 +160,9 @@ func notPlainExport(dir string) error {
 // exportPartition writes one file's partitions of the dataset.
 func exportPartition(c *config, file, label string) ([]string, error) {
 	dir := c.dataset
-	db, err := tracesql.Open([]string{file}, sqlOptions(c)...)
+	// Each run names its tables alone: by a rule that gives a format the
+	// same table in every run (a span never takes a format's name).
+	db, err := tracesql.Open([]string{file}, append(sqlOptions(c), tracesql.WithRunNames())...)
 	if err != nil {
 		return nil, err
 	}
