@@ -1,6 +1,8 @@
 package mmapio
 
 import (
+	"sync/atomic"
+
 	"github.com/chronon-sim/chronon-go/internal/ctext"
 	"github.com/chronon-sim/chronon-go/schema"
 )
@@ -10,17 +12,20 @@ import (
 type Format struct {
 	schema.Format
 	argNames []string
-	prog     *ctext.Format // compiled for printing messages
-	symbols  []string      // the schema's symbol table, which Symbol arguments index
+	prog     atomic.Pointer[ctext.Format] // compiled for printing messages, on first use
+	symbols  []string                     // the schema's symbol table, which Symbol arguments index
 }
 
-// newFormat makes format f of a schema whose symbol table is symbols.
+// newFormat makes format f of a schema whose symbol table is symbols. Its
+// text is compiled when a message is first printed with it: a schema of
+// 100,000 formats opened for a query that prints none spent most of its
+// start compiling them.
 func newFormat(f schema.Format, symbols []string) *Format {
 	names := f.ArgNames
 	if len(names) == 0 {
 		names = schema.ArgNames(f.Format)
 	}
-	return &Format{Format: f, argNames: names, prog: ctext.CompileFormat(&f, symbols), symbols: symbols}
+	return &Format{Format: f, argNames: names, symbols: symbols}
 }
 
 // Text returns the format string as registered (fetch pc=0x{:x} taken={}),
@@ -36,10 +41,15 @@ func (f *Format) ArgName(i int) string {
 	return ""
 }
 
-// program returns f's compiled form, nil for a nil f.
+// program returns f's compiled form, nil for a nil f. Goroutines that
+// compile it at once each compile the same program; one is kept.
 func (f *Format) program() *ctext.Format {
 	if f == nil {
 		return nil
 	}
-	return f.prog
+	if p := f.prog.Load(); p != nil {
+		return p
+	}
+	f.prog.CompareAndSwap(nil, ctext.CompileFormat(&f.Format, f.symbols))
+	return f.prog.Load()
 }

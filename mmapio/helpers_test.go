@@ -48,7 +48,7 @@ func testLines(r *Reader) *ctext.Lines {
 	}
 	formats := ctext.NewFormatTable(maxID)
 	for _, f := range r.formats {
-		formats.Add(f.ID, f.prog)
+		formats.Add(f.ID, f.program())
 	}
 	return ctext.NewLines(names, formats)
 }

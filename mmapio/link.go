@@ -36,7 +36,7 @@ func (link) IterDecoded(r *Reader, q Query, given []*tracefile.Decoded) *Iterato
 func (link) Index(it *Iterator) int { return it.index() }
 
 // Program returns f compiled for printing.
-func (link) Program(f *Format) *ctext.Format { return f.prog }
+func (link) Program(f *Format) *ctext.Format { return f.program() }
 
 // WriteLines writes the lines of the events q selects to w, rendered with
 // lines on the pipeline's workers (see Reader.writeLines).
