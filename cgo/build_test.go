@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	tmpRoot = dir
+	ccc.tmp = []string{dir}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -162,24 +163,31 @@ func build() (*toolchain, error) {
 	}
 
 	ex := filepath.Join(root, "cgo", "examples")
-	shared := []string{"-I" + tc.include, "-L" + tc.lib, "-Wl,-rpath," + tc.lib}
+	cflags := append(append([]string{}, cflags...), "-I"+tc.include)
+	shared := []string{"-L" + tc.lib, "-Wl,-rpath," + tc.lib, "-lchronon", "-lpthread"}
 	cprogs := map[string]string{"example_sim": "example_sim.c", "w1gen": "w1gen.c", "threads": "threads.c",
 		"misuse": "misuse.c", "cbench": "cbench.c"}
-	for name, src := range cprogs {
-		args := append(append(append([]string{"gcc"}, cflags...), shared...), "-o", filepath.Join(bin, name), filepath.Join(ex, src), "-lchronon", "-lpthread")
-		if out, err := command(root, nil, args...); err != nil {
-			return nil, fmt.Errorf("compiling %s: %v\n%s", src, err, out)
+	// Each program compiled through the compile cache, then linked.
+	logf := func(format string, args ...any) { tc.why = append(tc.why, fmt.Sprintf(format, args...)) }
+	cbuild := func(compiler string, flags []string, name, src string, link ...string) error {
+		out, how, err := ccBuild(logf, root, compiler, flags, filepath.Join(ex, src), filepath.Join(bin, name), link...)
+		steps = append(steps, name+" "+how)
+		if err != nil {
+			return fmt.Errorf("compiling %s: %v\n%s", src, err, out)
 		}
 		tc.bin[name] = filepath.Join(bin, name)
+		return nil
+	}
+	for name, src := range cprogs {
+		if err := cbuild("gcc", cflags, name, src, shared...); err != nil {
+			return nil, err
+		}
 	}
 	// static_init must be linked with the archive: its point is a
 	// constructor that runs before the Go runtime's.
-	args := append(append([]string{"gcc"}, cflags...), "-I"+tc.include, "-o", filepath.Join(bin, "static_init"),
-		filepath.Join(ex, "static_init.c"), tc.archive, "-lpthread")
-	if out, err := command(root, nil, args...); err != nil {
-		return nil, fmt.Errorf("compiling static_init.c: %v\n%s", err, out)
+	if err := cbuild("gcc", cflags, "static_init", "static_init.c", tc.archive, "-lpthread"); err != nil {
+		return nil, err
 	}
-	tc.bin["static_init"] = filepath.Join(bin, "static_init")
 	if _, err := exec.LookPath("g++"); err != nil {
 		tc.why = append(tc.why, "##### g++ is not installed: THE C++ TESTS ARE SKIPPED #####")
 	} else {
@@ -187,8 +195,10 @@ func build() (*toolchain, error) {
 		// Compiled once, linked twice (against the shared library and the
 		// archive): the compile is most of the cost.
 		obj := filepath.Join(bin, "example_sim_cpp.o")
-		args := append(append([]string{"g++"}, cxxflags...), "-I"+tc.include, "-c", "-o", obj, filepath.Join(ex, "example_sim.cpp"))
-		if out, err := timed(args...); err != nil {
+		out, how, err := ccc.compile(logf, root, "g++", append(append([]string{}, cxxflags...), "-I"+tc.include, "-c"),
+			filepath.Join(ex, "example_sim.cpp"), obj)
+		steps = append(steps, "example_sim_cpp.o "+how)
+		if err != nil {
 			return nil, fmt.Errorf("compiling example_sim.cpp: %v\n%s", err, out)
 		}
 		for name, link := range map[string][]string{

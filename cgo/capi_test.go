@@ -53,10 +53,12 @@ int use(chronon_unit *u, const chronon_format *f) {
 		if mode[0] == "g++" && !tc.cxx {
 			continue
 		}
-		args := append(append(mode, "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"+tc.include), csrc)
-		if out, err := command(dir, nil, args...); err != nil {
-			t.Errorf("chronon.h does not compile with %v:\n%s", mode, out)
+		flags := append(append([]string{}, mode[1:]...), "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"+tc.include)
+		out, how, err := ccc.compile(t.Logf, dir, mode[0], flags, csrc, "")
+		if err != nil {
+			t.Errorf("chronon.h does not compile with %v: %v\n%s", mode, err, out)
 		}
+		t.Logf("h.c %v: %s", mode, how)
 	}
 	if !tc.cxx {
 		return
@@ -92,10 +94,12 @@ static chronon::Status f(chronon::Unit u) {
 int main() { return static_cast<int>(f(chronon::Unit())); }
 `)
 	for _, mode := range [][]string{{"-std=c++17"}, {"-std=c++20"}, {"-std=c++17", "-fno-exceptions"}} {
-		args := append(append([]string{"g++"}, mode...), "-pedantic-errors", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"+tc.include, hpp)
-		if out, err := command(dir, nil, args...); err != nil {
-			t.Errorf("chronon.hpp does not compile with %v:\n%s", mode, out)
+		flags := append(append([]string{}, mode...), "-pedantic-errors", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"+tc.include)
+		out, how, err := ccc.compile(t.Logf, dir, "g++", flags, hpp, "")
+		if err != nil {
+			t.Errorf("chronon.hpp does not compile with %v: %v\n%s", mode, err, out)
 		}
+		t.Logf("h.cpp %v: %s", mode, how)
 	}
 	// Mismatches are compile errors, so emit needs no run-time check.
 	for name, body := range map[string]string{
@@ -110,9 +114,11 @@ int main() { return static_cast<int>(f(chronon::Unit())); }
 	} {
 		src := filepath.Join(dir, "bad.cpp")
 		writeFile(t, src, "#include \"chronon.hpp\"\n"+body+"\n")
-		if _, err := command(dir, nil, "g++", "-std=c++17", "-fsyntax-only", "-I"+tc.include, src); err == nil {
+		_, how, err := ccc.compile(t.Logf, dir, "g++", []string{"-std=c++17", "-fsyntax-only", "-I" + tc.include}, src, "")
+		if err == nil {
 			t.Errorf("chronon.hpp accepts an emit with %s", name)
 		}
+		t.Logf("bad.cpp (%s): %s", name, how)
 	}
 }
 
@@ -222,13 +228,15 @@ int main(int, char **argv) {
 	return fails;
 }
 `)
-	if out, err := command(dir, nil, "g++", "-std=c++17", "-fno-exceptions", "-Wall", "-Wextra", "-Werror", "-I"+tc.include,
-		"-o", exe, src, "-L"+tc.lib, "-Wl,-rpath,"+tc.lib, "-lchronon"); err != nil {
+	out, how, err := ccBuild(t.Logf, dir, "g++", []string{"-std=c++17", "-fno-exceptions", "-Wall", "-Wextra", "-Werror", "-I" + tc.include},
+		src, exe, "-L"+tc.lib, "-Wl,-rpath,"+tc.lib, "-lchronon")
+	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	out := filepath.Join(dir, "noexc.ctrace")
-	run(t, nil, exe, out)
-	tc.oracleCheck(t, out)
+	t.Logf("noexc.cpp: %s", how)
+	trace := filepath.Join(dir, "noexc.ctrace")
+	run(t, nil, exe, trace)
+	tc.oracleCheck(t, trace)
 }
 
 // TestW1Multiset: W1 emitted from C holds the same events as tracegen's.
@@ -423,10 +431,12 @@ func TestThreadsTSan(t *testing.T) {
 		lib, how = tc.lib, "inline emit path instrumented, library not"
 	}
 	exe := filepath.Join(dir, "threads_tsan")
-	if out, err := command(tc.root, nil, "gcc", "-fsanitize=thread", "-O1", "-g", "-I"+tc.include, "-o", exe,
-		filepath.Join(tc.root, "cgo", "examples", "threads.c"), "-L"+lib, "-Wl,-rpath,"+lib, "-lchronon", "-lpthread"); err != nil {
-		t.Skipf("##### THREADSANITIZER TEST SKIPPED: gcc -fsanitize=thread does not link here: %s #####", firstLine(out))
+	built, cc, err := ccBuild(t.Logf, tc.root, "gcc", []string{"-fsanitize=thread", "-O1", "-g", "-I" + tc.include},
+		filepath.Join(tc.root, "cgo", "examples", "threads.c"), exe, "-L"+lib, "-Wl,-rpath,"+lib, "-lchronon", "-lpthread")
+	if err != nil {
+		t.Skipf("##### THREADSANITIZER TEST SKIPPED: gcc -fsanitize=thread does not link here: %s #####", firstLine(built))
 	}
+	t.Logf("threads.c -fsanitize=thread: %s", cc)
 	env := []string{"TSAN_OPTIONS=halt_on_error=0 exitcode=66 history_size=2"}
 	stdout, stderr, err := runErr(t, env, exe, "--threads", "8", "--events", "300000", "-o", filepath.Join(dir, "t.ctrace"))
 	if strings.Contains(stderr, "FATAL: ThreadSanitizer") {
