@@ -3,6 +3,7 @@ package capi
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"flag"
 	"fmt"
 	"os"
@@ -106,9 +107,9 @@ func build() (*toolchain, error) {
 	// timed runs a build step and notes how long it took (the log says
 	// where the package's setup time goes).
 	var steps []string
-	timed := func(argv ...string) ([]byte, error) {
+	timed := func(env []string, argv ...string) ([]byte, error) {
 		t0 := time.Now()
-		out, err := command(root, nil, argv...)
+		out, err := command(root, env, argv...)
 		what := argv[len(argv)-1]
 		if i := slices.Index(argv, "-o"); i >= 0 && i+1 < len(argv) {
 			what = argv[i+1]
@@ -116,11 +117,15 @@ func build() (*toolchain, error) {
 		steps = append(steps, fmt.Sprintf("%s %.1fs", filepath.Base(what), time.Since(t0).Seconds()))
 		return out, err
 	}
+	libEnv, err := libchrononEnv(gocmd, tc.include, "")
+	if err != nil {
+		return nil, err
+	}
 	for _, s := range [][]string{
 		{gocmd, "build", "-buildmode=c-shared", "-o", filepath.Join(tc.lib, "libchronon.so"), "./cgo/lib"},
 		{gocmd, "build", "-buildmode=c-archive", "-o", tc.archive, "./cgo/lib"},
 	} {
-		if out, err := timed(s...); err != nil {
+		if out, err := timed(libEnv, s...); err != nil {
 			return nil, fmt.Errorf("%s: %v\n%s", strings.Join(s, " "), err, out)
 		}
 	}
@@ -138,7 +143,7 @@ func build() (*toolchain, error) {
 			return p, nil
 		}
 		p := filepath.Join(bin, name)
-		if out, err := timed(gocmd, "build", "-o", p, "./cmd/"+name); err != nil {
+		if out, err := timed(nil, gocmd, "build", "-o", p, "./cmd/"+name); err != nil {
 			return "", fmt.Errorf("go build ./cmd/%s: %v: %s", name, err, firstLine(out))
 		}
 		return p, nil
@@ -214,6 +219,35 @@ func build() (*toolchain, error) {
 	}
 	tc.why = append(tc.why, fmt.Sprintf("built libchronon and the C/C++ programs in %.1fs (%s)", time.Since(start).Seconds(), strings.Join(steps, ", ")))
 	return tc, nil
+}
+
+// libchrononEnv is the environment of a build of libchronon: CGO_CFLAGS
+// (cflags, else go env's) with a -D naming the sha256 of the headers in
+// include. Go's build cache keys a cgo package by the files in its own
+// directory, not by headers it includes from elsewhere (golang/go#24355):
+// without it, a build after an edit of chronon.h links the package
+// compiled from the old one.
+func libchrononEnv(gocmd, include, cflags string) ([]string, error) {
+	if cflags == "" {
+		out, err := command(".", nil, gocmd, "env", "CGO_CFLAGS")
+		if err != nil {
+			return nil, fmt.Errorf("go env CGO_CFLAGS: %v: %s", err, out)
+		}
+		cflags = strings.TrimSpace(string(out))
+	}
+	h := sha256.New()
+	files, err := filepath.Glob(filepath.Join(include, "*"))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(h, "%s %d\n%s", filepath.Base(f), len(b), b)
+	}
+	return []string{fmt.Sprintf("CGO_CFLAGS=%s -DCHRONON_INCLUDE_SHA256=%x", cflags, h.Sum(nil))}, nil
 }
 
 func firstLine(b []byte) string {
@@ -340,5 +374,30 @@ func (tc *toolchain) golden(t *testing.T, name string, lines []string) {
 	}
 	if d := firstDiff(lines, sortedLines(string(want))); d != "" {
 		t.Fatalf("dump differs from %s: %s", path, d)
+	}
+}
+
+// TestLibchrononEnvNamesTheHeaders: a byte changed in a header changes
+// the CGO_CFLAGS of libchronon's build (so Go's build cache compiles the
+// package again); the same headers give the same flags, keeping the
+// ones asked for.
+func TestLibchrononEnvNamesTheHeaders(t *testing.T) {
+	inc := t.TempDir()
+	writeFile(t, filepath.Join(inc, "chronon.h"), "#define CHRONON_X 1\n")
+	env := func() string {
+		t.Helper()
+		e, err := libchrononEnv("go", inc, "-O2 -g")
+		if err != nil || len(e) != 1 || !strings.HasPrefix(e[0], "CGO_CFLAGS=-O2 -g -DCHRONON_INCLUDE_SHA256=") {
+			t.Fatalf("%q, %v", e, err)
+		}
+		return e[0]
+	}
+	a := env()
+	if b := env(); b != a {
+		t.Errorf("the same headers: %s, then %s", a, b)
+	}
+	writeFile(t, filepath.Join(inc, "chronon.h"), "#define CHRONON_X 2\n")
+	if b := env(); b == a {
+		t.Errorf("an edited header left CGO_CFLAGS %s", b)
 	}
 }

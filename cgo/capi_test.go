@@ -425,7 +425,11 @@ func TestThreadsTSan(t *testing.T) {
 		gocmd = "go"
 	}
 	how := "library C files instrumented"
-	if out, err := command(tc.root, []string{"CGO_CFLAGS=-fsanitize=thread -O1 -g", "CGO_LDFLAGS=-fsanitize=thread"},
+	libEnv, err := libchrononEnv(gocmd, tc.include, "-fsanitize=thread -O1 -g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := command(tc.root, append(libEnv, "CGO_LDFLAGS=-fsanitize=thread"),
 		gocmd, "build", "-buildmode=c-shared", "-o", filepath.Join(lib, "libchronon.so"), "./cgo/lib"); err != nil {
 		t.Logf("##### the library does not build with -fsanitize=thread (%s): using the plain one #####", firstLine(out))
 		lib, how = tc.lib, "inline emit path instrumented, library not"
@@ -551,7 +555,11 @@ func TestInstall(t *testing.T) {
 	if _, err := os.Stat(gocmd); err != nil {
 		gocmd = "go"
 	}
-	if out, err := command(tc.root, nil, "make", "--no-print-directory", "install", "GO="+gocmd,
+	libEnv, err := libchrononEnv(gocmd, tc.include, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := command(tc.root, libEnv, "make", "--no-print-directory", "install", "GO="+gocmd,
 		"CBUILD="+filepath.Join(dir, "build"), "PREFIX="+prefix); err != nil {
 		t.Fatalf("make install: %v\n%s", err, out)
 	}
