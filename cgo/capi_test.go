@@ -580,18 +580,24 @@ func TestInstall(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	exes := []string{shared}
+	cflagsOnly, _ := command(dir, env, "pkg-config", "--cflags", "chronon")
 	if tc.cxx {
 		sharedCxx := filepath.Join(dir, "shared_cpp")
 		// No -O2: what is checked is that pkg-config's flags build and link
 		// a C++ program, and the optimiser is most of the compile's time.
-		args := append([]string{"g++", "-std=c++17", "-o", sharedCxx, filepath.Join(ex, "example_sim.cpp")}, strings.Fields(string(flags))...)
-		if out, err := command(dir, nil, args...); err != nil {
+		// Compiled with --cflags (through the compile cache: the installed
+		// headers are in its key) and linked with --libs, as a build
+		// system does; the C program above takes both in one command.
+		libsOnly, _ := command(dir, env, "pkg-config", "--libs", "chronon")
+		out, how, err := ccBuild(t.Logf, dir, "g++", append([]string{"-std=c++17"}, strings.Fields(string(cflagsOnly))...),
+			filepath.Join(ex, "example_sim.cpp"), sharedCxx, strings.Fields(string(libsOnly))...)
+		if err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
+		t.Logf("example_sim.cpp with pkg-config's flags: %s", how)
 		exes = append(exes, sharedCxx)
 	}
 	static := filepath.Join(dir, "static")
-	cflagsOnly, _ := command(dir, env, "pkg-config", "--cflags", "chronon")
 	private, _ := command(dir, env, "pkg-config", "--static", "--libs-only-l", "chronon")
 	args = append(append([]string{"gcc", "-o", static, filepath.Join(ex, "example_sim.c")}, strings.Fields(string(cflagsOnly))...), filepath.Join(prefix, "lib", "libchronon.a"))
 	args = append(args, strings.Fields(strings.ReplaceAll(string(private), "-lchronon", ""))...)

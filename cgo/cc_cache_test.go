@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -87,9 +88,9 @@ func (c *ccCache) compile(logf func(string, ...any), dir, compiler string, flags
 		tmp = append(tmp, dir)
 	}
 	args := append([]string{}, flags...)
-	if out != "" {
+	if slices.Contains(flags, "-c") {
 		for _, d := range tmp {
-			if under(src, d) { // keeps the temporary path out of the object (__FILE__, debug info): it is in no key
+			if under(src, d) || d == dir { // keeps temporary paths (in no key) out of the object: __FILE__, debug info
 				args = append(args, "-ffile-prefix-map="+d+"=.")
 			}
 		}
