@@ -278,7 +278,13 @@ func run(t *testing.T, env []string, argv ...string) (stdout, stderr string) {
 
 func runErr(t *testing.T, env []string, argv ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	return runErrWithin(t, 5*time.Minute, env, argv...)
+}
+
+// runErrWithin is runErr with a time limit, after which the program is killed.
+func runErrWithin(t *testing.T, limit time.Duration, env []string, argv ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
