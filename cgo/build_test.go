@@ -3,6 +3,7 @@ package capi
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"flag"
 	"fmt"
 	"os"
@@ -31,6 +32,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	tmpRoot = dir
+	ccc.tmp = []string{dir}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -105,9 +107,9 @@ func build() (*toolchain, error) {
 	// timed runs a build step and notes how long it took (the log says
 	// where the package's setup time goes).
 	var steps []string
-	timed := func(argv ...string) ([]byte, error) {
+	timed := func(env []string, argv ...string) ([]byte, error) {
 		t0 := time.Now()
-		out, err := command(root, nil, argv...)
+		out, err := command(root, env, argv...)
 		what := argv[len(argv)-1]
 		if i := slices.Index(argv, "-o"); i >= 0 && i+1 < len(argv) {
 			what = argv[i+1]
@@ -115,11 +117,15 @@ func build() (*toolchain, error) {
 		steps = append(steps, fmt.Sprintf("%s %.1fs", filepath.Base(what), time.Since(t0).Seconds()))
 		return out, err
 	}
+	libEnv, err := libchrononEnv(gocmd, tc.include, "")
+	if err != nil {
+		return nil, err
+	}
 	for _, s := range [][]string{
 		{gocmd, "build", "-buildmode=c-shared", "-o", filepath.Join(tc.lib, "libchronon.so"), "./cgo/lib"},
 		{gocmd, "build", "-buildmode=c-archive", "-o", tc.archive, "./cgo/lib"},
 	} {
-		if out, err := timed(s...); err != nil {
+		if out, err := timed(libEnv, s...); err != nil {
 			return nil, fmt.Errorf("%s: %v\n%s", strings.Join(s, " "), err, out)
 		}
 	}
@@ -137,7 +143,7 @@ func build() (*toolchain, error) {
 			return p, nil
 		}
 		p := filepath.Join(bin, name)
-		if out, err := timed(gocmd, "build", "-o", p, "./cmd/"+name); err != nil {
+		if out, err := timed(nil, gocmd, "build", "-o", p, "./cmd/"+name); err != nil {
 			return "", fmt.Errorf("go build ./cmd/%s: %v: %s", name, err, firstLine(out))
 		}
 		return p, nil
@@ -162,24 +168,31 @@ func build() (*toolchain, error) {
 	}
 
 	ex := filepath.Join(root, "cgo", "examples")
-	shared := []string{"-I" + tc.include, "-L" + tc.lib, "-Wl,-rpath," + tc.lib}
+	cflags := append(append([]string{}, cflags...), "-I"+tc.include)
+	shared := []string{"-L" + tc.lib, "-Wl,-rpath," + tc.lib, "-lchronon", "-lpthread"}
 	cprogs := map[string]string{"example_sim": "example_sim.c", "w1gen": "w1gen.c", "threads": "threads.c",
 		"misuse": "misuse.c", "cbench": "cbench.c"}
-	for name, src := range cprogs {
-		args := append(append(append([]string{"gcc"}, cflags...), shared...), "-o", filepath.Join(bin, name), filepath.Join(ex, src), "-lchronon", "-lpthread")
-		if out, err := command(root, nil, args...); err != nil {
-			return nil, fmt.Errorf("compiling %s: %v\n%s", src, err, out)
+	// Each program compiled through the compile cache, then linked.
+	logf := func(format string, args ...any) { tc.why = append(tc.why, fmt.Sprintf(format, args...)) }
+	cbuild := func(compiler string, flags []string, name, src string, link ...string) error {
+		out, how, err := ccBuild(logf, root, compiler, flags, filepath.Join(ex, src), filepath.Join(bin, name), link...)
+		steps = append(steps, name+" "+how)
+		if err != nil {
+			return fmt.Errorf("compiling %s: %v\n%s", src, err, out)
 		}
 		tc.bin[name] = filepath.Join(bin, name)
+		return nil
+	}
+	for name, src := range cprogs {
+		if err := cbuild("gcc", cflags, name, src, shared...); err != nil {
+			return nil, err
+		}
 	}
 	// static_init must be linked with the archive: its point is a
 	// constructor that runs before the Go runtime's.
-	args := append(append([]string{"gcc"}, cflags...), "-I"+tc.include, "-o", filepath.Join(bin, "static_init"),
-		filepath.Join(ex, "static_init.c"), tc.archive, "-lpthread")
-	if out, err := command(root, nil, args...); err != nil {
-		return nil, fmt.Errorf("compiling static_init.c: %v\n%s", err, out)
+	if err := cbuild("gcc", cflags, "static_init", "static_init.c", tc.archive, "-lpthread"); err != nil {
+		return nil, err
 	}
-	tc.bin["static_init"] = filepath.Join(bin, "static_init")
 	if _, err := exec.LookPath("g++"); err != nil {
 		tc.why = append(tc.why, "##### g++ is not installed: THE C++ TESTS ARE SKIPPED #####")
 	} else {
@@ -187,8 +200,10 @@ func build() (*toolchain, error) {
 		// Compiled once, linked twice (against the shared library and the
 		// archive): the compile is most of the cost.
 		obj := filepath.Join(bin, "example_sim_cpp.o")
-		args := append(append([]string{"g++"}, cxxflags...), "-I"+tc.include, "-c", "-o", obj, filepath.Join(ex, "example_sim.cpp"))
-		if out, err := timed(args...); err != nil {
+		out, how, err := ccc.compile(logf, root, "g++", append(append([]string{}, cxxflags...), "-I"+tc.include, "-c"),
+			filepath.Join(ex, "example_sim.cpp"), obj)
+		steps = append(steps, "example_sim_cpp.o "+how)
+		if err != nil {
 			return nil, fmt.Errorf("compiling example_sim.cpp: %v\n%s", err, out)
 		}
 		for name, link := range map[string][]string{
@@ -204,6 +219,35 @@ func build() (*toolchain, error) {
 	}
 	tc.why = append(tc.why, fmt.Sprintf("built libchronon and the C/C++ programs in %.1fs (%s)", time.Since(start).Seconds(), strings.Join(steps, ", ")))
 	return tc, nil
+}
+
+// libchrononEnv is the environment of a build of libchronon: CGO_CFLAGS
+// (cflags, else go env's) with a -D naming the sha256 of the headers in
+// include. Go's build cache keys a cgo package by the files in its own
+// directory, not by headers it includes from elsewhere (golang/go#24355):
+// without it, a build after an edit of chronon.h links the package
+// compiled from the old one.
+func libchrononEnv(gocmd, include, cflags string) ([]string, error) {
+	if cflags == "" {
+		out, err := command(".", nil, gocmd, "env", "CGO_CFLAGS")
+		if err != nil {
+			return nil, fmt.Errorf("go env CGO_CFLAGS: %v: %s", err, out)
+		}
+		cflags = strings.TrimSpace(string(out))
+	}
+	h := sha256.New()
+	files, err := filepath.Glob(filepath.Join(include, "*"))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(h, "%s %d\n%s", filepath.Base(f), len(b), b)
+	}
+	return []string{fmt.Sprintf("CGO_CFLAGS=%s -DCHRONON_INCLUDE_SHA256=%x", cflags, h.Sum(nil))}, nil
 }
 
 func firstLine(b []byte) string {
@@ -234,7 +278,13 @@ func run(t *testing.T, env []string, argv ...string) (stdout, stderr string) {
 
 func runErr(t *testing.T, env []string, argv ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	return runErrWithin(t, 5*time.Minute, env, argv...)
+}
+
+// runErrWithin is runErr with a time limit, after which the program is killed.
+func runErrWithin(t *testing.T, limit time.Duration, env []string, argv ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
@@ -330,5 +380,30 @@ func (tc *toolchain) golden(t *testing.T, name string, lines []string) {
 	}
 	if d := firstDiff(lines, sortedLines(string(want))); d != "" {
 		t.Fatalf("dump differs from %s: %s", path, d)
+	}
+}
+
+// TestLibchrononEnvNamesTheHeaders: a byte changed in a header changes
+// the CGO_CFLAGS of libchronon's build (so Go's build cache compiles the
+// package again); the same headers give the same flags, keeping the
+// ones asked for.
+func TestLibchrononEnvNamesTheHeaders(t *testing.T) {
+	inc := t.TempDir()
+	writeFile(t, filepath.Join(inc, "chronon.h"), "#define CHRONON_X 1\n")
+	env := func() string {
+		t.Helper()
+		e, err := libchrononEnv("go", inc, "-O2 -g")
+		if err != nil || len(e) != 1 || !strings.HasPrefix(e[0], "CGO_CFLAGS=-O2 -g -DCHRONON_INCLUDE_SHA256=") {
+			t.Fatalf("%q, %v", e, err)
+		}
+		return e[0]
+	}
+	a := env()
+	if b := env(); b != a {
+		t.Errorf("the same headers: %s, then %s", a, b)
+	}
+	writeFile(t, filepath.Join(inc, "chronon.h"), "#define CHRONON_X 2\n")
+	if b := env(); b == a {
+		t.Errorf("an edited header left CGO_CFLAGS %s", b)
 	}
 }

@@ -28,14 +28,17 @@ func TestCppCompileTimeChecks(t *testing.T) {
 	if err := os.Mkdir(pch, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := command(dir, nil, append(append([]string{"g++"}, flags...), "-x", "c++-header", "-o",
-		filepath.Join(pch, "chronon.hpp.gch"), filepath.Join(tc.include, "chronon.hpp"))...); err != nil {
+	out, how, err := ccc.compile(t.Logf, dir, "g++", append(append([]string{}, flags...), "-x", "c++-header"),
+		filepath.Join(tc.include, "chronon.hpp"), filepath.Join(pch, "chronon.hpp.gch"))
+	if err != nil {
 		t.Logf("##### chronon.hpp does not precompile (%s): the checks parse it each time #####", firstLine(out))
 	}
+	t.Logf("chronon.hpp.gch: %s", how)
 	compiles := func(body string) (string, bool) {
 		src := filepath.Join(dir, "x.cpp")
 		writeFile(t, src, "#include \"chronon.hpp\"\n"+body+"\nint main() { return 0; }\n")
-		out, err := command(dir, nil, append(append([]string{"g++"}, flags...), "-fsyntax-only", "-I"+pch, "-I"+tc.include, src)...)
+		out, how, err := ccc.compile(t.Logf, dir, "g++", append(append([]string{}, flags...), "-fsyntax-only", "-I"+pch, "-I"+tc.include), src, "")
+		t.Logf("x.cpp: %s", how)
 		return string(out), err == nil
 	}
 	cases := []struct {

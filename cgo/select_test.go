@@ -57,10 +57,12 @@ func TestCSelect(t *testing.T) {
 	dir := t.TempDir()
 	src, bin := filepath.Join(dir, "sel.c"), filepath.Join(dir, "sel")
 	writeFile(t, src, selectProg)
-	if out, err := command(dir, nil, "gcc", "-std=c99", "-Wall", "-Werror", "-I"+tc.include, "-L"+tc.lib,
-		"-Wl,-rpath,"+tc.lib, "-o", bin, src, "-lchronon", "-lpthread"); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
+	built, how, err := ccBuild(t.Logf, dir, "gcc", []string{"-std=c99", "-Wall", "-Werror", "-I" + tc.include}, src, bin,
+		"-L"+tc.lib, "-Wl,-rpath,"+tc.lib, "-lchronon", "-lpthread")
+	if err != nil {
+		t.Fatalf("gcc: %v\n%s", err, built)
 	}
+	t.Logf("sel.c: %s", how)
 	check := func(env []string, sel string, want []string) {
 		t.Helper()
 		path := filepath.Join(dir, "sel.ctrace")

@@ -51,10 +51,12 @@ func TestCUnitIDBase(t *testing.T) {
 	dir := t.TempDir()
 	src, bin := filepath.Join(dir, "base.c"), filepath.Join(dir, "base")
 	writeFile(t, src, unitIDBaseProg)
-	if out, err := command(dir, nil, "gcc", "-std=c99", "-Wall", "-Werror", "-I"+tc.include, "-L"+tc.lib,
-		"-Wl,-rpath,"+tc.lib, "-o", bin, src, "-lchronon", "-lpthread"); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
+	built, how, err := ccBuild(t.Logf, dir, "gcc", []string{"-std=c99", "-Wall", "-Werror", "-I" + tc.include}, src, bin,
+		"-L"+tc.lib, "-Wl,-rpath,"+tc.lib, "-lchronon", "-lpthread")
+	if err != nil {
+		t.Fatalf("gcc: %v\n%s", err, built)
 	}
+	t.Logf("base.c: %s", how)
 	for _, c := range []struct {
 		base string
 		a, b uint16
