@@ -15,17 +15,7 @@ import (
 // so, and goes on, and so for a whole last block; a block that fails
 // otherwise (no zstd frame) is where the torn tail starts, as before.
 func TestRecoverWalkSkipsDamagedBlock(t *testing.T) {
-	evs := ctracetest.W1Events(3000, 8, 5)
-	s := ctracetest.W1Schema(8)
-	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true} // frames with content checksums
-	complete, err := ctracetest.Build(s, evs, opts)
-	require.NoError(t, err)
-	wr := openBytesT(t, complete)
-	blocks := wr.Blocks()
-	require.Greater(t, len(blocks), 4)
-	opts.NoFooter = true
-	killed, err := ctracetest.Build(s, evs, opts)
-	require.NoError(t, err)
+	_, killed, blocks := killedW1(t)
 
 	damage := func(i int) []byte {
 		b := append([]byte(nil), killed...)
@@ -41,7 +31,7 @@ func TestRecoverWalkSkipsDamagedBlock(t *testing.T) {
 	require.Contains(t, st.Damaged[0], "checksum mismatch")
 	require.Zero(t, st.TornBytes, st.String())
 	require.Equal(t, len(blocks)-1, st.Blocks)
-	require.Equal(t, uint64(len(evs))-uint64(blocks[2].EventCount), st.Events)
+	require.Equal(t, killedEvents-uint64(blocks[2].EventCount), st.Events)
 	require.Contains(t, st.String(), "1 damaged block left out")
 	n := 0
 	for range r.Events(Query{}) {
@@ -101,16 +91,7 @@ func TestRecoverWalkEndsAtUndecodableBlockEveryTime(t *testing.T) {
 // names the bytes it left out; a cut (no whole block after it) is still a
 // torn tail.
 func TestRecoverWalkResyncsAfterADamagedHeader(t *testing.T) {
-	evs := ctracetest.W1Events(3000, 8, 5)
-	s := ctracetest.W1Schema(8)
-	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true}
-	complete, err := ctracetest.Build(s, evs, opts)
-	require.NoError(t, err)
-	blocks := openBytesT(t, complete).Blocks()
-	require.Greater(t, len(blocks), 6)
-	opts.NoFooter = true
-	killed, err := ctracetest.Build(s, evs, opts)
-	require.NoError(t, err)
+	_, killed, blocks := killedW1(t)
 
 	for _, c := range []struct {
 		name  string
@@ -126,7 +107,7 @@ func TestRecoverWalkResyncsAfterADamagedHeader(t *testing.T) {
 			require.Contains(t, st.Damaged[0], "bytes "+itoa(int(blocks[3].DataOffset))+" to "+itoa(int(blocks[4].DataOffset))+" hold no block")
 			require.Zero(t, st.TornBytes, st.String())
 			require.Equal(t, len(blocks)-1, st.Blocks)
-			require.Equal(t, uint64(len(evs))-uint64(blocks[3].EventCount), st.Events)
+			require.Equal(t, killedEvents-uint64(blocks[3].EventCount), st.Events)
 		})
 	}
 	// A cut inside the last block: a torn tail, nothing damaged.
@@ -147,16 +128,7 @@ func TestRecoverWalkResyncsAfterADamagedHeader(t *testing.T) {
 // checksum is: left out and named, and the walk goes on; the last block
 // too.
 func TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsSize(t *testing.T) {
-	evs := ctracetest.W1Events(3000, 8, 5)
-	s := ctracetest.W1Schema(8)
-	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true}
-	complete, err := ctracetest.Build(s, evs, opts)
-	require.NoError(t, err)
-	blocks := openBytesT(t, complete).Blocks()
-	require.Greater(t, len(blocks), 6)
-	opts.NoFooter = true
-	killed, err := ctracetest.Build(s, evs, opts)
-	require.NoError(t, err)
+	_, killed, blocks := killedW1(t)
 
 	for _, c := range []struct {
 		name string
@@ -175,7 +147,7 @@ func TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsSize(t *testing.T) {
 			require.Contains(t, st.Damaged[0], "declare") // "the block header declares", "cannot hold the declared"
 			require.Zero(t, st.TornBytes, st.String())
 			require.Equal(t, len(blocks)-1, st.Blocks)
-			require.Equal(t, uint64(len(evs))-uint64(blk.EventCount), st.Events)
+			require.Equal(t, killedEvents-uint64(blk.EventCount), st.Events)
 		})
 	}
 }
@@ -188,16 +160,7 @@ func TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsSize(t *testing.T) {
 // passed its content checksum and whose events disagree with its header is
 // damaged: left out and named, and the walk goes on.
 func TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsEvents(t *testing.T) {
-	evs := ctracetest.W1Events(3000, 8, 5)
-	s := ctracetest.W1Schema(8)
-	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true}
-	complete, err := ctracetest.Build(s, evs, opts)
-	require.NoError(t, err)
-	blocks := openBytesT(t, complete).Blocks()
-	require.Greater(t, len(blocks), 6)
-	opts.NoFooter = true
-	killed, err := ctracetest.Build(s, evs, opts)
-	require.NoError(t, err)
+	_, killed, blocks := killedW1(t)
 
 	for _, c := range []struct {
 		name string
@@ -221,7 +184,28 @@ func TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsEvents(t *testing.T) {
 			require.Contains(t, st.Damaged[0], c.want)
 			require.Zero(t, st.TornBytes, st.String())
 			require.Equal(t, len(blocks)-1, st.Blocks)
-			require.Equal(t, uint64(len(evs))-uint64(blk.EventCount), st.Events)
+			require.Equal(t, killedEvents-uint64(blk.EventCount), st.Events)
 		})
 	}
+}
+
+const killedEvents = 3000
+
+// killedW1 is the recovery tests' trace (3,000 W1 events of 8 units in
+// blocks of 2 KiB per unit, zstd frames with content checksums) built
+// twice: complete, and as a killed writer leaves it (no footer); blocks
+// are the complete file's, where the killed file's blocks are too.
+func killedW1(t *testing.T) (complete, killed []byte, blocks []Block) {
+	t.Helper()
+	evs := ctracetest.W1Events(killedEvents, 8, 5)
+	s := ctracetest.W1Schema(8)
+	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true}
+	complete, err := ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	blocks = openBytesT(t, complete).Blocks()
+	require.Greater(t, len(blocks), 10)
+	opts.NoFooter = true
+	killed, err = ctracetest.Build(s, evs, opts)
+	require.NoError(t, err)
+	return complete, killed, blocks
 }

@@ -143,19 +143,8 @@ func TestFinalSchema(t *testing.T) {
 // and finds every block; a frame cut by the end of the file is the torn
 // tail, reported as such.
 func TestRecoverStepsOverSchemaFrames(t *testing.T) {
-	evs := ctracetest.W1Events(3000, 8, 5)
-	s := ctracetest.W1Schema(8)
-	opts := ctracetest.Options{BlockSize: 2048, PerUnit: true, Compress: true}
-	want, err := ctracetest.Build(s, evs, opts)
-	require.NoError(t, err)
-	wr := openBytesT(t, want)
-	wantText := dumpText(t, wr, Query{}, 0)
-	blocks := wr.Blocks()
-	require.Greater(t, len(blocks), 10)
-
-	opts.NoFooter = true
-	b, err := ctracetest.Build(s, evs, opts)
-	require.NoError(t, err)
+	want, b, blocks := killedW1(t)
+	wantText := dumpText(t, openBytesT(t, want), Query{}, 0)
 	// Frames before blocks 3 and 7 and at the end, inserted back to front
 	// so the earlier offsets stay valid.
 	b = ctracetest.WithSchemaFrame(b, int64(len(b)), 100)
@@ -166,7 +155,7 @@ func TestRecoverStepsOverSchemaFrames(t *testing.T) {
 	require.Equal(t, StateRecovered, st.State, st.String())
 	// A schema frame is an empty block: Blocks lists it, no query reads it.
 	require.Equal(t, len(blocks)+3, st.Blocks)
-	require.Equal(t, uint64(len(evs)), st.Events)
+	require.Equal(t, uint64(killedEvents), st.Events)
 	require.Zero(t, st.TornBytes, st.String())
 	require.Equal(t, string(wantText), string(dumpText(t, r, Query{}, 0)))
 
