@@ -424,21 +424,14 @@ func (d *DB) Readers() []*mmapio.Reader {
 // the spans' tables), then the others, each with its columns (a leading
 // trace column when several traces are open, a time column when their
 // cycles have a time). A dataset's are its directories'.
-func (d *DB) Tables() []Table {
-	if d.dataset != "" {
-		return slices.Clone(d.dsTables)
-	}
-	d.naming()
-	fixed := d.fixedTables()
-	out := []Table{fixed[0]}
-	for _, f := range d.fmts {
-		out = append(out, d.built(f).Table)
-	}
-	return append(out, fixed[1:]...)
-}
+func (d *DB) Tables() []Table { return d.tables(true) }
 
 // tableHeads are the tables Tables lists without their columns.
-func (d *DB) tableHeads() []Table {
+func (d *DB) tableHeads() []Table { return d.tables(false) }
+
+// tables lists the tables, each per-format table with its columns (built
+// on first use) when columns is set, else only its name and format.
+func (d *DB) tables(columns bool) []Table {
 	if d.dataset != "" {
 		return slices.Clone(d.dsTables)
 	}
@@ -446,7 +439,11 @@ func (d *DB) tableHeads() []Table {
 	fixed := d.fixedTables()
 	out := []Table{fixed[0]}
 	for _, f := range d.fmts {
-		out = append(out, Table{Name: f.Name, Format: f.Format, Span: f.Span})
+		if columns {
+			out = append(out, d.built(f).Table)
+		} else {
+			out = append(out, Table{Name: f.Name, Format: f.Format, Span: f.Span})
+		}
 	}
 	return append(out, fixed[1:]...)
 }
