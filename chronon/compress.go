@@ -93,15 +93,50 @@ func (e *blockEncoder) encode(dst, src []byte, fixed bool) []byte {
 	}
 }
 
-// Output buffers travel from a worker to the writer and back.
-var bufPool sync.Pool
+// blockBufs are the buffers compressed blocks travel in from a worker to
+// the writer and back, reused for the tracer's life and unmapped at Close
+// (offheap.go). Each holds the largest block the tracer can make; only the
+// pages a block touches are resident, and a block is mostly far smaller
+// than its chunk.
+type blockBufs struct {
+	mem  offHeap
+	mu   sync.Mutex
+	free []*[]byte
+	size int // capacity of each buffer
+}
 
-func (e *blockEncoder) getBuf() *[]byte {
-	if b, ok := bufPool.Get().(*[]byte); ok {
+// blockBufSize is the capacity blockBufs gives a buffer: a block header
+// and the compressed form of the largest chunk, a block or one event.
+func blockBufSize(blockSize int) int {
+	return schema.BlockHeaderSize + zrec.MaxEncodedSize(max(blockSize, schema.EventHeaderSize+0xFFFF))
+}
+
+// get returns a buffer holding room for a block header.
+func (p *blockBufs) get() *[]byte {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		*b = (*b)[:schema.BlockHeaderSize]
 		return b
 	}
-	b := make([]byte, schema.BlockHeaderSize, schema.BlockHeaderSize+zrec.MaxEncodedSize(e.blockSize))
+	p.mu.Unlock()
+	b := p.mem.alloc(p.size)[:schema.BlockHeaderSize]
 	return &b
 }
 
-func putBuf(b *[]byte) { bufPool.Put(b) }
+// put hands a buffer get gave back for reuse.
+func (p *blockBufs) put(b *[]byte) {
+	p.mu.Lock()
+	p.free = append(p.free, b)
+	p.mu.Unlock()
+}
+
+// freeAll unmaps every buffer: the pipeline has stopped (Close).
+func (p *blockBufs) freeAll() {
+	p.mu.Lock()
+	p.free = nil
+	p.mu.Unlock()
+	p.mem.freeAll()
+}
