@@ -61,10 +61,12 @@ func newEncoders(cfg config) (*blockEncoders, error) {
 // time for 0.4 bytes/event; levels 4 and 5 code every block's literals.
 const fastLiteralLevel = 3
 
-func (e *blockEncoders) worker() (*blockEncoder, error) {
+// worker makes a worker's encoder, whose scratch comes from mem (outside
+// the Go heap: offheap.go), freed when the tracer closes.
+func (e *blockEncoders) worker(mem *offHeap) (*blockEncoder, error) {
 	w := &blockEncoder{blockEncoders: e}
 	if e.recordZst {
-		var opts []zrec.Option
+		opts := []zrec.Option{zrec.WithScratch(mem.alloc, mem.free)}
 		if e.level <= fastLiteralLevel {
 			opts = append(opts, zrec.WithLiteralMinGain(3))
 		}

@@ -46,6 +46,7 @@ type Tracer struct {
 	rings     ringBudget  // Go rings' chunk memory (grow.go)
 	ringMem   *offHeap    // the Go rings' chunks (offheap.go): discarded at Close, unmapped once the tracer is unreachable
 	blockMem  blockBufs   // compressed blocks' buffers (compress.go); unmapped at Close
+	encMem    offHeap     // the record encoders' scratch (compress.go); unmapped at Close
 	timeMu    sync.Mutex
 	unitTimes map[uint16]schema.TimeBase // Unit.SetTimeBase, under timeMu (timebase.go)
 
@@ -130,7 +131,7 @@ func Create(path string, opts ...Option) (*Tracer, error) {
 	}
 	encs := make([]*blockEncoder, cfg.workers)
 	for i := range encs {
-		if encs[i], err = enc.worker(); err != nil {
+		if encs[i], err = enc.worker(&t.encMem); err != nil {
 			fw.f.Close()
 			return nil, fmt.Errorf("chronon: %s: %w", path, err)
 		}
@@ -387,9 +388,10 @@ func (t *Tracer) Close() error {
 		}
 		t.ctl <- ctlMsg{kind: ctlClose}
 		<-t.writerOut
-		// The pipeline has stopped: its block buffers are unused, and the
+		// The pipeline has stopped: its block buffers and encoders are unused, and the
 		// rings' pages go back to the system (offheap.go).
 		t.blockMem.freeAll()
+		t.encMem.freeAll()
 		t.ringMem.discardAll()
 		t.closeErr = t.Err()
 		// Foreign rings stay mapped: a C producer that emits after Close
