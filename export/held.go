@@ -48,8 +48,21 @@ func (d *driver) checkHeld(r *mmapio.Reader, cycle uint64) error {
 		d.heldLimit = max(rawread.MemoryBudget(r)/4, 1)
 	}
 	if held := d.heldBytes(); held > d.heldLimit {
-		return fmt.Errorf("%s: at cycle %d the export holds %d MiB of spans open at once and %d tracks, more than a quarter of the memory budget (%d MiB): spans that begin and never end, or a lane per span? A larger budget (--memory) exports it",
-			r.Path(), cycle, held>>20, len(d.ts.all), rawread.MemoryBudget(r)>>20)
+		return fmt.Errorf("%s: at cycle %d the export holds %s of spans open at once and %d tracks, more than a quarter of the memory budget (%s): spans that begin and never end, or a lane per span? A larger budget (--memory) exports it",
+			r.Path(), cycle, sizeText(held), len(d.ts.all), sizeText(rawread.MemoryBudget(r)))
 	}
 	return nil
+}
+
+// sizeText writes n bytes in the largest binary unit that keeps it whole
+// or at least 1 (rounded down): a held size below 1 MiB read "0 MiB",
+// which is no reason to stop an export.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
