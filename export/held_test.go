@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -99,5 +100,31 @@ func TestExportPrepassKeepsOpenAsyncSpansInTheBudget(t *testing.T) {
 		// check past the limit: a few MiB, not the 300,000 spans' tens.
 		alloc := after.TotalAlloc - before.TotalAlloc
 		require.Less(t, alloc, uint64(8<<20), "%s: the export allocated %d MiB at a 1 MiB budget", format, alloc>>20)
+	}
+}
+
+// Spans open at a file split are closed and begun again in the next file.
+// When they alone take more than the file size limit, every next cycle
+// split again: a file per cycle, each holding all the open spans (200,000
+// spans that never end, a 256 KB trace, wrote 4,000 files and 400 MB in
+// two minutes at --max-file-size 1000000, and went on). A file now takes
+// the limit's worth of events beyond what it begins again, so the files
+// are as many as the events need.
+func TestExportSplitDoesNotRepeatOpenSpansPerCycle(t *testing.T) {
+	const n, limit = 3000, 8 << 10 // 3,000 open spans: several times the limit
+	path := heldTrace(t, n, false)
+	for _, format := range []string{export.FormatPerfetto, export.FormatChromeJSON} {
+		r, err := mmapio.Open(path)
+		require.NoError(t, err)
+		whole, err := export.Export(r, mmapio.Query{}, filepath.Join(t.TempDir(), "whole"), export.WithFormat(format), export.WithMaxFileBytes(0))
+		require.NoError(t, err)
+		fi, err := os.Stat(whole.Files[0])
+		require.NoError(t, err)
+		res, err := export.Export(r, mmapio.Query{}, filepath.Join(t.TempDir(), "out"), export.WithFormat(format), export.WithMaxFileBytes(limit))
+		require.NoError(t, r.Close())
+		require.NoError(t, err, format)
+		require.Equal(t, whole.Events, res.Events, format)
+		require.Greater(t, len(res.Files), 1, format)
+		require.LessOrEqual(t, len(res.Files), int(fi.Size()/limit)+2, "%s: %d files for %d bytes of events at a %d-byte limit", format, len(res.Files), fi.Size(), limit)
 	}
 }
