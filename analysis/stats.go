@@ -10,6 +10,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
+	"github.com/chronon-sim/chronon-go/internal/heldmem"
 	"github.com/chronon-sim/chronon-go/internal/runs"
 	"github.com/chronon-sim/chronon-go/internal/spantree"
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -147,8 +148,13 @@ func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
 		s.event(&ev, res)
 		return nil
 	}
-	for it.Next() {
+	for n := 1; it.Next(); n++ {
 		ev := it.Event()
+		if n&heldmem.CheckMask == 0 { // every few thousand events: see held.go
+			if err := s.checkHeld(ev.Cycle); err != nil {
+				return nil, err
+			}
+		}
 		if s.order != nil {
 			s.order.Push(s.treeInfo(&ev), ev, emit)
 		} else {
@@ -206,6 +212,9 @@ type stater struct {
 
 	// impossible names the first complete spans ending before they begin.
 	impossible []ImpossibleSpan
+
+	stackBytes int64 // of the open stacks' capacity (held.go)
+	heldLimit  int64 // what s may hold: a quarter of r's memory budget
 }
 
 type counted struct {
@@ -420,7 +429,7 @@ func (s *stater) event(ev *mmapio.Event, res spantree.Resolved) {
 		s.occStart(lk, c)
 		heap.Push(&s.ends, pending{cycle: end, lane: lk})
 	case schema.KindSpanBegin:
-		s.open[lk] = append(s.open[lk], c)
+		s.push(lk, c)
 		s.occStart(lk, c)
 	case schema.KindSpanEnd:
 		st := s.open[lk]
