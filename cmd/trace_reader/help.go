@@ -103,9 +103,10 @@ Merge options (and -o, -v, --json):
 Diff options (and --cycles, --unit, -o, --memory, --json):
   --context N         Events of context around a divergence (default 3)
 
-Exit status: 0 ok; 1 the file is bad or unreadable, an I/O error, or no unit
-matches --unit (one line on stderr); 2 usage. diff: 0 equal, 1 different,
-2 error.
+Exit status: 0 ok; 1 the file is bad or unreadable, an I/O error, no unit
+matches --unit, or reading it needs more memory than --memory gives (one line
+on stderr); 2 usage. diff: 0 equal, 1 different, 2 error (any of those of
+status 1).
 `
 
 // writeHelp prints the whole usage, or one command's.
