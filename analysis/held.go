@@ -52,7 +52,7 @@ func (s *stater) checkHeld(cycle uint64) error {
 	}
 	if held := s.heldBytes(); held > s.heldLimit {
 		return heldmem.Exceeded(s.r, cycle,
-			fmt.Sprintf("the statistics hold %s for %d spans open at once and %d units and lanes", heldmem.SizeText(held), s.openSpans(), len(s.occ)),
+			fmt.Sprintf("the statistics hold %s for %d spans open at once and %d lanes", heldmem.SizeText(held), s.openSpans(), s.lanes),
 			"spans that begin and never end, or a lane per span", "reads it")
 	}
 	return nil

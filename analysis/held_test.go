@@ -72,6 +72,11 @@ func TestStatsKeepsOpenSpansAndLanesInTheBudget(t *testing.T) {
 		require.ErrorContains(t, err, "quarter of the memory budget (1 MiB)")
 		require.ErrorContains(t, err, "(--memory)")
 		require.Regexp(t, `: at cycle [1-9][0-9]* the statistics hold [1-9][0-9]* (KiB|MiB) for [1-9][0-9]* spans open at once`, err.Error())
+		if tc.lanes {
+			require.Regexp(t, ` and [1-9][0-9]* lanes, more than`, err.Error())
+		} else {
+			require.Contains(t, err.Error(), " and 0 lanes, more than")
+		}
 		// The reader's blocks and buffers, and the state up to the first
 		// check past the limit: a few MiB, not the spans' tens.
 		alloc := after.TotalAlloc - before.TotalAlloc

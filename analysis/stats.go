@@ -128,7 +128,11 @@ type StageStats struct {
 	Dist
 }
 
-// Stats reads the events of r that q selects and summarizes them.
+// Stats reads the events of r that q selects and summarizes them. What it
+// holds for the spans open at once and the lanes seen may take a quarter
+// of r's memory budget (mmapio.WithMemoryBudget): past that, as when spans
+// begin and never end, it stops with an error naming the file, the cycle
+// and the budget.
 func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
 	var o options
 	for _, opt := range opts {
@@ -214,6 +218,7 @@ type stater struct {
 	impossible []ImpossibleSpan
 
 	stackBytes int64 // of the open stacks' capacity (held.go)
+	lanes      int   // lane sweeps in occ (the others are the units')
 	heldLimit  int64 // what s may hold: a quarter of r's memory budget
 }
 
@@ -506,6 +511,7 @@ func (s *stater) sweeps(lk laneKey) [2]*sweep {
 		if w == nil {
 			w = &sweep{}
 			s.occ[k] = w
+			s.lanes += int(k.kind) // held.go
 		}
 		out[i] = w
 	}
