@@ -51,6 +51,7 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 	if direct {
 		maxFile = 0 // a stream has no .part2
 	} else {
+		sweptTemps(c, stderr, filepath.Dir(target), filepath.Base(target))
 		if _, tmpDir, err = createTemp(target, true); err != nil {
 			return fmt.Errorf("%s: cannot create: %w", c.output, pathErr(err))
 		}

@@ -49,6 +49,7 @@ func exportParquet(c *config, stdout, stderr io.Writer) error {
 	for _, r := range db.Readers() { // what a damaged or cut file leaves out, as every reading command says
 		warnDamaged(c, r)
 	}
+	sweptTemps(c, stderr, filepath.Dir(out), filepath.Base(out))
 	_, tmp, err := createTemp(out, true)
 	if err != nil {
 		return fmt.Errorf("export: %s: cannot create: %w", c.output, pathErr(err))
@@ -61,6 +62,7 @@ func exportParquet(c *config, stdout, stderr io.Writer) error {
 			err = os.Remove(out) // empty (checked above): the export takes its place
 		}
 		if err == nil {
+			unmarkTemp(tmp) // the marker is the writer's, not the export's
 			err = os.Rename(tmp, out)
 		}
 	}
@@ -121,6 +123,7 @@ func exportDataset(c *config, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return fmt.Errorf("export: %s: cannot create: %w", dir, pathErr(err))
 	}
+	sweptTemps(c, stderr, dir, "") // every label's: killed exports of runs not exported again too
 	var files []string
 	for i, f := range c.files {
 		written, err := exportPartition(c, f, labels[i])
