@@ -105,8 +105,8 @@ func init() {
 			"(cycle order per unit), until the writer closes the file (or Ctrl-C). A file\n" +
 			"not yet created is waited for (its directory must exist).",
 			options: []*option{optCycles, optUnit, optHelp}, operands: traces},
-		{name: "sql", synopsis: "[--csv|--json] [--cycles A-B] [--unit NAME] [--memory SIZE] <file.ctrace>... [-c QUERY]", summary: sqlSummary,
-			options: []*option{optCommand, optCSV, optSQLJSON, optCycles, optUnit, optMemory, optHelp}, operands: traces, more: writeSQLTables},
+		{name: "sql", synopsis: "[--csv|--json] [--cycles A-B] [--unit NAME] [--memory SIZE] [--strict] <file.ctrace>... [-c QUERY]", summary: sqlSummary,
+			options: []*option{optCommand, optCSV, optSQLJSON, optCycles, optUnit, optMemory, optStrict, optHelp}, operands: traces, more: writeSQLTables},
 		{name: "completion", synopsis: "bash|zsh|fish", summary: "Print a script that makes the shell complete trace_reader's commands, options\n" +
 			"and files: source <(trace_reader completion bash) in ~/.bashrc, the same\n" +
 			"with zsh (after compinit) in ~/.zshrc; trace_reader completion fish | source\n" +

@@ -101,6 +101,11 @@ Merge options (and -o, -v, --json):
 Diff options (and --cycles, --unit, -o, --memory, --json):
   --context N         Events of context around a divergence (default 3)
 
+SQL options (and -c, --csv, --json, --cycles, --unit, --memory):
+  --strict            A dataset (a directory) with a damaged Parquet file:
+                      fail, naming it; by default it is left out, named in a
+                      warning, and the other files are read
+
 Exit status: 0 ok; 1 the file is bad or unreadable, an I/O error, or no unit
 matches --unit (one line on stderr); 2 usage. diff: 0 equal, 1 different,
 2 error.
