@@ -150,6 +150,8 @@ func optionHelp(cmd *command, o *option) string {
 		return "Every table keeps the events of the units NAME selects, as filter --unit (one --unit)"
 	case cmd.name == "sql" && o == optCycles:
 		return "Every table keeps the events with START <= cycle <= END (START- or START: from START on)"
+	case cmd.name == "export" && o == optVerbose:
+		return "A summary on stderr: events, instants, spans, counters, flows; unmatched ends and spans closed at the end; parent links drawn and missing; spans begun before the window and those left out as ending before they begin (what stats notes)"
 	case cmd.name == "convert" && o == optLimit:
 		return "Accepted for the original tool's scripts, and ignored (convert writes every event)"
 	}

@@ -77,6 +77,7 @@ func exportParquet(c *config, stdout, stderr io.Writer) error {
 	}
 	if c.verbose {
 		fmt.Fprintf(stderr, "export: %d Parquet files, %d bytes, under %s\n", len(files), totalSize(files), c.output)
+		verboseImpossible(stderr, db)
 	}
 	return nil
 }
@@ -222,4 +223,13 @@ func totalSize(files []string) int64 {
 		}
 	}
 	return total
+}
+
+// verboseImpossible adds to export -v's summary the complete spans the
+// spans tables left out (ending before they begin), as the other formats'
+// summary and stats' notes count them.
+func verboseImpossible(stderr io.Writer, db *tracesql.DB) {
+	if n, _ := db.ImpossibleSpans(); n > 0 {
+		fmt.Fprintf(stderr, "export: %d complete spans ending before they begin, left out of the spans tables\n", n)
+	}
 }
