@@ -43,8 +43,8 @@ func init() {
 	// Set here, not in the declaration: help's operands are the table's
 	// own names.
 	commandTable = []*command{
-		{name: "info", synopsis: "[options] <file.ctrace>...", summary: "Show trace file information: blocks, time base, interned strings (with -v: formats, units and their clocks, the first 20 interned strings, per-unit counts).",
-			options: append(originalOptions[:len(originalOptions):len(originalOptions)], optJSON), operands: traces},
+		{name: "info", synopsis: "[options] <file.ctrace>...", summary: "Show trace file information: blocks, time base, interned strings (with -v: formats, units and their clocks, the first 20 interned strings, per-unit counts; --strings: every interned string).",
+			options: append(originalOptions[:len(originalOptions):len(originalOptions)], optJSON, optStrings), operands: traces},
 		{name: "dump", synopsis: "[options] <file.ctrace>...", summary: "Dump events as text, in cycle order (with -v: the event count on stderr).",
 			options: originalOptions, operands: traces},
 		{name: "filter", synopsis: "[options] <file.ctrace>...", summary: "Dump the events matching --cycles and --unit.",

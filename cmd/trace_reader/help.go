@@ -73,6 +73,9 @@ Options may come before or after the file; a value follows the option or
 written under a temporary name and renamed into place when complete; it may
 not be the input file.
 
+Info options (and those above, --json):
+  --strings           Every interned string, by id (-v lists the first 20)
+
 Export options (and --cycles, --unit, -o, -v, --memory):
   --format F          perfetto (default), chrome-json, kanata or parquet
   --ns-per-cycle X    Nanoseconds per cycle on the timeline (default 1)
