@@ -78,7 +78,8 @@ func init() {
 			"--max-file-size do not apply. --dataset DIR instead of -o: each file's rows\n" +
 			"into DIR's Hive partitions DIR/<table>/trace=<label>/, replacing that\n" +
 			"label's; many runs, exported anywhere at once, make one dataset that\n" +
-			"sql DIR reads. Prints the files written (parquet: OUT, or DIR).",
+			"sql DIR reads; a named span's table there is NAME_spans, the same in\n" +
+			"every run. Prints the files written (parquet: OUT, or DIR).",
 			options:  []*option{optFormat, optCycles, optUnit, optNsPerCycle, optMaxFileSize, optOutput, optDataset, optVerbose, optMemory, optHelp},
 			operands: traces, needsOut: true},
 		{name: "merge", synopsis: "-o OUT <file.ctrace>...", summary: "Write one trace holding every event of the files, units named <label>/<unit>\n" +

@@ -83,7 +83,9 @@ Export options (and --cycles, --unit, -o, -v, --memory):
                       (default 536870912; 0 = one file)
   --dataset DIR       With parquet, instead of -o: each file's rows as the
                       partitions DIR/<table>/trace=<label>/ of one dataset of
-                      many runs (a label's are replaced); sql DIR reads it
+                      many runs (a label's are replaced); sql DIR reads it.
+                      A named span's table there is NAME_spans, so a name
+                      means the same table in every run
 
 Stats options (and --cycles, --unit, -o, --memory):
   --json              JSON instead of tables (also info, diff, merge, recover,
