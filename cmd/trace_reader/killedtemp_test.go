@@ -57,8 +57,9 @@ func exportingChild(t *testing.T, target string) (*exec.Cmd, string) {
 // An export killed with SIGKILL leaves its hidden temporary directory
 // (.OUT.tmp-*, a dataset's .LABEL.tmp-*); the next export into the same
 // place removes it, and says so with -v. It never removes a live export's
-// (its writer holds the directory's lock), nor a directory of that name
-// without the marker (another program's, an older trace_reader's).
+// (its writer holds the directory's lock), a directory of that name
+// without the marker (another program's, an older trace_reader's), nor
+// one another host marked (its lock may be invisible from here).
 func TestKilledExportTempsRemoved(t *testing.T) {
 	if testing.Short() {
 		t.Skip("SKIPPED in -short: starts and kills child processes")
@@ -79,6 +80,11 @@ func TestKilledExportTempsRemoved(t *testing.T) {
 			}
 			foreign := filepath.Join(place, "."+filepath.Base(target)+".tmp-abc")
 			require.NoError(t, os.Mkdir(foreign, 0o777))
+			// Another machine's export on shared storage: its lock may not
+			// be seen from here.
+			remote := filepath.Join(place, "."+filepath.Base(target)+".tmp-def")
+			require.NoError(t, os.Mkdir(remote, 0o777))
+			require.NoError(t, os.WriteFile(filepath.Join(remote, tempMarker), []byte("other-host."+thisHost+" 1\n"), 0o666))
 			live, liveTmp := exportingChild(t, target)
 			killed, killedTmp := exportingChild(t, target)
 			require.NoError(t, killed.Process.Signal(syscall.SIGKILL))
@@ -99,6 +105,7 @@ func TestKilledExportTempsRemoved(t *testing.T) {
 			require.Contains(t, stderr, "export: removed "+killedTmp+", the temporary directory of an export that was killed")
 			require.DirExists(t, liveTmp, "a live export's temporary stays")
 			require.DirExists(t, foreign, "a directory without the marker stays")
+			require.DirExists(t, remote, "another host's stays")
 
 			// Once the live one is killed too, the next export removes it.
 			require.NoError(t, live.Process.Signal(syscall.SIGKILL))
@@ -106,8 +113,9 @@ func TestKilledExportTempsRemoved(t *testing.T) {
 			export()
 			require.NoDirExists(t, liveTmp)
 			require.DirExists(t, foreign)
+			require.DirExists(t, remote)
 			for _, n := range names(t, place) {
-				require.False(t, strings.Contains(n, ".tmp-") && n != filepath.Base(foreign), "left: %s", n)
+				require.False(t, strings.Contains(n, ".tmp-") && n != filepath.Base(foreign) && n != filepath.Base(remote), "left: %s", n)
 			}
 			if tc.format == "parquet" && tc.flag == "-o" {
 				_, err := os.Stat(filepath.Join(dir, tc.out, tempMarker))

@@ -17,11 +17,18 @@ import (
 // so the next export into the same place can tell a killed export's
 // directory (our name, the marker, no holder) from a live one's (the lock
 // held) and from anything else (no marker: another program's, or an older
-// trace_reader's, which did not lock): it removes only the first.
+// trace_reader's, which did not lock): it removes only the first. The
+// marker names the writer's host: on shared storage a lock may not be
+// seen from another machine (some network file systems keep flock
+// local), so only the directories of this host's exports are removed.
 
-// tempMarker is the marker file: it holds the writer's process id, for
-// whoever finds the directory.
+// tempMarker is the marker file: "HOST PID", the writer's host and
+// process id.
 const tempMarker = ".chronon-writing"
+
+// thisHost names this machine in markers ("" when it has no name: then
+// nothing is swept).
+var thisHost, _ = os.Hostname()
 
 // tempName matches the names createTemp gives: ".NAME.tmp-RANDOM".
 var tempName = regexp.MustCompile(`^\..+\.tmp-[0-9a-z]{1,13}$`)
@@ -35,7 +42,7 @@ func markTemp(dir string) *os.File {
 	if f == nil {
 		return nil
 	}
-	if err := os.WriteFile(filepath.Join(dir, tempMarker), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o666); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, tempMarker), []byte(thisHost+" "+strconv.Itoa(os.Getpid())+"\n"), 0o666); err != nil {
 		f.Close()
 		return nil
 	}
@@ -51,7 +58,8 @@ func unmarkTemp(dir string) {
 
 // sweepTemps removes, in dir, the temporary directories that killed
 // exports left: those named as createTemp names them (for base "" any
-// base, else ".base.tmp-*"), holding the marker, whose lock nobody holds.
+// base, else ".base.tmp-*"), holding the marker of this host, whose lock
+// nobody holds.
 // It takes the lock before removing, so two sweeps never race, and a live
 // export's directory (its lock held) is never touched. It returns what it
 // removed; it is best effort: what it cannot remove stays.
@@ -67,8 +75,8 @@ func sweepTemps(dir, base string) []string {
 			continue
 		}
 		path := filepath.Join(dir, name)
-		if fi, err := os.Lstat(filepath.Join(path, tempMarker)); err != nil || !fi.Mode().IsRegular() {
-			continue // not ours, or ours in the instant before the marker: live
+		if !markedHere(filepath.Join(path, tempMarker)) {
+			continue // not ours, another host's, or ours in the instant before the marker: live
 		}
 		f := tryLockDir(path)
 		if f == nil {
@@ -80,6 +88,24 @@ func sweepTemps(dir, base string) []string {
 		f.Close()
 	}
 	return removed
+}
+
+// markedHere reports whether the marker file at path is a regular file
+// naming this host as the writer's.
+func markedHere(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || thisHost == "" {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 512) // a host name is at most 255 bytes, a pid a few
+	n, _ := io.ReadFull(f, b)
+	host, _, ok := strings.Cut(strings.TrimSpace(string(b[:n])), " ")
+	return ok && host == thisHost
 }
 
 // sweptTemps sweeps dir (sweepTemps) before an export writes there, and
