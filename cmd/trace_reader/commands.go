@@ -79,7 +79,7 @@ func init() {
 			"into DIR's Hive partitions DIR/<table>/trace=<label>/, replacing that\n" +
 			"label's; many runs, exported anywhere at once, make one dataset that\n" +
 			"sql DIR reads; a named span's table there is NAME_spans, the same in\n" +
-			"every run. Prints the files written (parquet: OUT, or DIR).",
+			"every run of one simulator. Prints the files written (parquet: OUT, or DIR).",
 			options:  []*option{optFormat, optCycles, optUnit, optNsPerCycle, optMaxFileSize, optOutput, optDataset, optVerbose, optMemory, optHelp},
 			operands: traces, needsOut: true},
 		{name: "merge", synopsis: "-o OUT <file.ctrace>...", summary: "Write one trace holding every event of the files, units named <label>/<unit>\n" +

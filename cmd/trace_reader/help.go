@@ -85,7 +85,7 @@ Export options (and --cycles, --unit, -o, -v, --memory):
                       partitions DIR/<table>/trace=<label>/ of one dataset of
                       many runs (a label's are replaced); sql DIR reads it.
                       A named span's table there is NAME_spans, so a name
-                      means the same table in every run
+                      means the same table in every run of one simulator
 
 Stats options (and --cycles, --unit, -o, --memory):
   --json              JSON instead of tables (also info, diff, merge, recover,

@@ -44,6 +44,8 @@ type options struct {
 	execTrace  string
 	cpuStats   bool
 	unitIDBase uint
+	simHeap    int
+	simGarbage int
 	help       bool
 	version    bool
 }
@@ -108,6 +110,8 @@ var flags = []*flag{
 			o.unitIDBase = uint(n)
 			return nil
 		}},
+	intFlag([]string{"--sim-heap"}, "MIB", fmt.Sprintf("Task workloads: the simulation's own live heap in MiB, 0 = none (default %d, with --sim-garbage: an untraced run about as large as Akita's 34 MB scenario)", workload.AkitaMemory.LiveMiB), func(o *options) *int { return &o.simHeap }),
+	intFlag([]string{"--sim-garbage"}, "BYTES", fmt.Sprintf("Task workloads: bytes the simulation allocates and drops per hook event, 0 = none (default %d)", workload.AkitaMemory.GarbagePerEvent), func(o *options) *int { return &o.simGarbage }),
 	withWords(stringFlag([]string{"--policy"}, "P", "Backpressure policy: block (default) or drop", func(o *options) *string { return &o.policy }), "block", "drop"),
 	withFiles(stringFlag([]string{"-o", "--output"}, "FILE", "The trace to write (required)", func(o *options) *string { return &o.out })),
 	withFiles(stringFlag([]string{"--cpuprofile"}, "FILE", "Write a CPU profile (go tool pprof) to FILE", func(o *options) *string { return &o.cpuProfile })),
@@ -138,7 +142,8 @@ func tool() *cli.Tool {
 // (--help, --version): nothing is written then.
 func parse(args []string, stdout, stderr io.Writer) (o options, done bool, err error) {
 	o = options{workload: "w1", events: 1_000_000, units: 16, seed: 1, level: chronon.LevelDefault,
-		blockSize: chronon.DefaultBlockSize, ringBudget: defaultRingBudget, policy: "block", unitIDBase: 1}
+		blockSize: chronon.DefaultBlockSize, ringBudget: defaultRingBudget, policy: "block", unitIDBase: 1,
+		simHeap: workload.AkitaMemory.LiveMiB, simGarbage: workload.AkitaMemory.GarbagePerEvent}
 	operands, err := cli.ParseFlags(&o, args, flags, func(used, instead string) {
 		fmt.Fprintln(stderr, cli.Deprecated("tracegen", used, instead))
 	})
@@ -172,6 +177,10 @@ func parse(args []string, stdout, stderr io.Writer) (o options, done bool, err e
 			o.unitIDBase, o.units, o.unitIDBase+uint(o.units)-1, o.units, 65536-o.units)
 	case o.ringBudget != defaultRingBudget && (o.ringBudget < 0 || o.ringBudget > 0 && o.ringBudget < 64<<10):
 		return o, false, fmt.Errorf("--ring-budget %d: want 0 (no bound) or at least 65536 bytes", o.ringBudget)
+	case o.simHeap < 0 || o.simHeap > 1<<16:
+		return o, false, errors.New("--sim-heap must be 0..65536 (MiB)")
+	case o.simGarbage < 0 || o.simGarbage > 1<<20:
+		return o, false, errors.New("--sim-garbage must be 0..1048576 (bytes)")
 	case o.policy != "block" && o.policy != "drop":
 		return o, false, errors.New("--policy must be block or drop")
 	}
@@ -219,7 +228,8 @@ func command(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	start := time.Now()
-	res, err := workload.Run(o.workload, o.out, o.events, o.units, o.seed, opts...)
+	res, err := workload.RunWith(o.workload, o.out, o.events, o.units, o.seed,
+		workload.SimMemory{LiveMiB: o.simHeap, GarbagePerEvent: o.simGarbage}, opts...)
 	if err != nil {
 		stop()
 		fmt.Fprintln(stderr, "tracegen:", err)
