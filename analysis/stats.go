@@ -28,7 +28,9 @@ type Report struct {
 	Stages    []StageStats     `json:"stages"`
 	Trees     []TreeStats      `json:"trees,omitempty"`
 	// Notes counts what the statistics could not use or do not cover:
-	// unmatched_span_ends (a span end with no begin in the window),
+	// unmatched_span_ends (a span end with no begin, in the window or
+	// open at its start: a window keeps the spans open at its start,
+	// beginning there, as the exports and SQL do),
 	// spans_open_at_end (begun, not ended in the window),
 	// parents_begun_after_child (a parent id whose span began in a later
 	// cycle than its child), parents_in_a_cycle_of_ids (spans of one cycle
@@ -145,9 +147,19 @@ func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
 	}
 	progress := cyclewin.NewReporter(r, q, o.progress)
 	s := newStater(r)
-	it := r.Iter(q)
+	read := q
+	s.win.open = true
+	if a, b, ok := q.Cycles(); ok && a > 0 && hasSpans(r) {
+		read, s.win = q.WithCycles(0, b), windowed{from: a} // the lookback (lookback.go)
+	}
+	it := r.Iter(read)
 	defer it.Close()
 	emit := func(in spantree.Info, ev mmapio.Event, res spantree.Resolved) error {
+		if ev.Cycle < s.win.from {
+			s.lookback(&ev, res)
+			return nil
+		}
+		s.openWindow()
 		s.parents.see(in, res)
 		s.event(&ev, res)
 		return nil
@@ -162,9 +174,9 @@ func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
 		if s.order != nil {
 			s.order.Push(s.treeInfo(&ev), ev, emit)
 		} else {
-			s.event(&ev, noTree)
+			emit(spantree.Info{}, ev, noTree)
 		}
-		if progress.Active() && s.events&0xFFFF == 0 {
+		if progress.Active() && ev.Cycle >= s.win.from && s.events&0xFFFF == 0 { // progress through the window, not its lookback
 			progress.Report(ev.Cycle)
 		}
 	}
@@ -174,6 +186,7 @@ func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
 	if s.order != nil {
 		s.order.Flush(emit)
 	}
+	s.openWindow() // no event in the window: what was open at its start is open at its end
 	progress.Done()
 	rep := s.report(q)
 	// Rates count what the file holds: say when the writer dropped events
@@ -206,6 +219,7 @@ type stater struct {
 	order   *spantree.Orderer[mmapio.Event] // when a format has an id or a parent
 	async   map[int64]openAsync             // open async spans by node
 	trees   *trees                          // every async span, when a format has a parent
+	win     windowed                        // a window's lookback (lookback.go)
 	parents parentNotes                     // why parent ids named no span
 	events  uint64
 	first   uint64

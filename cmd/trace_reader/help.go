@@ -73,6 +73,9 @@ Options may come before or after the file; a value follows the option or
 written under a temporary name and renamed into place when complete; it may
 not be the input file.
 
+Info options (and those above, --json):
+  --strings           Every interned string, by id (-v lists the first 20)
+
 Export options (and --cycles, --unit, -o, -v, --memory):
   --format F          perfetto (default), chrome-json, kanata or parquet
   --ns-per-cycle X    Nanoseconds per cycle on the timeline (default 1)
@@ -102,6 +105,11 @@ Merge options (and -o, -v, --json):
 
 Diff options (and --cycles, --unit, -o, --memory, --json):
   --context N         Events of context around a divergence (default 3)
+
+SQL options (and -c, --csv, --json, --cycles, --unit, --memory):
+  --strict            A dataset (a directory) with a damaged Parquet file:
+                      fail, naming it; by default it is left out, named in a
+                      warning, and the other files are read
 
 Exit status: 0 ok; 1 the file is bad or unreadable, an I/O error, no unit
 matches --unit, or reading it needs more memory than --memory gives (one line
@@ -148,6 +156,8 @@ func optionHelp(cmd *command, o *option) string {
 		return "Every table keeps the events of the units NAME selects, as filter --unit (one --unit)"
 	case cmd.name == "sql" && o == optCycles:
 		return "Every table keeps the events with START <= cycle <= END (START- or START: from START on)"
+	case cmd.name == "export" && o == optVerbose:
+		return "A summary on stderr: events, instants, spans, counters, flows; unmatched ends and spans closed at the end; parent links drawn and missing; spans begun before the window and those left out as ending before they begin (what stats notes)"
 	case cmd.name == "convert" && o == optLimit:
 		return "Accepted for the original tool's scripts, and ignored (convert writes every event)"
 	}
