@@ -10,7 +10,8 @@ import (
 // What Stats holds beyond its output grows with what is open at once: the
 // begin cycles of spans not yet ended (a stack per lane), the async spans
 // open (and the orderer's entry for each), the complete spans waiting for
-// their end, and a sweep for every lane seen (a lane argument names any of
+// their end (and, before a cycle window, those that end in it), and a
+// sweep for every lane seen (a lane argument names any of
 // 2^64). A trace whose spans begin and never end, or with a lane per span,
 // grew without bound (300,000 lanes each with a span never ended: 120 MB
 // and 13 s at --memory 4MiB; 2 million async spans never ended: 486 MB
@@ -28,6 +29,7 @@ var (
 	sweepBytes   = int64(unsafe.Sizeof(occKey{})+unsafe.Sizeof((*sweep)(nil))+unsafe.Sizeof(sweep{})) + 16
 	asyncBytes   = int64(unsafe.Sizeof(int64(0))+unsafe.Sizeof(openAsync{})) + 16 + heldmem.OrdererOpenBytes
 	pendingBytes = int64(unsafe.Sizeof(pending{}))
+	earlyBytes   = int64(unsafe.Sizeof(earlyComplete{}))
 )
 
 // push opens a span begun at c on lane lk, counting the stack's growth.
@@ -41,7 +43,7 @@ func (s *stater) push(lk laneKey, c uint64) {
 // heldBytes estimates what s holds for open spans and lanes.
 func (s *stater) heldBytes() int64 {
 	return s.stackBytes + int64(len(s.open))*laneBytes + int64(len(s.occ))*sweepBytes +
-		int64(len(s.async))*asyncBytes + int64(cap(s.ends))*pendingBytes
+		int64(len(s.async))*asyncBytes + int64(cap(s.ends))*pendingBytes + int64(cap(s.win.early))*earlyBytes
 }
 
 // checkHeld fails Stats when what s holds passes its share of the
@@ -60,7 +62,7 @@ func (s *stater) checkHeld(cycle uint64) error {
 
 // openSpans counts the spans begun and not ended.
 func (s *stater) openSpans() int {
-	n := len(s.async) + len(s.ends)
+	n := len(s.async) + len(s.ends) + len(s.win.early)
 	for _, st := range s.open {
 		n += len(st)
 	}

@@ -97,3 +97,38 @@ func TestStatsKeepsOpenSpansAndLanesInTheBudget(t *testing.T) {
 		require.Equal(t, tc.wantOpenLane, lanes, tc.name)
 	}
 }
+
+// With a cycle window A-B, the events before A are read to find the spans
+// open at A (lookback.go): the begin cycles kept then count as those of
+// the window do. 100,000 spans begun on one lane and never ended, read
+// with a window of their last 10 cycles, stop in the lookback at a 1 MiB
+// budget; a budget that holds them starts them all at A.
+func TestStatsWindowLookbackKeepsOpenSpansInTheBudget(t *testing.T) {
+	const n = 100_000 // 800 KB of begin cycles: past a quarter of 1 MiB
+	path := filepath.Join(t.TempDir(), "lane0.ctrace")
+	tr, err := chronon.Create(path, chronon.WithFlushInterval(0), chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	u, err := tr.NewUnit("u")
+	require.NoError(t, err)
+	for i := range n {
+		heldSpan.Begin(u, uint64(i), 0, 0)
+	}
+	require.NoError(t, tr.Close())
+	q := mmapio.Query{}.WithCycles(n-10, n-1)
+
+	small, err := mmapio.Open(path, mmapio.WithMemoryBudget(1<<20))
+	require.NoError(t, err)
+	_, err = Stats(small, q)
+	require.NoError(t, small.Close())
+	require.Error(t, err)
+	require.ErrorContains(t, err, path)
+	require.ErrorContains(t, err, "quarter of the memory budget (1 MiB)")
+	require.Regexp(t, `: at cycle [1-9][0-9]* the statistics hold`, err.Error())
+
+	enough, err := mmapio.Open(path)
+	require.NoError(t, err)
+	rep, err := Stats(enough, q)
+	require.NoError(t, enough.Close())
+	require.NoError(t, err)
+	require.Equal(t, uint64(n), rep.Notes["spans_open_at_end"])
+}
