@@ -14,8 +14,8 @@ import (
 // sweep for every lane seen (a lane argument names any of
 // 2^64). A trace whose spans begin and never end, or with a lane per span,
 // grew without bound (300,000 lanes each with a span never ended: 120 MB
-// and 13 s at --memory 4MiB; 2 million async spans never ended: 486 MB
-// and 30 s). Past a quarter of the reader's memory budget Stats stops with
+// and 5-13 s at --memory 4MiB; 2 million async spans never ended: 486 MB
+// and 19-30 s). Past a quarter of the reader's memory budget Stats stops with
 // an error naming the file, the cycle and the budget, as the exports do.
 //
 // Not counted: the distributions (they grow with distinct durations, the
