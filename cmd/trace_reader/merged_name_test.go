@@ -3,6 +3,7 @@ package main
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,18 +11,24 @@ import (
 	"github.com/chronon-sim/chronon-go/chronon"
 )
 
-var mergedOpenSpan = chronon.MustSpan("merged name open")
+// mergedOpenSpan is registered when a test first needs it, not at init:
+// every trace a test of this package writes carries every format the
+// process registered, and a named span's table is NAME_spans in a dataset
+// but NAME in a file, so a span registered at init made the dataset
+// tests' files and datasets disagree (they run before this file's tests).
+var mergedOpenSpan = sync.OnceValue(func() *chronon.Span { return chronon.MustSpan("merged name open") })
 
 // openSpansTrace writes dir/name: n spans begun on lane 0 and never ended.
 func openSpansTrace(t *testing.T, dir, name string, n int) string {
 	t.Helper()
+	sp := mergedOpenSpan()
 	path := filepath.Join(dir, name)
 	tr, err := chronon.Create(path, chronon.WithFlushInterval(0), chronon.WithAutoMetadata(false))
 	require.NoError(t, err)
 	u, err := tr.NewUnit("u")
 	require.NoError(t, err)
 	for i := range n {
-		mergedOpenSpan.Begin(u, uint64(i), 0, 0)
+		sp.Begin(u, uint64(i), 0, 0)
 	}
 	require.NoError(t, tr.Close())
 	return path
