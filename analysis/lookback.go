@@ -81,7 +81,7 @@ func (s *stater) lookback(ev *mmapio.Event, res spantree.Resolved) {
 			s.win.early = append(s.win.early, earlyComplete{lane: lk, name: fr.name, end: end})
 		}
 	case schema.KindSpanBegin:
-		s.open[lk] = append(s.open[lk], c)
+		s.push(lk, c)
 	case schema.KindSpanEnd:
 		if st := s.open[lk]; len(st) > 0 {
 			s.open[lk] = st[:len(st)-1]

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
+	"github.com/chronon-sim/chronon-go/internal/heldmem"
 	"github.com/chronon-sim/chronon-go/internal/runs"
 	"github.com/chronon-sim/chronon-go/internal/spantree"
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -129,7 +130,11 @@ type StageStats struct {
 	Dist
 }
 
-// Stats reads the events of r that q selects and summarizes them.
+// Stats reads the events of r that q selects and summarizes them. What it
+// holds for the spans open at once and the lanes seen may take a quarter
+// of r's memory budget (mmapio.WithMemoryBudget): past that, as when spans
+// begin and never end, it stops with an error naming the file, the cycle
+// and the budget.
 func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
 	var o options
 	for _, opt := range opts {
@@ -159,8 +164,13 @@ func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
 		s.event(&ev, res)
 		return nil
 	}
-	for it.Next() {
+	for n := 1; it.Next(); n++ {
 		ev := it.Event()
+		if n&heldmem.CheckMask == 0 { // every few thousand events: see held.go
+			if err := s.checkHeld(ev.Cycle); err != nil {
+				return nil, err
+			}
+		}
 		if s.order != nil {
 			s.order.Push(s.treeInfo(&ev), ev, emit)
 		} else {
@@ -220,6 +230,10 @@ type stater struct {
 
 	// impossible names the first complete spans ending before they begin.
 	impossible []ImpossibleSpan
+
+	stackBytes int64 // of the open stacks' capacity (held.go)
+	lanes      int   // lane sweeps in occ (the others are the units')
+	heldLimit  int64 // what s may hold: a quarter of r's memory budget
 }
 
 type counted struct {
@@ -434,7 +448,7 @@ func (s *stater) event(ev *mmapio.Event, res spantree.Resolved) {
 		s.occStart(lk, c)
 		heap.Push(&s.ends, pending{cycle: end, lane: lk})
 	case schema.KindSpanBegin:
-		s.open[lk] = append(s.open[lk], c)
+		s.push(lk, c)
 		s.occStart(lk, c)
 	case schema.KindSpanEnd:
 		st := s.open[lk]
@@ -511,6 +525,7 @@ func (s *stater) sweeps(lk laneKey) [2]*sweep {
 		if w == nil {
 			w = &sweep{}
 			s.occ[k] = w
+			s.lanes += int(k.kind) // held.go
 		}
 		out[i] = w
 	}

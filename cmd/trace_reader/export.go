@@ -33,6 +33,7 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	defer func(merged string) { err = mergedInputs(c, merged, err) }(r.Path())
 	defer r.Close()
 	// The exporter reads arguments of uncompressed blocks straight from the
 	// mapping: a file that shrinks meanwhile is an error, not SIGBUS.
@@ -164,6 +165,7 @@ func statsTrace(c *config, w, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	defer func(merged string) { err = mergedInputs(c, merged, err) }(r.Path())
 	defer r.Close()
 	// analysis reads arguments of uncompressed blocks straight from the
 	// mapping: a file that shrinks meanwhile is an error, not SIGBUS.
