@@ -1,36 +1,41 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/chronon-sim/chronon-go/chronon"
+	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	"github.com/chronon-sim/chronon-go/schema"
 )
 
-// mergedOpenSpan is registered when a test first needs it, not at init:
-// every trace a test of this package writes carries every format the
-// process registered, and a named span's table is NAME_spans in a dataset
-// but NAME in a file, so a span registered at init made the dataset
-// tests' files and datasets disagree (they run before this file's tests).
-var mergedOpenSpan = sync.OnceValue(func() *chronon.Span { return chronon.MustSpan("merged name open") })
-
 // openSpansTrace writes dir/name: n spans begun on lane 0 and never ended.
+// The file is made with its own schema (ctracetest's writer), not by
+// registering a span: every trace a test of this package writes carries
+// every format the process registered, and a named span's table is
+// NAME_spans in a dataset but NAME in a file, so a registered span made
+// the dataset tests' files and datasets disagree.
 func openSpansTrace(t *testing.T, dir, name string, n int) string {
 	t.Helper()
-	sp := mergedOpenSpan()
-	path := filepath.Join(dir, name)
-	tr, err := chronon.Create(path, chronon.WithFlushInterval(0), chronon.WithAutoMetadata(false))
-	require.NoError(t, err)
-	u, err := tr.NewUnit("u")
-	require.NoError(t, err)
-	for i := range n {
-		sp.Begin(u, uint64(i), 0, 0)
+	sch := &schema.Schema{
+		Units: []schema.Unit{{ID: 1, Name: "u"}},
+		Formats: []schema.Format{{ID: 1, Format: "open begin lane={} flow={}", Name: "open", Kind: schema.KindSpanBegin,
+			ArgTypes: []schema.ArgType{schema.ArgUInt32, schema.ArgUInt64}, ArgRoles: []schema.ArgRole{schema.RoleLane, schema.RoleFlow}}},
 	}
-	require.NoError(t, tr.Close())
+	path := filepath.Join(dir, name)
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	w, err := ctracetest.NewWriter(f, sch, ctracetest.Options{Compress: true, PerUnit: true})
+	require.NoError(t, err)
+	args := ctracetest.Args{}.U32(0).U64(0)
+	for i := range n {
+		require.NoError(t, w.Add(schema.Record{Cycle: uint64(i), FormatID: 1, SourceID: 1, ArgCount: 2}, args))
+	}
+	require.NoError(t, w.Close())
+	require.NoError(t, f.Close())
 	return path
 }
 
