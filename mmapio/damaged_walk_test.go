@@ -97,7 +97,7 @@ func TestRecoverWalkResyncsAfterADamagedHeader(t *testing.T) {
 		name  string
 		field int // byte offset in the 28-byte inline header
 		bit   byte
-	}{{"compressed size", 24 + 2, 0x80}, {"event count", 2, 0x40}} {
+	}{{"event count", 2, 0x40}} { // compressed_size: TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsDataSize
 		t.Run(c.name, func(t *testing.T) {
 			b := append([]byte(nil), killed...)
 			at := int(blocks[3].DataOffset) + c.field
@@ -186,6 +186,56 @@ func TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsEvents(t *testing.T) {
 			require.Equal(t, len(blocks)-1, st.Blocks)
 			require.Equal(t, killedEvents-uint64(blk.EventCount), st.Events)
 		})
+	}
+}
+
+// Campaign finding (issue 21): a flipped bit in the compressed_size of a
+// footer-less file's last inline block header was read as a torn tail
+// without a word (a block still being written): the block's events were
+// lost silently (data past the end of the file), and one in a middle
+// block that kept the data inside the file ended the walk there (its
+// frame does not fill the data it was given). The block's zstd frame says
+// where its data ends and its content checksum vouches for it: a block
+// whose whole frame ends elsewhere than its header says is damaged, left
+// out and named, and the walk goes on after the frame. A cut in the frame
+// is still a torn tail.
+func TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsDataSize(t *testing.T) {
+	_, killed, blocks := killedW1(t)
+	last := len(blocks) - 1
+	for _, c := range []struct {
+		name string
+		at   int  // the block
+		byte int  // in its 28-byte inline header (compressed_size is bytes 24..28)
+		bit  byte // flipped
+	}{
+		{"last, past the end", last, 26, 0x80},
+		{"last, past the end by 1 KiB", last, 25, 0x04},
+		{"last, bit 0", last, 24, 0x01},
+		{"first, bit 0", 0, 24, 0x01},
+		{"middle, bit 0", 3, 24, 0x01},
+		{"middle, bit 3", 3, 24, 0x08},
+		{"middle, past the end", 3, 26, 0x80},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := append([]byte(nil), killed...)
+			blk := blocks[c.at]
+			require.NotEqual(t, blk.CompressedSize, blk.UncompressedSize, "block %d is raw", c.at)
+			b[int(blk.DataOffset)+c.byte] ^= c.bit
+			st := openBytesT(t, b).Status()
+			require.Len(t, st.Damaged, 1, st.String())
+			require.Contains(t, st.Damaged[0], "block at byte "+itoa(int(blk.DataOffset))+" does not decode")
+			require.Contains(t, st.Damaged[0], "compressed_size is damaged")
+			require.Zero(t, st.TornBytes, st.String())
+			require.Equal(t, len(blocks)-1, st.Blocks)
+			require.Equal(t, killedEvents-uint64(blk.EventCount), st.Events)
+		})
+	}
+	// A cut inside the last block's frame is a torn tail, nothing damaged.
+	for _, cut := range []int{40, int(blocks[last].CompressedSize) / 2, int(blocks[last].CompressedSize) + schema.BlockHeaderSize - 1} {
+		st := openBytesT(t, killed[:int(blocks[last].DataOffset)+cut]).Status()
+		require.Empty(t, st.Damaged, "cut at %d: %s", cut, st)
+		require.Positive(t, st.TornBytes)
+		require.Equal(t, last, st.Blocks)
 	}
 }
 

@@ -190,6 +190,11 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 	off := start
 	stop := ""
 	for off < size {
+		if end, what := f.misstatedData(off); end > 0 {
+			damaged = append(damaged, what)
+			off = end
+			continue
+		}
 		b, why := f.blockHeaderAt(off, len(cands))
 		if why != "" {
 			if end, frame := f.emptyBlockAt(off); end > 0 {
@@ -279,6 +284,52 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 		return good, HeaderOff(&cands[n]), "zero bytes where a block header would be", damaged
 	}
 	return good, off, stop, damaged
+}
+
+// misstatedData recognizes at off a zstd block whose inline header
+// misstates the size of its data (a flipped bit in compressed_size): its
+// frames, read by their headers from where the data starts, end elsewhere
+// than the header says, and the block they make decodes (its first
+// frame's content checksum vouching for it) to what the rest of the
+// header declares. Such a block is damaged, not torn (a cut or a block
+// still being written leaves frames that are not whole): it returns where
+// the frames end, for the walk to go on there, and what to say of it; 0
+// otherwise. The frames are looked for within the block's declared
+// uncompressed size (a zstd block's data is smaller), which plausible
+// bounds; nothing is sized by compressed_size.
+func (f *File) misstatedData(off int64) (end int64, what string) {
+	size := int64(len(f.data))
+	if size-off < schema.BlockHeaderSize+4 {
+		return 0, ""
+	}
+	bh, _ := schema.DecodeBlockHeader(f.data[off:])
+	if bh.UncompressedSize == 0 || bh.Raw() || bh.UncompressedSize > schema.MaxBlockSize {
+		return 0, ""
+	}
+	from := off + schema.BlockHeaderSize
+	n := zdec.FramesEnd(f.data[from:min(size, from+int64(bh.UncompressedSize))])
+	if n < 0 || n == int(bh.CompressedSize) {
+		return 0, ""
+	}
+	fixed := bh
+	fixed.CompressedSize = uint32(n)
+	if fixed.Raw() || plausible(fixed) != "" {
+		return 0, ""
+	}
+	// Decoded as Verify decodes a block, but from the frames' extent, not
+	// the header's (which BlockBytes holds it to).
+	b := newBlock(fixed, 0, off)
+	data, buf, err := zdec.Decode(f.data[from:from+int64(n)], int(fixed.UncompressedSize), nil)
+	if err != nil {
+		return 0, ""
+	}
+	defer bufpool.Put(buf)
+	var bd Decoded
+	if err := f.ScanEvents(&b, data, nil, &bd); err != nil {
+		return 0, ""
+	}
+	return from + int64(n), "block at byte " + itoa(int(off)) + " does not decode: its inline header says its data is " + itoa(int(bh.CompressedSize)) +
+		" bytes, its zstd frame (its content checksum good) is " + itoa(n) + " bytes: the header's compressed_size is damaged"
 }
 
 // maxResync bounds how far past a damaged block header the walk looks for
