@@ -383,3 +383,48 @@ func TestCCCacheGCC(t *testing.T) {
 		t.Errorf("%d entries; stdio.h among the system headers of one: %v", len(entries), found)
 	}
 }
+
+// TestCCCachePruneKeepsOthersFiles: the prune removes only what the cache
+// wrote. $CHRONON_CC_CACHE set to a directory that holds other files (the
+// home directory, ~/.cache) or to a file must not lose those files,
+// however old: the prune removed every file unused for ccMaxAge under it.
+func TestCCCachePruneKeepsOthersFiles(t *testing.T) {
+	f := newCCFixture(t)
+	others := []string{
+		filepath.Join(f.cc.dir, "notes.txt"),
+		filepath.Join(f.cc.dir, "ab", "photo.jpg"),
+		filepath.Join(f.cc.dir, "project", "src", "main.c"),
+		filepath.Join(f.cc.dir, "ab", strings.Repeat("ab", 32)+".bak"),
+	}
+	long := time.Now().Add(-ccMaxAge - time.Hour)
+	for _, p := range others {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, p, "not the cache's")
+		if err := os.Chtimes(p, long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.compile(t) // prunes, then stores an entry
+	for _, p := range others {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("the prune removed %s, not a file of the cache: %v", p, err)
+		}
+	}
+	f.wantHit(t, "the entry beside the others")
+
+	// The cache "directory" a file: it stays (it was removed, and the
+	// entry's store made a directory in its place).
+	file := filepath.Join(t.TempDir(), "cache-file")
+	writeFile(t, file, "a file")
+	if err := os.Chtimes(file, long, long); err != nil {
+		t.Fatal(err)
+	}
+	g := newCCFixture(t)
+	g.cc.dir = file
+	g.compile(t)
+	if b, err := os.ReadFile(file); string(b) != "a file" || g.lastErr != nil {
+		t.Errorf("a cache directory that is a file: now %q, %v (compile: %v)", b, err, g.lastErr)
+	}
+}

@@ -321,22 +321,43 @@ func (c *ccCache) store(path string, e *ccEntry) error {
 }
 
 // prune removes the entries not used for ccMaxAge (and temporary files a
-// killed run left).
+// killed run left): only files the cache writes, dir/ab/ab<62 hex> and
+// dir/ab/.tmp-*, since $CHRONON_CC_CACHE may name a directory that holds
+// other files too.
 func (c *ccCache) prune(logf func(string, ...any)) {
 	old := time.Now().Add(-ccMaxAge)
 	n := 0
-	filepath.WalkDir(c.dir, func(p string, de fs.DirEntry, err error) error {
-		if err != nil || de.IsDir() {
-			return nil
+	subs, _ := os.ReadDir(c.dir)
+	for _, sub := range subs {
+		if !sub.IsDir() || len(sub.Name()) != 2 || !isHex(sub.Name()) {
+			continue
 		}
-		if info, err := de.Info(); err == nil && info.ModTime().Before(old) && os.Remove(p) == nil {
-			n++
+		files, _ := os.ReadDir(filepath.Join(c.dir, sub.Name()))
+		for _, de := range files {
+			name := de.Name()
+			ours := strings.HasPrefix(name, ".tmp-") || (len(name) == 2*sha256.Size && strings.HasPrefix(name, sub.Name()) && isHex(name))
+			if !ours || !de.Type().IsRegular() {
+				continue
+			}
+			p := filepath.Join(c.dir, sub.Name(), name)
+			if info, err := de.Info(); err == nil && info.ModTime().Before(old) && os.Remove(p) == nil {
+				n++
+			}
 		}
-		return nil
-	})
+	}
 	if n > 0 {
 		logf("C compile cache %s: removed %d entries unused for %v", c.dir, n, ccMaxAge)
 	}
+}
+
+// isHex reports whether s is lower-case hexadecimal, as the keys are.
+func isHex(s string) bool {
+	for _, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func under(path, dir string) bool {

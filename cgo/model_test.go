@@ -185,8 +185,17 @@ int main(int argc, char **argv) {
 			printf("FAIL a complete span ending before it begins was not refused\n"); /* recorded: 1.8e19 cycles */
 			fails++;
 		}
+		/* An error status, so chronon_last_error() says what it was (it kept an older message). */
+		if (i == 3 && !strstr(chronon_last_error(), "chronon_span_complete")) {
+			printf("FAIL refused complete span: last error %s\n", chronon_last_error());
+			fails++;
+		}
 		if (i == 3 && chronon_span_between(mem, &fill, 19, 16, 1, in[i].flow) != CHRONON_ERR_ARG) {
 			printf("FAIL a span between 19 and 16 was not refused\n"); /* recorded: an empty span at 16 */
+			fails++;
+		}
+		if (i == 3 && !strstr(chronon_last_error(), "chronon_span_between")) {
+			printf("FAIL refused span between 19 and 16: last error %s\n", chronon_last_error());
 			fails++;
 		}
 		if (i < 4) {
@@ -221,6 +230,7 @@ int main(int argc, char **argv) {
 // modelCpp is the scenario in C++.
 const modelCpp = `#include <chronon.hpp>
 #include <cstdio>
+#include <cstring>
 namespace {
 enum Stage { fetch, decode, execute, commit };
 const chronon::Stages stages({"fetch", "decode", "execute", "commit"});
@@ -262,8 +272,16 @@ int main(int, char **argv) {
 			std::printf("FAIL a complete span ending before it begins was not refused\n");
 			fails++;
 		}
+		if (i == 3 && !std::strstr(chronon::last_error(), "complete")) {
+			std::printf("FAIL refused complete span: last error %s\n", chronon::last_error());
+			fails++;
+		}
 		if (i == 3 && fill.between(mem, 19, 16, chronon::Lane(1), in[i].flow()) != chronon::Status::err_arg) {
 			std::printf("FAIL a span between 19 and 16 was not refused\n");
+			fails++;
+		}
+		if (i == 3 && !std::strstr(chronon::last_error(), "between")) {
+			std::printf("FAIL refused span between 19 and 16: last error %s\n", chronon::last_error());
 			fails++;
 		}
 		if (i < 4) {

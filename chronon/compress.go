@@ -61,10 +61,12 @@ func newEncoders(cfg config) (*blockEncoders, error) {
 // time for 0.4 bytes/event; levels 4 and 5 code every block's literals.
 const fastLiteralLevel = 3
 
-func (e *blockEncoders) worker() (*blockEncoder, error) {
+// worker makes a worker's encoder, whose scratch comes from mem (outside
+// the Go heap: offheap.go), freed when the tracer closes.
+func (e *blockEncoders) worker(mem *offHeap) (*blockEncoder, error) {
 	w := &blockEncoder{blockEncoders: e}
 	if e.recordZst {
-		var opts []zrec.Option
+		opts := []zrec.Option{zrec.WithScratch(mem.alloc, mem.free)}
 		if e.level <= fastLiteralLevel {
 			opts = append(opts, zrec.WithLiteralMinGain(3))
 		}
@@ -93,15 +95,50 @@ func (e *blockEncoder) encode(dst, src []byte, fixed bool) []byte {
 	}
 }
 
-// Output buffers travel from a worker to the writer and back.
-var bufPool sync.Pool
+// blockBufs are the buffers compressed blocks travel in from a worker to
+// the writer and back, reused for the tracer's life and unmapped at Close
+// (offheap.go). Each holds the largest block the tracer can make; only the
+// pages a block touches are resident, and a block is mostly far smaller
+// than its chunk.
+type blockBufs struct {
+	mem  offHeap
+	mu   sync.Mutex
+	free []*[]byte
+	size int // capacity of each buffer
+}
 
-func (e *blockEncoder) getBuf() *[]byte {
-	if b, ok := bufPool.Get().(*[]byte); ok {
+// blockBufSize is the capacity blockBufs gives a buffer: a block header
+// and the compressed form of the largest chunk, a block or one event.
+func blockBufSize(blockSize int) int {
+	return schema.BlockHeaderSize + zrec.MaxEncodedSize(max(blockSize, schema.EventHeaderSize+0xFFFF))
+}
+
+// get returns a buffer holding room for a block header.
+func (p *blockBufs) get() *[]byte {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		*b = (*b)[:schema.BlockHeaderSize]
 		return b
 	}
-	b := make([]byte, schema.BlockHeaderSize, schema.BlockHeaderSize+zrec.MaxEncodedSize(e.blockSize))
+	p.mu.Unlock()
+	b := p.mem.alloc(p.size)[:schema.BlockHeaderSize]
 	return &b
 }
 
-func putBuf(b *[]byte) { bufPool.Put(b) }
+// put hands a buffer get gave back for reuse.
+func (p *blockBufs) put(b *[]byte) {
+	p.mu.Lock()
+	p.free = append(p.free, b)
+	p.mu.Unlock()
+}
+
+// freeAll unmaps every buffer: the pipeline has stopped (Close).
+func (p *blockBufs) freeAll() {
+	p.mu.Lock()
+	p.free = nil
+	p.mu.Unlock()
+	p.mem.freeAll()
+}

@@ -99,7 +99,7 @@ func (u *Unit) sizeSlot(i uint64, n uint32) {
 		u.t.rings.used.Add(counted(want) - counted(have))
 	}
 	u.t.rings.total.Add(int64(want) - int64(have))
-	r.allocSlot(i, want)
+	r.allocSlot(u.t.ringMem, i, want)
 }
 
 // grew is called when the unit seals a chunk it filled: its next chunks

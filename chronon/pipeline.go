@@ -154,7 +154,7 @@ func (t *Tracer) encodeJob(enc *blockEncoder, j job) *result {
 	if len(j.data) == 0 {
 		return r // no events: writeResult releases the chunk and writes nothing
 	}
-	r.buf = enc.getBuf()
+	r.buf = t.blockMem.get()
 	out := (*r.buf)[:schema.BlockHeaderSize] // the header is filled in below
 	if j.fixed && enc.rec != nil {
 		out = enc.rec.EncodeAll(j.data, out)
@@ -333,17 +333,16 @@ func (t *Tracer) writeResult(r *result) {
 	}
 	u.release()
 	if !queued {
-		recycle(r)
+		t.recycle(r)
 	}
 }
 
-// recycle returns a result's output buffer to the pool.
-func recycle(r *result) {
+// recycle returns a result's output buffer for reuse. The buffer holds the
+// largest block (blockBufSize), so out never outgrows it; if it did, the
+// larger copy is the collector's and the buffer is reused as it was.
+func (t *Tracer) recycle(r *result) {
 	if r.buf != nil {
-		if r.out != nil { // out may have outgrown the buffer: keep the larger backing
-			*r.buf = r.out[:0]
-		} // else an error result: the buffer is as getBuf gave it, never emptied of capacity
-		putBuf(r.buf)
+		t.blockMem.put(r.buf)
 		r.buf, r.out = nil, nil
 	}
 }

@@ -127,11 +127,15 @@ func newRing(chunkSize uint32, nChunks int) *ring {
 	}
 }
 
-// allocSlot gives slot i of a Go ring memory for a chunk of size bytes,
-// replacing what it had (the producer's, when it acquires the slot).
-func (r *ring) allocSlot(i uint64, size uint32) {
-	words := make([]uint64, (int(size)+ringSlack+7)/8)
-	buf := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), int(size)+ringSlack)
+// allocSlot gives slot i of a Go ring memory for a chunk of size bytes
+// from o (outside the Go heap where it can: offheap.go), replacing and
+// freeing what it had. The producer calls it when it acquires the slot,
+// which the consumer has released: nothing reads the old memory.
+func (r *ring) allocSlot(o *offHeap, i uint64, size uint32) {
+	if old := r.slots[i].buf; old != nil {
+		o.free(old)
+	}
+	buf := o.alloc(int(size) + ringSlack)
 	r.slots[i] = slotMem{p: unsafe.Pointer(&buf[0]), buf: buf[:size], cap: size}
 }
 

@@ -56,7 +56,8 @@ type Stages struct {
 }
 
 // Inst is an instruction's place in the pipeline, kept by the simulator in
-// its own instruction record. Make it with Stages.Start.
+// its own instruction record. Make it with Stages.Start (a zero Inst is in
+// no stage, with flow 0).
 type Inst struct {
 	flow  uint64
 	unit  *Unit // of the open stage
@@ -131,7 +132,8 @@ func (s *Stages) Enter(u *Unit, cycle uint64, in *Inst, i int) {
 // Enter). A no-op when it is in none. A cycle before the one it entered the
 // stage at records no span (Span.Between: counted, ErrImpossibleSpan).
 func (s *Stages) Leave(cycle uint64, in *Inst) {
-	if in.stage < 0 {
+	if in.stage < 0 || in.unit == nil { // in.unit nil: a zero Inst, not made by Start, is in no stage
+		in.stage = -1
 		return
 	}
 	s.spans[in.stage].Between(in.unit, in.since, cycle, 0, in.flow)

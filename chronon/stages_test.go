@@ -28,6 +28,9 @@ func TestStages(t *testing.T) {
 	other := st.Start(1)
 	st.Enter(u, 16, &other, 0)
 	st.Squash(u, 17, &other)
+	var zero chronon.Inst // not made by Start: in no stage, records no span
+	require.NotPanics(t, func() { st.Leave(18, &zero) })
+	require.Equal(t, -1, zero.Stage())
 	require.Zero(t, testing.AllocsPerRun(100, func() {
 		x := st.Start(9)
 		st.Enter(u, 20, &x, 0)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,6 +44,9 @@ type Tracer struct {
 
 	syms      symbolTable // Intern (symbols.go)
 	rings     ringBudget  // Go rings' chunk memory (grow.go)
+	ringMem   *offHeap    // the Go rings' chunks (offheap.go): discarded at Close, unmapped once the tracer is unreachable
+	blockMem  blockBufs   // compressed blocks' buffers (compress.go); unmapped at Close
+	encMem    offHeap     // the record encoders' scratch (compress.go); unmapped at Close
 	timeMu    sync.Mutex
 	unitTimes map[uint16]schema.TimeBase // Unit.SetTimeBase, under timeMu (timebase.go)
 
@@ -99,6 +103,11 @@ func Create(path string, opts ...Option) (*Tracer, error) {
 		writerOut: make(chan struct{}),
 	}
 	t.syms.init(cfg.symbolLimit, func() { t.gen.Add(1) })
+	t.blockMem.size = blockBufSize(cfg.blockSize)
+	t.ringMem = &offHeap{}
+	// A unit may outlive Close (an emit after it is counted as dropped), so
+	// its chunks stay mapped until neither it nor the tracer is reachable.
+	runtime.AddCleanup(t, func(m *offHeap) { m.freeAll() }, t.ringMem)
 	t.rings.limit = DefaultRingBudget
 	if cfg.hasRingBudget {
 		t.rings.limit = int64(cfg.ringBudget)
@@ -122,7 +131,7 @@ func Create(path string, opts ...Option) (*Tracer, error) {
 	}
 	encs := make([]*blockEncoder, cfg.workers)
 	for i := range encs {
-		if encs[i], err = enc.worker(); err != nil {
+		if encs[i], err = enc.worker(&t.encMem); err != nil {
 			fw.f.Close()
 			return nil, fmt.Errorf("chronon: %s: %w", path, err)
 		}
@@ -379,6 +388,11 @@ func (t *Tracer) Close() error {
 		}
 		t.ctl <- ctlMsg{kind: ctlClose}
 		<-t.writerOut
+		// The pipeline has stopped: its block buffers and encoders are unused, and the
+		// rings' pages go back to the system (offheap.go).
+		t.blockMem.freeAll()
+		t.encMem.freeAll()
+		t.ringMem.discardAll()
 		t.closeErr = t.Err()
 		// Foreign rings stay mapped: a C producer that emits after Close
 		// must find memory that says "closed", not a hole. Free unmaps them.

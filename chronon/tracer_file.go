@@ -78,7 +78,7 @@ func (t *Tracer) flushBlocks() {
 		} else {
 			u.lost.Add(uint64(r.events))
 		}
-		recycle(r)
+		t.recycle(r)
 		t.pend[i] = nil
 	}
 	t.pend = t.pend[:0]

@@ -44,6 +44,12 @@
 // Output is streamed: events are read in cycle order from mmapio and written
 // as they come, so memory does not grow with the events (except in the
 // Chrome JSON flow pre-pass: 16 bytes per flow id and a bit per flow event).
+// What the Perfetto and Chrome JSON exports hold while reading grows with
+// what is open at once: the spans begun and not yet ended and the tracks
+// (one per lane). Past a quarter of the reader's memory budget
+// (mmapio.WithMemoryBudget) Export fails with an error naming the file, the
+// cycle and the budget (spans that never end, or a lane per span); a larger
+// budget exports the trace.
 // A large export is split by cycle window into files under the size limit
 // (browsers fail on bigger ones); each file is self-contained (descriptors
 // and interned names re-emitted, spans open across the cut closed and

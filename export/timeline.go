@@ -45,6 +45,7 @@ type driver struct {
 	ends      endHeap
 	pushes    uint64
 	maxBytes  int64
+	reopened  int64  // bytes of the current file that began again the spans open at its split
 	last      uint64 // cycle of the last event or end written
 	lastEvent uint64 // cycle of the last event
 	started   bool
@@ -354,8 +355,10 @@ func (d *driver) rebegun(s openSpan, cur spantree.Resolved) links {
 func (d *driver) event(ev *mmapio.Event, res spantree.Resolved) error {
 	c := ev.Cycle
 	// Files are cut only between cycles, before anything of the new cycle
-	// (ends included) is written.
-	if d.started && d.maxBytes > 0 && c > d.lastEvent && d.sink.written() >= d.maxBytes {
+	// (ends included) is written, once the file holds the limit's worth
+	// beyond the spans it began again: open spans that alone pass the
+	// limit would otherwise make a file per cycle, each holding them all.
+	if d.started && d.maxBytes > 0 && c > d.lastEvent && d.sink.written()-d.reopened >= d.maxBytes {
 		if err := d.split(c, res); err != nil {
 			return err
 		}
@@ -593,6 +596,7 @@ func (d *driver) split(c uint64, cur spantree.Resolved) error {
 			}
 		}
 	}
+	d.reopened = d.sink.written()
 	return nil
 }
 

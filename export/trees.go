@@ -96,7 +96,14 @@ func prepass(r *mmapio.Reader, q mmapio.Query, start uint64, fmts []*fmtInfo, la
 	or := spantree.NewOrderer[mmapio.Event]()
 	or.Clone = func(ev mmapio.Event) mmapio.Event { return ev.Clone() }
 	var v argview.View
-	emit := func(in spantree.Info, ev mmapio.Event, _ spantree.Resolved) error {
+	var open int64 // async spans begun and not ended: what the orderer holds (held.go)
+	emit := func(in spantree.Info, ev mmapio.Event, res spantree.Resolved) error {
+		switch {
+		case in.Kind == spantree.Begin:
+			open++
+		case in.Kind == spantree.End && res.Node >= 0:
+			open--
+		}
 		if fe != nil && ev.Cycle >= start {
 			fe.count(&ev, fmts, &v, latest, runOf)
 		}
@@ -105,7 +112,7 @@ func prepass(r *mmapio.Reader, q mmapio.Query, start uint64, fmts []*fmtInfo, la
 	unknown := unknownFormat()
 	it := r.Iter(q)
 	defer it.Close()
-	for it.Next() {
+	for n := 0; it.Next(); n++ {
 		ev := it.Event()
 		f := unknown
 		if int(ev.FormatID) < len(fmts) && fmts[ev.FormatID] != nil {
@@ -113,6 +120,11 @@ func prepass(r *mmapio.Reader, q mmapio.Query, start uint64, fmts []*fmtInfo, la
 		}
 		if err := or.Push(treeInfo(&ev, f, &v, runOf), ev, emit); err != nil {
 			return nil, nil, err
+		}
+		if n&heldCheckMask == 0 {
+			if err := checkPrepassHeld(r, ev.Cycle, open); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	if err := it.Err(); err != nil {

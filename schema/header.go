@@ -89,7 +89,7 @@ func DecodeHeader(b []byte) (Header, bool) {
 func ParseHeader(b []byte, fileSize int64) (Header, error) {
 	h, ok := DecodeHeader(b)
 	if !ok {
-		return h, Errorf("header", 0, "file is %d bytes, shorter than the %d-byte header", len(b), HeaderSize)
+		return h, Errorf("header", 0, "truncated: %d bytes, need %d (the file is shorter than the %d-byte header)", len(b), HeaderSize, HeaderSize)
 	}
 	if h.Magic != Magic {
 		return h, Errorf("header", 0, "bad magic 0x%08x (want 0x%08x): not a .ctrace file", h.Magic, Magic)

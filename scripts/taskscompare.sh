@@ -14,10 +14,17 @@
 #                adapter did before shared units)
 #   tasks-none   the same simulation, tracing nothing (the baseline)
 #
+# The simulation has memory of its own shaped like Akita's scenario (34 MB
+# RSS untraced): a live heap and garbage for every hook event (tracegen's
+# --sim-heap and --sim-garbage, defaults workload.AkitaMemory; SIM="..."
+# passes other values, SIM="--sim-heap 0 --sim-garbage 0" the bare engine
+# of before). RSS over the baseline is then what the tracer costs in a
+# simulation whose garbage collector has work to do.
+#
 # Runs each ROUNDS times (default 5) alternately, EVENTS hook events
 # (default 2860000), under /usr/bin/time; prints per variant min / median /
 # max of the CPU (user+sys) per event over the baseline's, the peak RSS
-# over the baseline's, and the file's bytes per event; then exports both
+# over the baseline's (MiB, and as a ratio), and the file's bytes per event; then exports both
 # traces to Perfetto (the lanes one also with the trace_reader of commit
 # BASE, default main: today's exporter), checks each against the official
 # schema checker, and prints the tracks of the busiest unit and the share
@@ -36,7 +43,7 @@ git -C "$repo" worktree add --detach "$tmp/base-tree" "$base" >/dev/null 2>&1
 (cd "$tmp/base-tree" && go build -o "$tmp/trace_reader.base" ./cmd/trace_reader)
 for ((r = 1; r <= rounds; r++)); do
 	for w in tasks-none tasks-lanes tasks-mutex tasks; do
-		/usr/bin/time -f "%U %S %M" -o "$tmp/time" "$tmp/tracegen" --workload "$w" --events "$events" -o "$tmp/$w.ctrace" 2>"$tmp/gen.log"
+		/usr/bin/time -f "%U %S %M" -o "$tmp/time" "$tmp/tracegen" --workload "$w" --events "$events" ${SIM:-} -o "$tmp/$w.ctrace" 2>"$tmp/gen.log"
 		written=$(sed -n 's/.*(\([0-9]*\) written).*/\1/p' "$tmp/gen.log")
 		bytes=$(stat -c %s "$tmp/$w.ctrace")
 		read -r u s rss <"$tmp/time"
@@ -52,13 +59,13 @@ END {
 	k = n["tasks-none"]; sortv(c, k); sortv(m, k)
 	base_cpu = c[int((k + 1) / 2)]; base_rss = m[int((k + 1) / 2)]
 	printf "baseline (tasks-none): CPU %.2f s, peak RSS %d KiB (medians)\n", base_cpu, base_rss
-	printf "%-12s %30s %30s %10s\n", "variant", "CPU ns/event over baseline", "RSS MiB over baseline", "bytes/ev"
+	printf "%-12s %30s %30s %22s %10s\n", "variant", "CPU ns/event over baseline", "RSS MiB over baseline", "RSS / baseline", "bytes/ev"
 	split("tasks-lanes tasks-mutex tasks", ws, " ")
 	for (x = 1; x <= 3; x++) {
 		w = ws[x]; k = n[w]
-		for (i = 1; i <= k; i++) { c[i] = (cpu[w, i] - base_cpu) * 1e9 / ev[w]; m[i] = (rss[w, i] - base_rss) / 1024 }
-		sortv(c, k); sortv(m, k)
-		printf "%-12s %9.0f / %6.0f / %6.0f      %8.1f / %6.1f / %6.1f    %8.2f\n", w, c[1], c[int((k + 1) / 2)], c[k], m[1], m[int((k + 1) / 2)], m[k], by[w] / ev[w]
+		for (i = 1; i <= k; i++) { c[i] = (cpu[w, i] - base_cpu) * 1e9 / ev[w]; m[i] = (rss[w, i] - base_rss) / 1024; q[i] = rss[w, i] / base_rss }
+		sortv(c, k); sortv(m, k); sortv(q, k)
+		printf "%-12s %9.0f / %6.0f / %6.0f      %8.1f / %6.1f / %6.1f    %4.2f / %4.2f / %4.2f %8.2f\n", w, c[1], c[int((k + 1) / 2)], c[k], m[1], m[int((k + 1) / 2)], m[k], q[1], q[int((k + 1) / 2)], q[k], by[w] / ev[w]
 	}
 }' "$tmp/results"
 "$tmp/trace_reader.base" export --format perfetto "$tmp/tasks-lanes.ctrace" -o "$tmp/lanes.base.pftrace" >/dev/null

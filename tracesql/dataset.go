@@ -4,6 +4,7 @@ package tracesql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,23 +50,29 @@ func (d *DB) openDataset(dir string) error {
 		if len(files) == 0 {
 			continue
 		}
-		quoted := make([]string, len(files))
-		for i, f := range files {
-			quoted[i] = quoteString(f)
-		}
-		src := fmt.Sprintf("read_parquet([%s], union_by_name = true)", strings.Join(quoted, ", "))
-		sel := "*"
-		if hive {
-			// The label stays a string (rank3, or a file's name such as 7).
-			src = fmt.Sprintf("read_parquet([%s], hive_partitioning = true, hive_types = {'trace': 'VARCHAR'}, union_by_name = true)", strings.Join(quoted, ", "))
-			sel = "trace, * EXCLUDE (trace)"
-		}
-		if _, err := d.sqldb.ExecContext(ctx, fmt.Sprintf("CREATE VIEW %s AS SELECT %s FROM %s", quoteIdent(name), sel, src)); err != nil {
-			return fmt.Errorf("%s: table %s: %w", dir, name, err)
+		err = d.createDatasetView(ctx, name, files, hive)
+		if err != nil {
+			// A damaged file fails the whole view: find which, and leave
+			// them out or say which.
+			var bad []SkippedFile
+			files, bad = d.readableFiles(ctx, name, files)
+			if len(bad) == 0 {
+				return fmt.Errorf("%s: table %s: %s", dir, name, firstLine(err))
+			}
+			if !d.cfg.skipDamaged {
+				return fmt.Errorf("%s: table %s: %s: %w (%s)", dir, name, bad[0].Path, ErrDamagedFile, bad[0].Reason)
+			}
+			d.skipped = append(d.skipped, bad...)
+			if len(files) == 0 {
+				continue
+			}
+			if err := d.createDatasetView(ctx, name, files, hive); err != nil {
+				return fmt.Errorf("%s: table %s: %s", dir, name, firstLine(err))
+			}
 		}
 		t := Table{Name: name, Doc: "the Parquet files of " + filepath.Join(dir, name)}
 		if t.Columns, err = d.describe(ctx, name); err != nil {
-			return fmt.Errorf("%s: table %s: %w", dir, name, err)
+			return fmt.Errorf("%s: table %s: %s", dir, name, firstLine(err))
 		}
 		d.dsTables = append(d.dsTables, t)
 	}
@@ -87,6 +94,66 @@ func (d *DB) openDataset(dir string) error {
 	slices.SortStableFunc(d.dsTables, func(a, b Table) int { return rank(a) - rank(b) })
 	d.dataset = dir
 	return nil
+}
+
+// createDatasetView makes the view of table name over its files.
+func (d *DB) createDatasetView(ctx context.Context, name string, files []string, hive bool) error {
+	quoted := make([]string, len(files))
+	for i, f := range files {
+		quoted[i] = quoteString(f)
+	}
+	src := fmt.Sprintf("read_parquet([%s], union_by_name = true)", strings.Join(quoted, ", "))
+	sel := "*"
+	if hive {
+		// The label stays a string (rank3, or a file's name such as 7).
+		src = fmt.Sprintf("read_parquet([%s], hive_partitioning = true, hive_types = {'trace': 'VARCHAR'}, union_by_name = true)", strings.Join(quoted, ", "))
+		sel = "trace, * EXCLUDE (trace)"
+	}
+	_, err := d.sqldb.ExecContext(ctx, fmt.Sprintf("CREATE VIEW %s AS SELECT %s FROM %s", quoteIdent(name), sel, src))
+	return err
+}
+
+// ErrDamagedFile is what Open's error wraps when a dataset's Parquet file
+// cannot be read (without WithSkipDamaged).
+var ErrDamagedFile = errors.New("a damaged Parquet file")
+
+// SkippedFile is a damaged Parquet file of a dataset, left out of its
+// table (WithSkipDamaged).
+type SkippedFile struct {
+	Path   string
+	Table  string
+	Reason string // DuckDB's, one line
+}
+
+// Skipped lists the damaged files of the dataset left out of its tables
+// (WithSkipDamaged), in the tables' order.
+func (d *DB) Skipped() []SkippedFile { return d.skipped }
+
+// readableFiles splits a table's files into those whose schema DuckDB
+// reads and the others (cut short, footer damaged), asking of each alone.
+func (d *DB) readableFiles(ctx context.Context, table string, files []string) (ok []string, bad []SkippedFile) {
+	for _, f := range files {
+		rows, err := d.sqldb.QueryContext(ctx, fmt.Sprintf("DESCRIBE SELECT * FROM read_parquet(%s)", quoteString(f)))
+		if err == nil {
+			for rows.Next() {
+			}
+			err = rows.Err()
+			rows.Close()
+		}
+		if err != nil {
+			bad = append(bad, SkippedFile{Path: f, Table: table, Reason: firstLine(err)})
+			continue
+		}
+		ok = append(ok, f)
+	}
+	return ok, bad
+}
+
+// firstLine is an error's first line: DuckDB adds lines that quote our
+// own SQL (LINE 1: ... ^), which mean nothing to the user.
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(err.Error()), "\n")
+	return strings.TrimSpace(s)
 }
 
 // tableFiles lists the Parquet files of a table directory: those of its

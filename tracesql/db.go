@@ -51,6 +51,7 @@ type DB struct {
 	// whose tables are dsTables; "" for traces.
 	dataset  string
 	dsTables []Table
+	skipped  []SkippedFile // a dataset's damaged files, left out (WithSkipDamaged)
 
 	argDecodes  atomic.Int64 // events whose arguments a scan walked (tests: projection pushdown)
 	noPushdown  bool         // tests: Query rewrites table names only (the answers with no pushdown)

@@ -11,13 +11,14 @@ import (
 type Option func(*config) error
 
 type config struct {
-	hasCycles  bool
-	start, end uint64
-	hasUnit    bool
-	unit       string
-	threads    int
-	budget     int64 // 0: mmapio's default
-	runNames   bool
+	hasCycles   bool
+	start, end  uint64
+	hasUnit     bool
+	unit        string
+	threads     int
+	budget      int64 // 0: mmapio's default
+	runNames    bool
+	skipDamaged bool
 }
 
 // WithCycles restricts every table to the events with start <= cycle <= end
@@ -72,6 +73,14 @@ func WithMemoryBudget(n int64) Option {
 // fetch_<id>), as the tables of the traces opened together are named.
 func WithRunNames() Option {
 	return func(c *config) error { c.runNames = true; return nil }
+}
+
+// WithSkipDamaged opens a dataset (a directory of Parquet files) one of
+// whose files is damaged (cut short, its footer unreadable): that file is
+// left out of its table, the others read, and DB.Skipped names it. Without
+// it Open refuses the dataset with an error naming the file.
+func WithSkipDamaged() Option {
+	return func(c *config) error { c.skipDamaged = true; return nil }
 }
 
 // ParseCycles parses START-END (inclusive), START- or START (from there

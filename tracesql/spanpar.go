@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // The spans table in parallel. Begin/end spans pair per unit and lane, and
@@ -24,10 +26,15 @@ import (
 // and the last cycle it read to the run, and the thread that finishes the
 // last unit ends them all and writes them.
 //
-// This holds when every block of every trace records exactly one unit (our
-// writer's blocks) and no trace has async spans or parents (their ids may
-// pair across units): otherwise the scan reads each trace in one ordered
-// iteration on one thread (spans.go).
+// Async spans pair per unit too: an end closes the span of its unit and id
+// begun last, and the span orderer keeps the begins and ends of one unit and
+// id in their order whatever else it holds back (spantree), so a thread
+// pairs a unit's async spans by id alone (unitAsync). What needs every unit
+// at once is the parent column: a parent id names a span of any unit, open
+// when the child happens. So this holds when every block of every trace
+// records exactly one unit (our writer's blocks) and the query does not
+// read parent, or no trace has parents or async spans; otherwise the scan
+// reads each trace in one ordered iteration on one thread (spans.go).
 
 // spanRun is a parallel execution of the spans table.
 type spanRun struct {
@@ -68,7 +75,7 @@ func (s *spanScan) startParallel(cols []int) (execution, error) {
 		}
 		roles := spanRoles(t.r)
 		for _, r := range roles {
-			if r != nil && r.tree() {
+			if r != nil && r.tree() && s.readsParent(cols) {
 				return nil, nil
 			}
 		}
@@ -103,6 +110,21 @@ func (s *spanScan) startParallel(cols []int) (execution, error) {
 	return run, nil
 }
 
+// readsParent reports whether the query reads the parent column, the one
+// a unit's events alone cannot give.
+func (s *spanScan) readsParent(cols []int) bool {
+	off := 0
+	if s.d.multi {
+		off = 1
+	}
+	for _, c := range cols {
+		if c-off == spanParentColumn {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *spanRun) threads() int { return r.ev.threads() }
 
 func (r *spanRun) local() scanThread {
@@ -115,7 +137,54 @@ type spanThread struct {
 	spanPairs
 	run  *spanRun
 	th   *eventThread
-	task *task // the task th reads, to start afresh at the next
+	task *task     // the task th reads, to start afresh at the next
+	ua   unitAsync // the unit's open async spans, by id
+}
+
+// unitAsync pairs the async spans of one unit by id, as the span orderer
+// does (an end closes the span of its id begun last), numbering the spans
+// from 0 in the unit; spanPairs keeps each open span's row by that number.
+type unitAsync struct {
+	next  int64
+	top   map[uint64]int64 // id -> its open span begun last
+	below map[int64]int64  // span -> the open span of the same id it was begun over
+}
+
+func (u *unitAsync) reset() {
+	u.next = 0
+	clear(u.top)
+	clear(u.below)
+}
+
+func (u *unitAsync) begin(id uint64) int64 {
+	n := u.next
+	u.next++
+	if u.top == nil {
+		u.top = map[uint64]int64{}
+	}
+	if t, ok := u.top[id]; ok { // nested: the id is open already
+		if u.below == nil {
+			u.below = map[int64]int64{}
+		}
+		u.below[n] = t
+	}
+	u.top[id] = n
+	return n
+}
+
+// end returns the span the end of id closes, -1 when none is open.
+func (u *unitAsync) end(id uint64) int64 {
+	n, ok := u.top[id]
+	if !ok {
+		return -1
+	}
+	if b, ok := u.below[n]; ok {
+		u.top[id] = b
+		delete(u.below, n)
+	} else {
+		delete(u.top, id)
+	}
+	return n
 }
 
 func (st *spanThread) fill(out *chunk) error {
@@ -149,6 +218,7 @@ func (st *spanThread) fill(out *chunk) error {
 			st.task, st.ti = th.task, th.trace
 			st.roles, st.from = st.run.roles[th.trace], st.run.from[th.trace]
 			st.open.reset()
+			st.ua.reset()
 			st.closed(st.nOpen)
 		}
 	}
@@ -171,7 +241,19 @@ func (st *spanThread) pair() {
 		if rs.block < 0 {
 			seq = uint64(rs.seqs[i])
 		}
-		st.event(&spanEvent{rc.Cycle, rc.Fid, rc.Unit, rc.Argc, rs.data[rc.ArgOff : rc.ArgOff+uint32(rc.ArgLen)]}, seq, noTree)
+		ev := spanEvent{rc.Cycle, rc.Fid, rc.Unit, rc.Argc, rs.data[rc.ArgOff : rc.ArgOff+uint32(rc.ArgLen)]}
+		res := noTree
+		if sr := roles[rc.Fid]; sr.id >= 0 {
+			st.view.ResetFirst(sr.types, ev.args, int(ev.argc), sr.need)
+			if st.view.Has(sr.id) {
+				if sr.kind == schema.KindAsyncBegin {
+					res.Node = st.ua.begin(st.view.Uint(sr.id))
+				} else {
+					res.Node = st.ua.end(st.view.Uint(sr.id))
+				}
+			}
+		}
+		st.event(&ev, seq, res)
 	}
 	th.pos = len(th.idx)
 }

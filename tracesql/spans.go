@@ -414,6 +414,9 @@ func (s *spanPairs) drain(out *chunk) {
 	out.setSize(n)
 }
 
+// spanParentColumn is the parent column's index in spansColumns.
+const spanParentColumn = 9
+
 // noTree is the resolution of an event with no span trees.
 var noTree = spantree.Resolved{Node: -1, Parent: -1}
 
@@ -454,6 +457,9 @@ func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
 			s.nodeSeq = append(s.nodeSeq, 0)
 		}
 		s.nodeSeq[res.Node] = seq
+		if s.async == nil {
+			s.async = map[int64]openSpan{}
+		}
 		if _, ok := s.async[res.Node]; !ok {
 			s.opened(ev.cycle)
 		}
@@ -546,7 +552,7 @@ func (s *spanPairs) write(out *chunk, row int, r *spanRow) {
 			} else {
 				out.setNull(oc, row)
 			}
-		case 9:
+		case spanParentColumn:
 			if r.parent >= 0 {
 				column[uint64](out, oc)[row] = uint64(r.parent)
 			} else {

@@ -199,9 +199,31 @@ func TestParallelSpansEqualSerial(t *testing.T) {
 			require.Equal(t, want, got, "%v %s", paths, from)
 		}
 	}
+	// Async spans pair per unit, so they are read in parallel unless the
+	// query reads parent (a parent may be on any unit).
 	async := open(t, []string{tasksTrace(t, "tasks")})
 	require.NotEqual(t, "0", one(t, async, "SELECT count(*) FROM spans"))
-	require.Zero(t, tracesql.SpanTasks(async), "async spans: serial")
+	require.Greater(t, tracesql.SpanTasks(async), int64(1), "async spans, parent not read: parallel")
+	one(t, async, "SELECT count(parent) FROM spans")
+	require.Zero(t, tracesql.SpanTasks(async), "parent read: serial")
+	var hi uint64
+	fmt.Sscan(one(t, async, "SELECT max(cycle) FROM events"), &hi)
+	cols := "unit, lane, name, start, \"end\", dur, flow, span, id, parent_id, time, end_time"
+	for _, from := range []string{
+		"spans",
+		fmt.Sprintf("spans(cycles := '%d-%d')", hi/3, hi/2),
+		fmt.Sprintf("spans WHERE unit = '%s'", one(t, async, "SELECT unit FROM spans GROUP BY unit ORDER BY count(*) DESC LIMIT 1")),
+	} {
+		q := "SELECT " + cols + " FROM " + from + " ORDER BY ALL"
+		tracesql.SetSerialSpans(async, false)
+		got := rows(t, async, q)
+		require.Greater(t, tracesql.SpanTasks(async), int64(1), "%s: read in parallel", from)
+		tracesql.SetSerialSpans(async, true)
+		want := rows(t, async, q)
+		require.Zero(t, tracesql.SpanTasks(async))
+		require.NotEmpty(t, want, from)
+		require.Equal(t, want, got, from)
+	}
 }
 
 // clocksTrace writes spans (begin/end on lanes, complete) on three units:
@@ -240,7 +262,7 @@ func clocksTrace(path string) error {
 // TestSpansTime: the spans table has the time of each span's start and
 // end (time, end_time) by its unit's time base, else the file's, as
 // events.time converts a cycle: the same in the parallel scan, the serial
-// one and a span's own table; async spans (read serially) have them too; a
+// one and a span's own table; async spans have them too; a
 // trace with no time base has neither column.
 func TestSpansTime(t *testing.T) {
 	db := open(t, []string{freshTrace(t, "clocks")})
@@ -266,7 +288,7 @@ func TestSpansTime(t *testing.T) {
 	async := open(t, []string{tasksTrace(t, "tasks")})
 	require.Equal(t, "0", one(t, async, `SELECT count(*) FILTER (WHERE time IS NULL OR abs(time - start * 1e-12) > 1e-15 * time
 		OR abs(end_time - "end" * 1e-12) > 1e-15 * end_time) FROM spans`))
-	require.Zero(t, tracesql.SpanTasks(async), "async spans: serial")
+	require.Greater(t, tracesql.SpanTasks(async), int64(1), "async spans, parent not read: parallel")
 	pipe := open(t, []string{trace(t, "pipe")})
 	for _, c := range []string{"time", "end_time"} {
 		_, err := pipe.Query("SELECT " + c + " FROM spans")
@@ -337,4 +359,50 @@ func orphansTrace(path string) error {
 		sub.End(u, 60, id)
 	}
 	return tr.Close()
+}
+
+// TestAsyncSpansPairPerUnit: the parallel scan pairs async spans per unit
+// by id as the span orderer does: an end closes its unit's span of that id
+// begun last (nested ids, the same id open on two units, ends without a
+// begin, spans never ended, a child begun before its parent in one cycle).
+func TestAsyncSpansPairPerUnit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nested.ctrace")
+	tr, err := chronon.Create(path, chronon.WithAutoMetadata(false), chronon.WithFlushInterval(0))
+	require.NoError(t, err)
+	task := chronon.MustAsyncSpan("task")
+	a, err := tr.NewUnit("a")
+	require.NoError(t, err)
+	b, err := tr.NewUnit("b")
+	require.NoError(t, err)
+	for base := uint64(0); base < 2000; base += 20 {
+		task.Begin(a, base+1, 7, 0)
+		task.Begin(a, base+2, 7, 0) // nested: the next end of 7 on a closes this one
+		task.End(a, base+3, 7)
+		task.Begin(b, base+3, 7, 0) // the same id open on another unit
+		task.End(a, base+5, 7)
+		task.End(b, base+6, 7)
+		task.End(a, base+6, 9) // no begin
+		task.Begin(a, base+7, 8, 7)
+		task.Begin(a, base+9, 11, 12) // before its parent, in the same cycle
+		task.Begin(b, base+9, 12, 0)
+		task.End(b, base+10, 12)
+		task.End(a, base+10, 11)
+		task.End(a, base+12, 8)
+	}
+	task.Begin(a, 5000, 10, 0) // never ended
+	task.Begin(b, 5001, 10, 0)
+	require.NoError(t, tr.Close())
+
+	db := open(t, []string{path})
+	q := "SELECT unit, name, start, \"end\", dur, span, id, parent_id FROM spans ORDER BY ALL"
+	tracesql.SetSerialSpans(db, false)
+	got := rows(t, db, q)
+	require.Greater(t, tracesql.SpanTasks(db), int64(1), "read in parallel")
+	tracesql.SetSerialSpans(db, true)
+	want := rows(t, db, q)
+	require.Len(t, want, 100*6+2)
+	require.Equal(t, want, got)
+	// The nested span of 7 on a: begun at 2, ended at 3; the outer 1-5.
+	require.Equal(t, "1", one(t, db, "SELECT count(*) FROM spans WHERE unit = 'a' AND id = 7 AND start = 2 AND \"end\" = 3"))
+	require.Equal(t, "1", one(t, db, "SELECT count(*) FROM spans WHERE unit = 'a' AND id = 7 AND start = 1 AND \"end\" = 5"))
 }

@@ -1126,20 +1126,22 @@ static inline chronon_status chronon_span_end(chronon_unit *u, const chronon_spa
 }
 /* chronon_span_between records a span from cycle start to cycle end (the
  * end, not a duration). An end before the start (the two swapped, a stage
- * left before it was entered) is not recorded: CHRONON_ERR_ARG. */
+ * left before it was entered) is not recorded: CHRONON_ERR_ARG, and
+ * chronon_last_error() says so. */
 static inline chronon_status chronon_span_between(chronon_unit *u, const chronon_span *s, uint64_t start, uint64_t end,
                                                   uint32_t lane, uint64_t flow) {
-	if (end < start)
-		return CHRONON_ERR_ARG;
+	if (CHRONON_UNLIKELY(end < start))
+		return chronon__fail(CHRONON_ERR_ARG, "chronon_span_between: the end is before the start (not recorded)");
 	return chronon__emit_u32_u64_u64(u, s ? &s->complete : NULL, start, lane, flow, end - start);
 }
 /* chronon_span_complete records a span of dur cycles from start. A span
  * whose end (start + dur) is past the last cycle, 2^64-1, which end - start
- * gives when end is before start, is not recorded: CHRONON_ERR_ARG. */
+ * gives when end is before start, is not recorded: CHRONON_ERR_ARG, and
+ * chronon_last_error() says so. */
 static inline chronon_status chronon_span_complete(chronon_unit *u, const chronon_span *s, uint64_t start, uint64_t dur,
                                                    uint32_t lane, uint64_t flow) {
-	if (start + dur < start)
-		return CHRONON_ERR_ARG;
+	if (CHRONON_UNLIKELY(start + dur < start))
+		return chronon__fail(CHRONON_ERR_ARG, "chronon_span_complete: the span ends past the last cycle (start + dur overflows; not recorded)");
 	return chronon__emit_u32_u64_u64(u, s ? &s->complete : NULL, start, lane, flow, dur);
 }
 

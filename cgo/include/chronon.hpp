@@ -757,10 +757,10 @@ public:
 	}
 	// complete records a span of dur cycles starting at start; one whose end
 	// is past the last cycle (end - start with end before start) is not
-	// recorded: Status::err_arg.
+	// recorded: Status::err_arg (last_error() says so).
 	Status complete(Unit u, uint64_t start, uint64_t dur, uint32_t lane, Flow flow = Flow()) const noexcept {
 		if (start + dur < start)
-			return Status::err_arg;
+			return detail::st(chronon__fail(CHRONON_ERR_ARG, "chronon::Span::complete: the span ends past the last cycle (start + dur overflows; not recorded)"));
 		return complete_.emit(u, start, lane, flow.id, dur);
 	}
 
@@ -774,10 +774,10 @@ public:
 	// between records a span from cycle start to cycle end: the end, not a
 	// duration, as Span.Between in Go. An end before the start (the two
 	// swapped, a stage left before it was entered) is not recorded:
-	// Status::err_arg.
+	// Status::err_arg (last_error() says so).
 	Status between(Unit u, uint64_t start, uint64_t end, Lane lane = Lane(), Flow flow = Flow()) const noexcept {
 		if (end < start)
-			return Status::err_arg;
+			return detail::st(chronon__fail(CHRONON_ERR_ARG, "chronon::Span::between: the end is before the start (not recorded)"));
 		return complete_.emit(u, start, lane.id, flow.id, end - start);
 	}
 

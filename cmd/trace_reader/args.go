@@ -36,6 +36,8 @@ type config struct {
 	maxFileBytes int64   // export
 	json         bool    // info, stats, diff, merge, recover, sql
 	noVerify     bool    // merge
+	strict       bool    // sql: a dataset's damaged file is an error
+	allStrings   bool    // info: every interned string
 	memory       int64   // --memory: mmapio's budget for decoded data (0: its default)
 	follow       bool    // stats --follow
 	context      int     // diff
@@ -147,6 +149,10 @@ var (
 		func(c *config, _ string) error { c.csv = true; return nil })
 	optSQLJSON = opt([]string{"--json"}, "", "JSON: an array of objects, one per row",
 		func(c *config, _ string) error { c.json = true; return nil })
+	optStrings = opt([]string{"--strings"}, "", "List every interned string, by id (-v lists the first 20); with --json, all of them in symbol_list",
+		func(c *config, _ string) error { c.allStrings = true; return nil })
+	optStrict = opt([]string{"--strict"}, "", "A dataset with a damaged Parquet file: fail (status 1) naming it, instead of reading the others with a warning",
+		func(c *config, _ string) error { c.strict = true; return nil })
 )
 
 func withFiles(o *option) *option { o.Complete.Files = "*"; return o }

@@ -43,8 +43,8 @@ func init() {
 	// Set here, not in the declaration: help's operands are the table's
 	// own names.
 	commandTable = []*command{
-		{name: "info", synopsis: "[options] <file.ctrace>...", summary: "Show trace file information: blocks, time base, interned strings (with -v: formats, units and their clocks, the first 20 interned strings, per-unit counts).",
-			options: append(originalOptions[:len(originalOptions):len(originalOptions)], optJSON), operands: traces},
+		{name: "info", synopsis: "[options] <file.ctrace>...", summary: "Show trace file information: blocks, time base, interned strings (with -v: formats, units and their clocks, the first 20 interned strings, per-unit counts; --strings: every interned string).",
+			options: append(originalOptions[:len(originalOptions):len(originalOptions)], optJSON, optStrings), operands: traces},
 		{name: "dump", synopsis: "[options] <file.ctrace>...", summary: "Dump events as text, in cycle order (with -v: the event count on stderr).",
 			options: originalOptions, operands: traces},
 		{name: "filter", synopsis: "[options] <file.ctrace>...", summary: "Dump the events matching --cycles and --unit.",
@@ -79,7 +79,8 @@ func init() {
 			"--max-file-size do not apply. --dataset DIR instead of -o: each file's rows\n" +
 			"into DIR's Hive partitions DIR/<table>/trace=<label>/, replacing that\n" +
 			"label's; many runs, exported anywhere at once, make one dataset that\n" +
-			"sql DIR reads. Prints the files written (parquet: OUT, or DIR).",
+			"sql DIR reads; a named span's table there is NAME_spans, the same in\n" +
+			"every run of one simulator. Prints the files written (parquet: OUT, or DIR).",
 			options:  []*option{optFormat, optCycles, optUnit, optNsPerCycle, optMaxFileSize, optOutput, optDataset, optVerbose, optMemory, optHelp},
 			operands: traces, needsOut: true},
 		{name: "merge", synopsis: "-o OUT <file.ctrace>...", summary: "Write one trace holding every event of the files, units named <label>/<unit>\n" +
@@ -106,8 +107,8 @@ func init() {
 			"(cycle order per unit), until the writer closes the file (or Ctrl-C). A file\n" +
 			"not yet created is waited for (its directory must exist).",
 			options: []*option{optCycles, optUnit, optHelp}, operands: traces},
-		{name: "sql", synopsis: "[--csv|--json] [--cycles A-B] [--unit NAME] [--memory SIZE] <file.ctrace>... [-c QUERY]", summary: sqlSummary,
-			options: []*option{optCommand, optCSV, optSQLJSON, optCycles, optUnit, optMemory, optHelp}, operands: traces, more: writeSQLTables},
+		{name: "sql", synopsis: "[--csv|--json] [--cycles A-B] [--unit NAME] [--memory SIZE] [--strict] <file.ctrace>... [-c QUERY]", summary: sqlSummary,
+			options: []*option{optCommand, optCSV, optSQLJSON, optCycles, optUnit, optMemory, optStrict, optHelp}, operands: traces, more: writeSQLTables},
 		{name: "completion", synopsis: "bash|zsh|fish", summary: "Print a script that makes the shell complete trace_reader's commands, options\n" +
 			"and files: source <(trace_reader completion bash) in ~/.bashrc, the same\n" +
 			"with zsh (after compinit) in ~/.zshrc; trace_reader completion fish | source\n" +

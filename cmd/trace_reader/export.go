@@ -51,6 +51,7 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 	if direct {
 		maxFile = 0 // a stream has no .part2
 	} else {
+		sweptTemps(c, stderr, filepath.Dir(target), filepath.Base(target))
 		if _, tmpDir, err = createTemp(target, true); err != nil {
 			return fmt.Errorf("%s: cannot create: %w", c.output, pathErr(err))
 		}
@@ -105,6 +106,16 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 	if c.verbose {
 		fmt.Fprintf(stderr, "Exported %d events: %d instants, %d spans, %d counter samples, %d events with a flow; %d unmatched span ends, %d spans closed at the end\n",
 			res.Events, res.Instants, res.Spans, res.Counters, res.FlowEvents, res.UnmatchedEnds, res.UnterminatedSpans)
+		// What stats notes too: parent ids that drew no arrow, spans
+		// begun before the window, spans left out as impossible.
+		if res.ParentLinks+res.ParentsMissing > 0 {
+			fmt.Fprintf(stderr, "Parents: %d links drawn (an arrow from the parent's begin), %d missing (the parent id named no span: never begun, outside the selection, or ended before the child began)\n",
+				res.ParentLinks, res.ParentsMissing)
+		}
+		if res.ClippedSpans+res.ImpossibleSpans > 0 {
+			fmt.Fprintf(stderr, "Spans: %d begun before the window (drawn from its start), %d complete spans ending before they begin (left out)\n",
+				res.ClippedSpans, res.ImpossibleSpans)
+		}
 		if c.format == "kanata" {
 			fmt.Fprintf(stderr, "Kanata: %d instructions (%d retired, %d flushed), %d dependencies (%d left out: producer not exported), %d flushes of instructions not shown\n",
 				res.Instructions, res.Retired, res.Flushed, res.Dependencies, res.DependenciesDropped, res.FlushesIgnored)

@@ -73,6 +73,9 @@ Options may come before or after the file; a value follows the option or
 written under a temporary name and renamed into place when complete; it may
 not be the input file.
 
+Info options (and those above, --json):
+  --strings           Every interned string, by id (-v lists the first 20)
+
 Export options (and --cycles, --unit, -o, -v, --memory):
   --format F          perfetto (default), chrome-json, kanata or parquet
   --ns-per-cycle X    Nanoseconds per cycle on the timeline (default 1)
@@ -80,7 +83,9 @@ Export options (and --cycles, --unit, -o, -v, --memory):
                       (default 536870912; 0 = one file)
   --dataset DIR       With parquet, instead of -o: each file's rows as the
                       partitions DIR/<table>/trace=<label>/ of one dataset of
-                      many runs (a label's are replaced); sql DIR reads it
+                      many runs (a label's are replaced); sql DIR reads it.
+                      A named span's table there is NAME_spans, so a name
+                      means the same table in every run of one simulator
 
 Stats options (and --cycles, --unit, -o, --memory):
   --json              JSON instead of tables (also info, diff, merge, recover,
@@ -100,6 +105,11 @@ Merge options (and -o, -v, --json):
 
 Diff options (and --cycles, --unit, -o, --memory, --json):
   --context N         Events of context around a divergence (default 3)
+
+SQL options (and -c, --csv, --json, --cycles, --unit, --memory):
+  --strict            A dataset (a directory) with a damaged Parquet file:
+                      fail, naming it; by default it is left out, named in a
+                      warning, and the other files are read
 
 Exit status: 0 ok; 1 the file is bad or unreadable, an I/O error, or no unit
 matches --unit (one line on stderr); 2 usage. diff: 0 equal, 1 different,
@@ -145,6 +155,8 @@ func optionHelp(cmd *command, o *option) string {
 		return "Every table keeps the events of the units NAME selects, as filter --unit (one --unit)"
 	case cmd.name == "sql" && o == optCycles:
 		return "Every table keeps the events with START <= cycle <= END (START- or START: from START on)"
+	case cmd.name == "export" && o == optVerbose:
+		return "A summary on stderr: events, instants, spans, counters, flows; unmatched ends and spans closed at the end; parent links drawn and missing; spans begun before the window and those left out as ending before they begin (what stats notes)"
 	case cmd.name == "convert" && o == optLimit:
 		return "Accepted for the original tool's scripts, and ignored (convert writes every event)"
 	}

@@ -113,7 +113,7 @@ func info(c *config, out io.Writer) error {
 			fmt.Fprintf(w, "  Block cycle ranges are in file order: events read back in file order\n")
 		}
 	}
-	timeAndStrings(w, s, c.verbose)
+	timeAndStrings(w, s, c.verbose, c.allStrings)
 	if md := r.Metadata(); len(md) > 0 {
 		fmt.Fprintf(w, "\nMetadata:\n")
 		for _, kv := range md {
@@ -141,9 +141,9 @@ func info(c *config, out io.Writer) error {
 // timeAndStrings prints how long a cycle lasts (the file's time base and
 // the units on a clock of their own, listed with verbose) and how many
 // interned strings the symbol table holds (the first listed with
-// verbose): what the exporters, stats and
+// verbose, all with all): what the exporters, stats and
 // SQL convert cycles and Symbol arguments with.
-func timeAndStrings(w io.Writer, s *schema.Schema, verbose bool) {
+func timeAndStrings(w io.Writer, s *schema.Schema, verbose, all bool) {
 	fmt.Fprintf(w, "\nTime and Strings:\n")
 	if s.TimeBase.IsZero() {
 		fmt.Fprintf(w, "  Time base: none (cycles only)\n")
@@ -166,14 +166,23 @@ func timeAndStrings(w io.Writer, s *schema.Schema, verbose bool) {
 		fmt.Fprintf(w, "  Units on a clock of their own: %d (info -v lists them)\n", len(own))
 	}
 	fmt.Fprintf(w, "  Interned strings: %d\n", len(s.Symbols))
-	if verbose {
-		for id, str := range s.Symbols[:min(len(s.Symbols), listedSymbols)] {
+	if verbose || all {
+		for id, str := range s.Symbols[:symbolsListed(len(s.Symbols), all)] {
 			fmt.Fprintf(w, "    [%d] %s\n", id, esc(str))
 		}
-		if more := len(s.Symbols) - listedSymbols; more > 0 {
-			fmt.Fprintf(w, "    ... and %d more\n", more)
+		if more := len(s.Symbols) - symbolsListed(len(s.Symbols), all); more > 0 {
+			fmt.Fprintf(w, "    ... and %d more (info --strings lists them all)\n", more)
 		}
 	}
+}
+
+// symbolsListed is how many of n interned strings info lists: all, or
+// the first listedSymbols.
+func symbolsListed(n int, all bool) int {
+	if all {
+		return n
+	}
+	return min(n, listedSymbols)
 }
 
 // listedSymbols is how many interned strings info -v lists (a symbol table

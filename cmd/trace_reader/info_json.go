@@ -36,7 +36,7 @@ type infoFile struct {
 	Blocks     infoBlocks     `json:"blocks" doc:"The block layout"`
 	TimeBase   *infoTimeBase  `json:"time_base" doc:"How long one cycle of every unit lasts, unless the unit has its own (null: the file records none, cycles only)"`
 	Symbols    int            `json:"symbols" doc:"Interned strings in the file's symbol table (Symbol arguments print them)"`
-	SymbolList []infoSymbol   `json:"symbol_list,omitempty" doc:"With -v: the first 20 of them, by id (symbols counts them all)"`
+	SymbolList []infoSymbol   `json:"symbol_list,omitempty" doc:"With -v: the first 20 of them, by id (symbols counts them all); with --strings: all of them"`
 	Formats    []infoFormat   `json:"formats" doc:"The registered formats"`
 	Units      []infoUnit     `json:"units" doc:"The registered units, then any unit id the events or the writer's stats carry that the schema does not list"`
 	Categories []infoCategory `json:"categories" doc:"The registered categories"`
@@ -131,8 +131,8 @@ func infoJSON(c *config, path, label string) (*infoFile, error) {
 		TimeBase: newInfoTimeBase(s.TimeBase), Symbols: len(s.Symbols),
 		Formats: []infoFormat{}, Units: []infoUnit{}, Categories: []infoCategory{}, Metadata: []infoMeta{},
 	}
-	if c.verbose {
-		for id, str := range s.Symbols[:min(len(s.Symbols), listedSymbols)] {
+	if c.verbose || c.allStrings {
+		for id, str := range s.Symbols[:symbolsListed(len(s.Symbols), c.allStrings)] {
 			f.SymbolList = append(f.SymbolList, infoSymbol{ID: uint32(id), Text: str})
 		}
 	}

@@ -122,7 +122,7 @@ func TestInfoListsInternedStrings(t *testing.T) {
 	for i := range 18 {
 		want += fmt.Sprintf("    [%d] s%02d\n", i+2, i)
 	}
-	want += "    ... and 5 more\n"
+	want += "    ... and 5 more (info --strings lists them all)\n"
 	code, out, errOut := runTool("info", "-v", path)
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, want)
@@ -154,4 +154,24 @@ func TestInfoListsInternedStrings(t *testing.T) {
 	rep.Files = nil
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 	require.Nil(t, rep.Files[0].SymbolList, "with -v only")
+
+	// --strings: every one of them, in the text and in --json.
+	all := "  Interned strings: 25\n    [0] req_in\n    [1] line\\nbreak\n"
+	for i := range 23 {
+		all += fmt.Sprintf("    [%d] s%02d\n", i+2, i)
+	}
+	for _, args := range [][]string{{"info", "--strings", path}, {"info", "-v", "--strings", path}} {
+		code, out, errOut = runTool(args...)
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, out, all, args)
+		require.NotContains(t, out, "more (info --strings", args)
+	}
+	code, out, errOut = runTool("info", "--json", "--strings", path)
+	require.Equal(t, 0, code, errOut)
+	rep.Files = nil
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.NotNil(t, rep.Files[0].SymbolList)
+	list = *rep.Files[0].SymbolList
+	require.Len(t, list, 25)
+	require.Equal(t, symbol{24, "s22"}, list[24])
 }

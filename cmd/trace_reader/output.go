@@ -194,16 +194,19 @@ func createTemp(target string, dir bool) (*os.File, string, error) {
 		// Created and remembered under the lock removeTemps takes: an
 		// interrupt in between would leave it behind.
 		temps.Lock()
+		var lock *os.File
 		if dir {
-			err = os.Mkdir(name, 0o777)
+			if err = os.Mkdir(name, 0o777); err == nil {
+				lock = markTemp(name) // a kill -9 leaves it for the next export to remove (sweepTemps)
+			}
 		} else {
 			f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		}
 		if err == nil {
 			if temps.names == nil {
-				temps.names = map[string]bool{}
+				temps.names = map[string]*os.File{}
 			}
-			temps.names[name] = true
+			temps.names[name] = lock
 		}
 		temps.Unlock()
 		if errors.Is(err, os.ErrExist) {
@@ -237,20 +240,28 @@ func pathErr(err error) error {
 // temporary.
 var temps struct {
 	sync.Mutex
-	names map[string]bool
+	names map[string]*os.File // a directory's lock (markTemp), else nil
 }
 
+// forgetTemp forgets a temporary renamed into place or removed, and
+// releases its lock.
 func forgetTemp(name string) {
 	temps.Lock()
 	defer temps.Unlock()
+	if lock := temps.names[name]; lock != nil {
+		lock.Close()
+	}
 	delete(temps.names, name)
 }
 
 func removeTemps() {
 	temps.Lock()
 	defer temps.Unlock()
-	for name := range temps.names {
+	for name, lock := range temps.names {
 		os.RemoveAll(name)
+		if lock != nil {
+			lock.Close()
+		}
 		delete(temps.names, name)
 	}
 }

@@ -49,6 +49,7 @@ func exportParquet(c *config, stdout, stderr io.Writer) error {
 	for _, r := range db.Readers() { // what a damaged or cut file leaves out, as every reading command says
 		warnDamaged(c, r)
 	}
+	sweptTemps(c, stderr, filepath.Dir(out), filepath.Base(out))
 	_, tmp, err := createTemp(out, true)
 	if err != nil {
 		return fmt.Errorf("export: %s: cannot create: %w", c.output, pathErr(err))
@@ -61,6 +62,7 @@ func exportParquet(c *config, stdout, stderr io.Writer) error {
 			err = os.Remove(out) // empty (checked above): the export takes its place
 		}
 		if err == nil {
+			unmarkTemp(tmp) // the marker is the writer's, not the export's
 			err = os.Rename(tmp, out)
 		}
 	}
@@ -75,6 +77,7 @@ func exportParquet(c *config, stdout, stderr io.Writer) error {
 	}
 	if c.verbose {
 		fmt.Fprintf(stderr, "export: %d Parquet files, %d bytes, under %s\n", len(files), totalSize(files), c.output)
+		verboseImpossible(stderr, db)
 	}
 	return nil
 }
@@ -121,6 +124,7 @@ func exportDataset(c *config, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return fmt.Errorf("export: %s: cannot create: %w", dir, pathErr(err))
 	}
+	sweptTemps(c, stderr, dir, "") // every label's: killed exports of runs not exported again too
 	var files []string
 	for i, f := range c.files {
 		written, err := exportPartition(c, f, labels[i])
@@ -219,4 +223,13 @@ func totalSize(files []string) int64 {
 		}
 	}
 	return total
+}
+
+// verboseImpossible adds to export -v's summary the complete spans the
+// spans tables left out (ending before they begin), as the other formats'
+// summary and stats' notes count them.
+func verboseImpossible(stderr io.Writer, db *tracesql.DB) {
+	if n, _ := db.ImpossibleSpans(); n > 0 {
+		fmt.Fprintf(stderr, "export: %d complete spans ending before they begin, left out of the spans tables\n", n)
+	}
 }

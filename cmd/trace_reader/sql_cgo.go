@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,18 +26,31 @@ func sqlOptions(c *config) []tracesql.Option {
 	if c.memory > 0 {
 		opts = append(opts, tracesql.WithMemoryBudget(c.memory))
 	}
+	if !c.strict {
+		opts = append(opts, tracesql.WithSkipDamaged())
+	}
 	return opts
 }
 
 // sqlCommand runs `sql FILE... [-c QUERY]`.
 func sqlCommand(c *config, stdout io.Writer) error {
 	db, err := tracesql.Open(c.files, sqlOptions(c)...)
+	if errors.Is(err, tracesql.ErrDamagedFile) {
+		return fmt.Errorf("%w: remove it or export its run again; without --strict, sql reads the others", err)
+	}
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	for _, r := range db.Readers() {
 		warnDamaged(c, r)
+	}
+	// A dataset of many runs stays readable when one file is damaged (a
+	// copy cut short): said loudly, one line per file left out.
+	for _, s := range db.Skipped() {
+		if c.warn != nil {
+			fmt.Fprintf(c.warn, "trace_reader: warning: %s: damaged, left out of table %s (%s); the other files are read (--strict: fail instead)\n", s.Path, s.Table, oneLine(s.Reason))
+		}
 	}
 	out := &resultWriter{w: stdout, csv: c.csv, json: c.json}
 	switch {

@@ -2,7 +2,7 @@
 // how fast it wrote them.
 //
 //	tracegen --workload w1 --events N --units U [--seed S] [--level L]
-//	         [--block-size B] [--no-compress] [--unit-id-base FIRST] -o FILE
+//	         [--block-size B] [--ring-budget BYTES] [--no-compress] [--unit-id-base FIRST] -o FILE
 //
 // It prints events/s and bytes/event (per event emitted) on stderr, and the
 // events written when a selection (CHRONON_TRACE) or drops kept fewer.
@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ type options struct {
 	seed       uint64
 	level      int
 	blockSize  int
+	ringBudget int // defaultRingBudget: the writer's default
 	noCompress bool
 	policy     string
 	out        string
@@ -42,11 +44,16 @@ type options struct {
 	execTrace  string
 	cpuStats   bool
 	unitIDBase uint
+	simHeap    int
+	simGarbage int
 	help       bool
 	version    bool
 }
 
 type flag = cli.Flag[*options]
+
+// defaultRingBudget marks --ring-budget not given: the writer's default.
+const defaultRingBudget = math.MinInt
 
 func intFlag(names []string, arg, help string, dst func(*options) *int) *flag {
 	return &flag{Option: cli.Option{Names: names, Arg: arg, Help: help}, Set: func(o *options, v string) error {
@@ -92,6 +99,7 @@ var flags = []*flag{
 	}},
 	intFlag([]string{"--level"}, "L", fmt.Sprintf("Compression level, 0 = none, 1..22 (default %d)", chronon.LevelDefault), func(o *options) *int { return &o.level }),
 	intFlag([]string{"--block-size"}, "B", fmt.Sprintf("Block size in bytes, a power of two, 4096..1048576 (default %d)", chronon.DefaultBlockSize), func(o *options) *int { return &o.blockSize }),
+	intFlag([]string{"--ring-budget"}, "BYTES", fmt.Sprintf("Memory of all units' rings beyond their first chunks (default %d); past it rings seal smaller chunks, smaller blocks; 0: no bound, every busy unit fills whole blocks", chronon.DefaultRingBudget), func(o *options) *int { return &o.ringBudget }),
 	switchFlag([]string{"--no-compress"}, "Store blocks raw", func(o *options) *bool { return &o.noCompress }),
 	{Option: cli.Option{Names: []string{"--unit-id-base"}, Arg: "FIRST", Help: "First unit id (rank r of units U: 1+r*U, so a merge of the rank files copies their blocks; default 1)"},
 		Set: func(o *options, v string) error {
@@ -102,6 +110,8 @@ var flags = []*flag{
 			o.unitIDBase = uint(n)
 			return nil
 		}},
+	intFlag([]string{"--sim-heap"}, "MIB", fmt.Sprintf("Task workloads: the simulation's own live heap in MiB, 0 = none (default %d, with --sim-garbage: an untraced run about as large as Akita's 34 MB scenario)", workload.AkitaMemory.LiveMiB), func(o *options) *int { return &o.simHeap }),
+	intFlag([]string{"--sim-garbage"}, "BYTES", fmt.Sprintf("Task workloads: bytes the simulation allocates and drops per hook event, 0 = none (default %d)", workload.AkitaMemory.GarbagePerEvent), func(o *options) *int { return &o.simGarbage }),
 	withWords(stringFlag([]string{"--policy"}, "P", "Backpressure policy: block (default) or drop", func(o *options) *string { return &o.policy }), "block", "drop"),
 	withFiles(stringFlag([]string{"-o", "--output"}, "FILE", "The trace to write (required)", func(o *options) *string { return &o.out })),
 	withFiles(stringFlag([]string{"--cpuprofile"}, "FILE", "Write a CPU profile (go tool pprof) to FILE", func(o *options) *string { return &o.cpuProfile })),
@@ -132,7 +142,8 @@ func tool() *cli.Tool {
 // (--help, --version): nothing is written then.
 func parse(args []string, stdout, stderr io.Writer) (o options, done bool, err error) {
 	o = options{workload: "w1", events: 1_000_000, units: 16, seed: 1, level: chronon.LevelDefault,
-		blockSize: chronon.DefaultBlockSize, policy: "block", unitIDBase: 1}
+		blockSize: chronon.DefaultBlockSize, ringBudget: defaultRingBudget, policy: "block", unitIDBase: 1,
+		simHeap: workload.AkitaMemory.LiveMiB, simGarbage: workload.AkitaMemory.GarbagePerEvent}
 	operands, err := cli.ParseFlags(&o, args, flags, func(used, instead string) {
 		fmt.Fprintln(stderr, cli.Deprecated("tracegen", used, instead))
 	})
@@ -164,6 +175,12 @@ func parse(args []string, stdout, stderr io.Writer) (o options, done bool, err e
 		// one would fail the run after the file is created.
 		return o, false, fmt.Errorf("--unit-id-base %d with --units %d numbers units up to %d, past 65535: with %d units, --unit-id-base must be 1..%d",
 			o.unitIDBase, o.units, o.unitIDBase+uint(o.units)-1, o.units, 65536-o.units)
+	case o.ringBudget != defaultRingBudget && (o.ringBudget < 0 || o.ringBudget > 0 && o.ringBudget < 64<<10):
+		return o, false, fmt.Errorf("--ring-budget %d: want 0 (no bound) or at least 65536 bytes", o.ringBudget)
+	case o.simHeap < 0 || o.simHeap > 1<<16:
+		return o, false, errors.New("--sim-heap must be 0..65536 (MiB)")
+	case o.simGarbage < 0 || o.simGarbage > 1<<20:
+		return o, false, errors.New("--sim-garbage must be 0..1048576 (bytes)")
 	case o.policy != "block" && o.policy != "drop":
 		return o, false, errors.New("--policy must be block or drop")
 	}
@@ -196,6 +213,9 @@ func command(args []string, stdout, stderr io.Writer) int {
 		chronon.WithSimulationName(o.workload),
 		chronon.WithUnitIDBase(uint16(o.unitIDBase)),
 	}
+	if o.ringBudget != defaultRingBudget {
+		opts = append(opts, chronon.WithRingBudget(o.ringBudget))
+	}
 	if o.noCompress {
 		opts = append(opts, chronon.WithCompression(false))
 	}
@@ -208,7 +228,8 @@ func command(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	start := time.Now()
-	res, err := workload.Run(o.workload, o.out, o.events, o.units, o.seed, opts...)
+	res, err := workload.RunWith(o.workload, o.out, o.events, o.units, o.seed,
+		workload.SimMemory{LiveMiB: o.simHeap, GarbagePerEvent: o.simGarbage}, opts...)
 	if err != nil {
 		stop()
 		fmt.Fprintln(stderr, "tracegen:", err)

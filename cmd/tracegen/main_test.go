@@ -55,3 +55,28 @@ func TestUnitIDBaseFlag(t *testing.T) {
 		require.NoError(t, r.Close())
 	}
 }
+
+// --ring-budget sets the writer's bound on ring memory: with many units a
+// small bound seals small chunks (more, smaller blocks), 0 none (every
+// unit's blocks fill up); a bound under 64 KiB or negative is a usage
+// error.
+func TestRingBudgetFlag(t *testing.T) {
+	dir := t.TempDir()
+	blocks := func(args ...string) int {
+		t.Helper()
+		out := filepath.Join(dir, "rb.ctrace")
+		var stderr bytes.Buffer
+		require.Equal(t, 0, run(append([]string{"--events", "200000", "--units", "100", "--block-size", "1048576", "-o", out}, args...), &stderr), stderr.String())
+		r, err := mmapio.Open(out)
+		require.NoError(t, err)
+		defer r.Close()
+		return len(r.Blocks())
+	}
+	small, unbounded := blocks("--ring-budget", "65536"), blocks("--ring-budget", "0")
+	require.Greater(t, small, 2*unbounded, "a small budget seals smaller chunks")
+	for _, bad := range []string{"-5", "100"} {
+		var stderr bytes.Buffer
+		require.Equal(t, 2, run([]string{"--ring-budget", bad, "-o", filepath.Join(dir, "x.ctrace")}, &stderr))
+		require.Contains(t, stderr.String(), "--ring-budget "+bad+": want 0 (no bound) or at least 65536 bytes")
+	}
+}

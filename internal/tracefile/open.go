@@ -47,7 +47,7 @@ func newFile(path string, data []byte, o Options) (_ *File, err error) {
 	}
 	h := f.hdr
 	hasFooter := h.Flags&schema.FlagHasIndex != 0 && h.FooterSize != 0 && !cut.footer
-	if err := f.loadSchema(cut.schema, hasFooter); err != nil {
+	if err := f.loadSchema(cut, hasFooter); err != nil {
 		return nil, err
 	}
 	var keys blockKeys
@@ -87,6 +87,9 @@ func newFile(path string, data []byte, o Options) (_ *File, err error) {
 // a corrupt one.
 type cutSections struct {
 	schema, firstBlock, footer bool
+	// schemaOff, schemaSize: where the header put the schema that runs
+	// past the end (cut.schema), for the error when no schema is found.
+	schemaOff, schemaSize uint64
 }
 
 func (f *File) parseHeader() (cutSections, error) {
@@ -112,6 +115,7 @@ func (f *File) parseHeader() (cutSections, error) {
 	pastEnd := func(off, n uint64) bool { return off >= schema.HeaderSize && (off > size || n > size-off) }
 	if raw.SchemaSize != 0 && pastEnd(raw.SchemaOffset, raw.SchemaSize) {
 		cut.schema = true
+		cut.schemaOff, cut.schemaSize = raw.SchemaOffset, raw.SchemaSize
 		raw.SchemaOffset, raw.SchemaSize = 0, 0
 	}
 	if raw.FirstBlockOffset > size {
@@ -142,7 +146,7 @@ func (f *File) parseHeader() (cutSections, error) {
 // lost its schema offsets (written by a process killed before it rewrote
 // the header) has it right after the header, where the original writer puts
 // it; it is looked for there only when there is no footer to trust instead.
-func (f *File) loadSchema(cut, hasFooter bool) error {
+func (f *File) loadSchema(cut cutSections, hasFooter bool) error {
 	h := f.hdr
 	if h.Flags&schema.FlagHasSchema == 0 {
 		return nil
@@ -159,16 +163,27 @@ func (f *File) loadSchema(cut, hasFooter bool) error {
 		f.sch, f.schemaOff, f.schemaSize = s, off, n
 		return nil
 	}
-	if hasFooter && !cut {
+	if hasFooter && !cut.schema {
 		return nil // the original reader reads no schema when schema_size is 0
 	}
-	return f.locateSchema()
+	err := f.locateSchema()
+	if err != nil && cut.schema {
+		// The header says how long the schema is and the file ends
+		// inside it: say so, as a cut header is said, whatever the
+		// partial FlatBuffer made the locating find.
+		have := uint64(0)
+		if size := uint64(len(f.data)); size > cut.schemaOff {
+			have = size - cut.schemaOff
+		}
+		return formatErr(f.path, "schema", int64(cut.schemaOff), "truncated: %d bytes, need %d (the file was cut short inside the schema)", have, cut.schemaSize)
+	}
+	return err
 }
 
 func (f *File) locateSchema() error {
 	const at = schema.HeaderSize
 	if len(f.data) < at+8 {
-		return formatErr(f.path, "schema", at, "the file ends inside the schema (%d bytes)", len(f.data))
+		return formatErr(f.path, "schema", at, "truncated: %d bytes, need at least 8 (the file ends inside the schema)", len(f.data)-at)
 	}
 	if id := string(f.data[at+4 : at+8]); id != schema.SchemaIdentifier {
 		return formatErr(f.path, "schema", at+4, "the header has no schema offsets and no schema FlatBuffer follows the header (identifier %q, want %q)", id, schema.SchemaIdentifier)

@@ -16,17 +16,24 @@ type Result struct {
 	Dropped   uint64
 }
 
-type runner func(t *chronon.Tracer, events, units int, seed uint64) error
+type runner func(t *chronon.Tracer, events, units int, seed uint64, mem SimMemory) error
 
 var runners = map[string]runner{
-	"w1":          runW1,
-	"mixed":       runMixed,
-	"growing":     runGrowing,
-	"pipeline":    runPipeline,
+	"w1":          noMemory(runW1),
+	"mixed":       noMemory(runMixed),
+	"growing":     noMemory(runGrowing),
+	"pipeline":    noMemory(runPipeline),
 	"tasks":       runTasks,
 	"tasks-mutex": runTasksMutex,
 	"tasks-lanes": runTasksLanes,
 	"tasks-none":  runTasksNone,
+}
+
+// noMemory adapts a workload that has no simulation memory of its own.
+func noMemory(f func(t *chronon.Tracer, events, units int, seed uint64) error) runner {
+	return func(t *chronon.Tracer, events, units int, seed uint64, _ SimMemory) error {
+		return f(t, events, units, seed)
+	}
 }
 
 // runnerOptions are options a workload's tracer needs besides the
@@ -50,6 +57,12 @@ func Names() string {
 
 // Run writes workload name to path and closes the tracer.
 func Run(name, path string, events, units int, seed uint64, opts ...chronon.Option) (Result, error) {
+	return RunWith(name, path, events, units, seed, SimMemory{}, opts...)
+}
+
+// RunWith is Run with the simulation's own memory (the task workloads';
+// the others have none).
+func RunWith(name, path string, events, units int, seed uint64, mem SimMemory, opts ...chronon.Option) (Result, error) {
 	run, ok := runners[name]
 	if !ok {
 		return Result{}, fmt.Errorf("unknown workload %q (have %s)", name, Names())
@@ -58,7 +71,7 @@ func Run(name, path string, events, units int, seed uint64, opts ...chronon.Opti
 	if err != nil {
 		return Result{}, err
 	}
-	if err := run(t, events, units, seed); err != nil {
+	if err := run(t, events, units, seed, mem); err != nil {
 		t.Close()
 		removeFailed(path)
 		return Result{}, err

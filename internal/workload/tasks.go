@@ -223,18 +223,18 @@ func (noTracer) EndTask(int, TaskEnd)        {}
 func (noTracer) AddTaskTag(int, TaskTag)     {}
 func (noTracer) AddMilestone(int, Milestone) {}
 
-func runTasks(t *chronon.Tracer, events, _ int, seed uint64) error {
-	return runTasksAsync(t, events, seed, true)
+func runTasks(t *chronon.Tracer, events, _ int, seed uint64, mem SimMemory) error {
+	return runTasksAsync(t, events, seed, mem, true)
 }
 
-func runTasksMutex(t *chronon.Tracer, events, _ int, seed uint64) error {
-	return runTasksAsync(t, events, seed, false)
+func runTasksMutex(t *chronon.Tracer, events, _ int, seed uint64, mem SimMemory) error {
+	return runTasksAsync(t, events, seed, mem, false)
 }
 
 // runTasksAsync runs tasksAsync on shared units, or on ordinary ones with
 // a mutex each.
-func runTasksAsync(t *chronon.Tracer, events int, seed uint64, shared bool) error {
-	sim := NewTaskSim(seed)
+func runTasksAsync(t *chronon.Tracer, events int, seed uint64, mem SimMemory, shared bool) error {
+	sim := NewTaskSim(seed).WithMemory(mem)
 	var opts []chronon.UnitOption
 	if shared {
 		opts = append(opts, chronon.WithShared())
@@ -253,8 +253,8 @@ func runTasksAsync(t *chronon.Tracer, events int, seed uint64, shared bool) erro
 	return nil
 }
 
-func runTasksLanes(t *chronon.Tracer, events, _ int, seed uint64) error {
-	sim := NewTaskSim(seed)
+func runTasksLanes(t *chronon.Tracer, events, _ int, seed uint64, mem SimMemory) error {
+	sim := NewTaskSim(seed).WithMemory(mem)
 	us, err := taskUnits(t, sim)
 	if err != nil {
 		return err
@@ -265,7 +265,7 @@ func runTasksLanes(t *chronon.Tracer, events, _ int, seed uint64) error {
 	return nil
 }
 
-func runTasksNone(_ *chronon.Tracer, events, _ int, seed uint64) error {
-	NewTaskSim(seed).Run(noTracer{}, events, taskGoroutines())
+func runTasksNone(_ *chronon.Tracer, events, _ int, seed uint64, mem SimMemory) error {
+	NewTaskSim(seed).WithMemory(mem).Run(noTracer{}, events, taskGoroutines())
 	return nil
 }

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -83,4 +84,47 @@ func TestTaskWorkloads(t *testing.T) {
 	require.Zero(t, res.ParentsMissing)
 	require.NotZero(t, res.ParentLinks)
 	require.Equal(t, 1.0, res.TimeScale)
+}
+
+// heapProbe reads the live heap once, at the simulation's first hook call,
+// and the number of heap objects allocated over the run.
+type heapProbe struct {
+	noTracer
+	once sync.Once
+	live uint64
+}
+
+func (p *heapProbe) StartTask(int, TaskStart) {
+	p.once.Do(func() {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		p.live = ms.HeapAlloc
+	})
+}
+
+// The stand-in's own memory: the live heap it asks for is live while it
+// runs, every hook event allocates its garbage, and the event stream is
+// the same with or without it.
+func TestTaskSimMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("heap figures under the race detector are not the program's; make test runs this without it")
+	}
+	const events = 20_000
+	run := func(m SimMemory) (p *heapProbe, made int, mallocs uint64) {
+		p = &heapProbe{}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		made = NewTaskSim(7).WithMemory(m).Run(p, events, 2)
+		runtime.ReadMemStats(&after)
+		return p, made, after.Mallocs - before.Mallocs
+	}
+	bare, made0, mallocs0 := run(SimMemory{})
+	withHeap, made1, _ := run(SimMemory{LiveMiB: 8})
+	withGarbage, made2, mallocs2 := run(SimMemory{GarbagePerEvent: 256})
+	require.Equal(t, made0, made1, "a seed is one event stream whatever the memory")
+	require.Equal(t, made0, made2)
+	require.InDelta(t, float64(8<<20), float64(withHeap.live)-float64(bare.live), float64(1<<20), "the live heap asked for is live while the simulation runs")
+	require.GreaterOrEqual(t, mallocs2-mallocs0, uint64(4*made0), "256 bytes per event are four 64-byte objects an event")
+	require.Less(t, withGarbage.live-min(withGarbage.live, bare.live), uint64(1<<20), "garbage does not stay live")
 }

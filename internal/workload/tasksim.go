@@ -36,6 +36,14 @@ import (
 type TaskSim struct {
 	Comps []TaskComp
 	seed  uint64
+	mem   SimMemory
+}
+
+// WithMemory gives the simulation memory of its own (SimMemory): a live
+// heap held through Run and garbage for every hook event.
+func (s *TaskSim) WithMemory(m SimMemory) *TaskSim {
+	s.mem = m
+	return s
 }
 
 // TaskComp is one component.
@@ -184,9 +192,12 @@ func (s *TaskSim) Run(tr TaskTracer, events int, goroutines int) int {
 	nextID := uint64(0)
 	id := func() uint64 { nextID++; return nextID }
 	made := 0
+	mem := newSimHeap(s.mem)
+	defer mem.done()
 	batches := make([][]hookCall, goroutines)
 	emit := func(h hookCall) {
 		made++
+		mem.event(h.id)
 		g := int(h.comp) % goroutines
 		batches[g] = append(batches[g], h)
 	}

@@ -15,6 +15,11 @@ type Encoder struct {
 	seqs []seq  // sequences of the current zstd block, coded
 	lits []byte // literals of the current zstd block
 
+	// WithScratch: where seqs and lits come from, and their memory.
+	alloc          func(n int) []byte
+	free           func([]byte)
+	seqMem, litMem []byte
+
 	stats  BlockStats // of the current frame
 	srcLen int
 

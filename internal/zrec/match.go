@@ -95,10 +95,10 @@ func le8(p unsafe.Pointer) uint64 { return binary.LittleEndian.Uint64((*[8]byte)
 func (e *Encoder) findSequences(src []byte, start int) int {
 	limit := min(len(src), start+maxBlockSize)
 	if n := (limit-start)/minMatch + 1; cap(e.seqs) < n {
-		e.seqs = make([]seq, n)
+		e.seqs = e.newSeqs(n)
 	}
 	if cap(e.lits) < maxBlockSize+litSlack {
-		e.lits = make([]byte, 0, maxBlockSize+litSlack)
+		e.lits = e.newLits(maxBlockSize + litSlack)
 	}
 	e.llHist, e.mlHist, e.ofHist = [maxSymbolSize]uint32{}, [maxSymbolSize]uint32{}, [maxSymbolSize]uint32{}
 	seqs := e.seqs[:cap(e.seqs)]
