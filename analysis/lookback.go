@@ -48,12 +48,8 @@ func (s *stater) lookback(ev *mmapio.Event, res spantree.Resolved) {
 		return
 	}
 	c := ev.Cycle
+	lk := s.laneOf(ev, fr)
 	v := &s.view
-	v.Reset(fr.f.ArgTypes, ev.RawArgs(), int(ev.ArgCount))
-	lk := laneKey{unit: ev.UnitID}
-	if v.Has(fr.lane) {
-		lk.lane, lk.has = v.Uint(fr.lane), true
-	}
 	switch fr.f.Kind {
 	case schema.KindAsyncBegin:
 		if res.Node < 0 {

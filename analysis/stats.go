@@ -400,16 +400,12 @@ func (s *stater) event(ev *mmapio.Event, res spantree.Resolved) {
 	if fr == nil {
 		return
 	}
+	lk := s.laneOf(ev, fr)
 	v := &s.view
-	v.Reset(fr.f.ArgTypes, ev.RawArgs(), int(ev.ArgCount))
 	if v.Has(fr.flow) {
 		if flow := v.Uint(fr.flow); flow != 0 {
 			s.flowStep(flow, ev.UnitID, c)
 		}
-	}
-	lk := laneKey{unit: ev.UnitID}
-	if v.Has(fr.lane) {
-		lk.lane, lk.has = v.Uint(fr.lane), true
 	}
 	switch fr.f.Kind {
 	case schema.KindAsyncBegin:
@@ -461,6 +457,17 @@ func (s *stater) event(ev *mmapio.Event, res spantree.Resolved) {
 		s.span(lk, fr.name, begin, c-begin)
 		s.occEnd(lk, c)
 	}
+}
+
+// laneOf reads ev's arguments into s.view and returns its unit and lane.
+func (s *stater) laneOf(ev *mmapio.Event, fr *fmtRoles) laneKey {
+	v := &s.view
+	v.Reset(fr.f.ArgTypes, ev.RawArgs(), int(ev.ArgCount))
+	lk := laneKey{unit: ev.UnitID}
+	if v.Has(fr.lane) {
+		lk.lane, lk.has = v.Uint(fr.lane), true
+	}
+	return lk
 }
 
 func (s *stater) span(lk laneKey, name string, start, dur uint64) {
