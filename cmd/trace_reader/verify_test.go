@@ -176,14 +176,7 @@ func TestVerifyUsesTheSchemaOfAKilledFile(t *testing.T) {
 // its CRC32C fields, that the header and the footer disagree (a problem).
 // With the footer's stripped too it names what it found, not a writer.
 func TestVerifyOfAFileStrippedOfItsChecksumFlag(t *testing.T) {
-	dir := t.TempDir()
-	good := filepath.Join(dir, "w1.ctrace")
-	_, err := workload.Run("w1", good, 4000, 4, 1, chronon.WithAutoMetadata(false))
-	require.NoError(t, err)
-	b, err := os.ReadFile(good)
-	require.NoError(t, err)
-	h, err := schema.ParseHeader(b, int64(len(b)))
-	require.NoError(t, err)
+	dir, _, b, h := smallW1(t)
 	stripped := append([]byte(nil), b...)
 	stripped[48] &^= byte(schema.FlagChecksums)
 	clear(stripped[56:64])
@@ -295,14 +288,7 @@ func TestVerifyUnitStatsListAUnitOnce(t *testing.T) {
 // a damaged one still named. A file closed without an index (the original
 // writer's option) and the copy recover writes are ok.
 func TestVerifyOfAnUnclosedFile(t *testing.T) {
-	dir := t.TempDir()
-	good := filepath.Join(dir, "w1.ctrace")
-	_, err := workload.Run("w1", good, 4000, 4, 1, chronon.WithAutoMetadata(false))
-	require.NoError(t, err)
-	b, err := os.ReadFile(good)
-	require.NoError(t, err)
-	h, err := schema.ParseHeader(b, int64(len(b)))
-	require.NoError(t, err)
+	dir, _, b, h := smallW1(t)
 	foot, err := schema.DecodeFooter(b[h.FooterOffset:h.FooterOffset+h.FooterSize], int64(h.FooterOffset))
 	require.NoError(t, err)
 	kh := h
@@ -362,4 +348,19 @@ func TestVerifyOfAnUnclosedFile(t *testing.T) {
 	code, out, _ = runTool("verify", ref("noindex.ctrace"))
 	require.Equal(t, 0, code, out)
 	require.NotContains(t, out, "not closed")
+}
+
+// smallW1 writes a W1 trace of 4,000 events on 4 units into a new
+// directory and returns the directory, the file, its bytes and its header.
+func smallW1(t *testing.T) (dir, path string, b []byte, h schema.Header) {
+	t.Helper()
+	dir = t.TempDir()
+	path = filepath.Join(dir, "w1.ctrace")
+	_, err := workload.Run("w1", path, 4000, 4, 1, chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	b, err = os.ReadFile(path)
+	require.NoError(t, err)
+	h, err = schema.ParseHeader(b, int64(len(b)))
+	require.NoError(t, err)
+	return dir, path, b, h
 }
