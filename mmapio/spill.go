@@ -117,6 +117,7 @@ func (sp *segPipe) startSpill() bool {
 	// cut every cycle into a segment per run.
 	s.target = max(64<<10, min(32<<20, (sp.budget-2*s.text)/4))
 	sp.spill = s
+	dropIdle() // the blocks just given back: not reused, not counted
 	return true
 }
 
@@ -571,4 +572,14 @@ func (sp *segPipe) fillSpilledLocked() bool {
 		sp.queue = append(sp.queue, seg)
 	}
 	return true
+}
+
+// dropIdle forgets the idle memory the merge before the switch left in
+// the process's free lists: the blocks' buffers and records, the
+// segments. A spilled or windowed merge reuses little of it, and the
+// budget does not count it while idle (up to 144 MiB: their caps).
+func dropIdle() {
+	bufpool.DropIdle()
+	tracefile.DropIdle()
+	segments.Drop()
 }
