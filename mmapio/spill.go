@@ -57,6 +57,9 @@ type spiller struct {
 	target int64 // a segment's bytes (parts, records, merge buffers)
 	text   int64 // a dump segment's text reserve
 
+	lows     []ckpt // where the next segment reads each ready run from (lowsAt)
+	his      []ckpt // and up to where, for an end at hisTo (cutSpilled)
+	hisTo    wkey
 	retiring []*run          // passed by the merge, freed once the segments reading them are consumed
 	idle     []*spillScratch // scratch of finished spill jobs, still reserved
 	err      error           // ends the merge at errAt, once the events before it are out
@@ -369,7 +372,8 @@ func (sp *segPipe) buildSpilled() *segment {
 		return nil
 	}
 	live := s.runs[:k]
-	to := sp.cutSpilled(live, end)
+	s.lows = sp.lowsAt(s.lows[:0], live, s.at)
+	to := sp.cutSpilled(live, s.lows, end)
 	seg := getSegment()
 	seg.spilled = true
 	seg.from, seg.to = s.at, to
@@ -377,11 +381,18 @@ func (sp *segPipe) buildSpilled() *segment {
 	seg.cost = s.text
 	s.seq++
 	seg.seq = s.seq
-	for _, r := range live {
-		if r.n == 0 || r.lastKey().compare(s.at) < 0 || r.key(r.first, 0).compare(to) >= 0 {
+	reuse := s.hisTo == to && len(s.his) == len(live) // the cut's last weighing was of this end
+	for i, r := range live {
+		lo := s.lows[i]
+		if lo.idx == noLow || r.key(r.first, 0).compare(to) >= 0 {
 			continue
 		}
-		lo, hi := r.floor(s.at), r.ceil(to)
+		var hi ckpt
+		if reuse {
+			hi = s.his[i]
+		} else {
+			hi = r.ceil(to)
+		}
 		if hi.off <= lo.off {
 			continue
 		}
@@ -419,20 +430,41 @@ func (sp *segPipe) readsCost(reads []spillRead) int64 {
 	return c
 }
 
+// noLow marks a run without events at or after the segment's start.
+const noLow = math.MaxUint32
+
+// lowsAt appends to dst, for each run of live, its checkpoint where a
+// segment starting at at reads from (floor), or one with idx noLow when
+// it has no event there: the cut weighs several ends for one start.
+func (sp *segPipe) lowsAt(dst []ckpt, live []*run, at wkey) []ckpt {
+	for _, r := range live {
+		if r.n == 0 || r.lastKey().compare(at) < 0 {
+			dst = append(dst, ckpt{idx: noLow})
+			continue
+		}
+		dst = append(dst, r.floor(at))
+	}
+	return dst
+}
+
 // cutSpilled returns where the segment starting at s.at over runs live
 // ends: end, or an earlier key where what the runs hold from s.at fits
 // the segment's share (at least one checkpoint's step of one run: the
-// merge moves on).
-func (sp *segPipe) cutSpilled(live []*run, end wkey) wkey {
+// merge moves on). lows are live's checkpoints at s.at (lowsAt).
+func (sp *segPipe) cutSpilled(live []*run, lows []ckpt, end wkey) wkey {
 	s := sp.spill
 	at := s.at
 	cost := func(to wkey) int64 {
 		var bytes, events int64
-		for _, r := range live {
-			if r.n == 0 || r.lastKey().compare(at) < 0 || r.key(r.first, 0).compare(to) >= 0 {
+		s.his, s.hisTo = s.his[:0], to
+		for i, r := range live {
+			lo := lows[i]
+			if lo.idx == noLow || r.key(r.first, 0).compare(to) >= 0 {
+				s.his = append(s.his, lo)
 				continue
 			}
-			lo, hi := r.floor(at), r.ceil(to)
+			hi := r.ceil(to)
+			s.his = append(s.his, hi)
 			if hi.off > lo.off {
 				bytes += int64(hi.off - lo.off)
 				events += int64(hi.idx - lo.idx)
