@@ -372,6 +372,14 @@ func (sp *segPipe) buildSpilled() *segment {
 		return nil
 	}
 	live := s.runs[:k]
+	if s.inflight > 0 && !failed && end != maxKey && sp.readyAhead(live) < s.target/2 {
+		// While blocks are spilling, a segment much smaller than its
+		// share waits for them. Cut as soon as a few runs were ready,
+		// segments were a tenth of their share, and each read every run
+		// it overlaps back: a read per run, hundreds of runs, whose
+		// system calls cost more than their events.
+		return nil
+	}
 	s.lows = sp.lowsAt(s.lows[:0], live, s.at)
 	to := sp.cutSpilled(live, s.lows, end)
 	seg := getSegment()
@@ -428,6 +436,19 @@ func (sp *segPipe) readsCost(reads []spillRead) int64 {
 		c += 1 << bufpool.Class(int(bytes))
 	}
 	return c
+}
+
+// readyAhead is what the blocks of the ready runs of live that start
+// after the next segment's cycle decode to: what spilled since (the runs
+// are in plan order: the last ones), an estimate of a segment's reach
+// that costs no search.
+func (sp *segPipe) readyAhead(live []*run) int64 {
+	s := sp.spill
+	var n int64
+	for i := len(live) - 1; i >= 0 && live[i].start > s.at.cycle; i-- {
+		n += int64(sp.r.f.UncompressedSize(live[i].block))
+	}
+	return n
 }
 
 // noLow marks a run without events at or after the segment's start.

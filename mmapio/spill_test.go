@@ -268,7 +268,9 @@ func TestRunCheckpoints(t *testing.T) {
 	require.True(t, it.Next())
 	s := it.sp.spill
 	require.NotNil(t, s)
-	require.True(t, it.sp.collect(true))
+	if s.inflight > 0 { // a run spilled (the merge may have waited for them all)
+		require.True(t, it.sp.collect(true))
+	}
 	var rn *run
 	for _, x := range s.runs {
 		if x.ready && x.n > 0 {
