@@ -281,16 +281,17 @@ func (sp *segPipe) dispatchSpills() {
 	s := sp.spill
 	var ahead int64
 	for i := len(s.runs) - 1; i >= 0 && s.runs[i].start > s.at.cycle; i-- {
-		ahead += int64(sp.r.f.UncompressedSize(s.runs[i].block))
+		ahead += s.runs[i].usize
 	}
 	for s.pendAt < len(s.pend) && s.inflight < spillJobs && ahead < 4*s.target && !s.bigInflight {
 		pi := s.pend[s.pendAt]
 		bi := sp.plan[pi]
-		big := int64(sp.r.f.UncompressedSize(bi)) >= spillAloneBytes
+		usize := int64(sp.r.f.UncompressedSize(bi))
+		big := usize >= spillAloneBytes
 		if big && s.inflight > 0 {
 			return // spilled alone: see bigInflight
 		}
-		r := &run{pi: pi, block: bi, rank: sp.r.f.Rank(bi), start: max(sp.eMin(int(pi)), s.from), cost: sp.spillCost(bi)}
+		r := &run{pi: pi, block: bi, rank: sp.r.f.Rank(bi), start: max(sp.eMin(int(pi)), s.from), usize: usize, cost: sp.spillCost(bi)}
 		if r.cost+s.text+ckptReserve > sp.budget {
 			b := sp.r.f.At(bi)
 			r.err = sp.r.f.Errorf(tracefile.BlockSection(int(bi)), tracefile.HeaderOff(&b),
@@ -325,7 +326,7 @@ func (sp *segPipe) dispatchSpills() {
 		s.runs = append(s.runs, r)
 		s.inflight++
 		s.bigInflight = big
-		ahead += int64(sp.r.f.UncompressedSize(bi))
+		ahead += usize
 		select {
 		case sp.spills <- r:
 		case <-sp.stopc:
@@ -446,7 +447,7 @@ func (sp *segPipe) readyAhead(live []*run) int64 {
 	s := sp.spill
 	var n int64
 	for i := len(live) - 1; i >= 0 && live[i].start > s.at.cycle; i-- {
-		n += int64(sp.r.f.UncompressedSize(live[i].block))
+		n += live[i].usize
 	}
 	return n
 }

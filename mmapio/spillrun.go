@@ -45,6 +45,7 @@ type run struct {
 	block int32  // block index
 	rank  uint32 // the block's rank by file offset: the merge's tie order
 	start uint64 // the first cycle it can hold (its plan entry's, or the spill's first)
+	usize int64  // what its block decodes to (the footer's, kept: the spill looks ahead by it)
 
 	off, size int64 // where the run lies in the file
 	n         uint32
