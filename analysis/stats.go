@@ -10,6 +10,7 @@ import (
 
 	"github.com/chronon-sim/chronon-go/internal/argview"
 	"github.com/chronon-sim/chronon-go/internal/cyclewin"
+	"github.com/chronon-sim/chronon-go/internal/heldmem"
 	"github.com/chronon-sim/chronon-go/internal/runs"
 	"github.com/chronon-sim/chronon-go/internal/spantree"
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -27,7 +28,9 @@ type Report struct {
 	Stages    []StageStats     `json:"stages"`
 	Trees     []TreeStats      `json:"trees,omitempty"`
 	// Notes counts what the statistics could not use or do not cover:
-	// unmatched_span_ends (a span end with no begin in the window),
+	// unmatched_span_ends (a span end with no begin, in the window or
+	// open at its start: a window keeps the spans open at its start,
+	// beginning there, as the exports and SQL do),
 	// spans_open_at_end (begun, not ended in the window),
 	// parents_begun_after_child (a parent id whose span began in a later
 	// cycle than its child), parents_in_a_cycle_of_ids (spans of one cycle
@@ -127,7 +130,11 @@ type StageStats struct {
 	Dist
 }
 
-// Stats reads the events of r that q selects and summarizes them.
+// Stats reads the events of r that q selects and summarizes them. What it
+// holds for the spans open at once and the lanes seen may take a quarter
+// of r's memory budget (mmapio.WithMemoryBudget): past that, as when spans
+// begin and never end, it stops with an error naming the file, the cycle
+// and the budget.
 func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
 	var o options
 	for _, opt := range opts {
@@ -140,21 +147,36 @@ func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
 	}
 	progress := cyclewin.NewReporter(r, q, o.progress)
 	s := newStater(r)
-	it := r.Iter(q)
+	read := q
+	s.win.open = true
+	if a, b, ok := q.Cycles(); ok && a > 0 && hasSpans(r) {
+		read, s.win = q.WithCycles(0, b), windowed{from: a} // the lookback (lookback.go)
+	}
+	it := r.Iter(read)
 	defer it.Close()
 	emit := func(in spantree.Info, ev mmapio.Event, res spantree.Resolved) error {
+		if ev.Cycle < s.win.from {
+			s.lookback(&ev, res)
+			return nil
+		}
+		s.openWindow()
 		s.parents.see(in, res)
 		s.event(&ev, res)
 		return nil
 	}
-	for it.Next() {
+	for n := 1; it.Next(); n++ {
 		ev := it.Event()
+		if n&heldmem.CheckMask == 0 { // every few thousand events: see held.go
+			if err := s.checkHeld(ev.Cycle); err != nil {
+				return nil, err
+			}
+		}
 		if s.order != nil {
 			s.order.Push(s.treeInfo(&ev), ev, emit)
 		} else {
-			s.event(&ev, noTree)
+			emit(spantree.Info{}, ev, noTree)
 		}
-		if progress.Active() && s.events&0xFFFF == 0 {
+		if progress.Active() && ev.Cycle >= s.win.from && s.events&0xFFFF == 0 { // progress through the window, not its lookback
 			progress.Report(ev.Cycle)
 		}
 	}
@@ -164,6 +186,7 @@ func Stats(r *mmapio.Reader, q mmapio.Query, opts ...Option) (*Report, error) {
 	if s.order != nil {
 		s.order.Flush(emit)
 	}
+	s.openWindow() // no event in the window: what was open at its start is open at its end
 	progress.Done()
 	rep := s.report(q)
 	// Rates count what the file holds: say when the writer dropped events
@@ -196,6 +219,7 @@ type stater struct {
 	order   *spantree.Orderer[mmapio.Event] // when a format has an id or a parent
 	async   map[int64]openAsync             // open async spans by node
 	trees   *trees                          // every async span, when a format has a parent
+	win     windowed                        // a window's lookback (lookback.go)
 	parents parentNotes                     // why parent ids named no span
 	events  uint64
 	first   uint64
@@ -206,6 +230,10 @@ type stater struct {
 
 	// impossible names the first complete spans ending before they begin.
 	impossible []ImpossibleSpan
+
+	stackBytes int64 // of the open stacks' capacity (held.go)
+	lanes      int   // lane sweeps in occ (the others are the units')
+	heldLimit  int64 // what s may hold: a quarter of r's memory budget
 }
 
 type counted struct {
@@ -420,7 +448,7 @@ func (s *stater) event(ev *mmapio.Event, res spantree.Resolved) {
 		s.occStart(lk, c)
 		heap.Push(&s.ends, pending{cycle: end, lane: lk})
 	case schema.KindSpanBegin:
-		s.open[lk] = append(s.open[lk], c)
+		s.push(lk, c)
 		s.occStart(lk, c)
 	case schema.KindSpanEnd:
 		st := s.open[lk]
@@ -497,6 +525,7 @@ func (s *stater) sweeps(lk laneKey) [2]*sweep {
 		if w == nil {
 			w = &sweep{}
 			s.occ[k] = w
+			s.lanes += int(k.kind) // held.go
 		}
 		out[i] = w
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,9 +45,11 @@ func WriteText(w io.Writer, rep *Report) error {
 	for _, u := range rep.Units {
 		timed = timed || u.PerSecond != 0
 	}
-	t := newTable("Units", "<unit", "events", "first cycle", "last cycle", "per 1k cycles")
+	tick := tickName(rep)
+	perK := "per 1k " + tick
+	t := newTable("Units", "<unit", "events", "first cycle", "last cycle", perK)
 	if timed {
-		t = newTable("Units", "<unit", "events", "first cycle", "last cycle", "per 1k cycles", "per second")
+		t = newTable("Units", "<unit", "events", "first cycle", "last cycle", perK, "per second")
 	}
 	for _, u := range rep.Units {
 		name := esc(u.Name)
@@ -61,9 +64,9 @@ func WriteText(w io.Writer, rep *Report) error {
 	}
 	t.write(bw)
 
-	t = newTable("Formats", "id", "<kind", "events", "first cycle", "last cycle", "per 1k cycles", "<format")
+	t = newTable("Formats", "id", "<kind", "events", "first cycle", "last cycle", perK, "<format")
 	if timed {
-		t = newTable("Formats", "id", "<kind", "events", "first cycle", "last cycle", "per 1k cycles", "per second", "<format")
+		t = newTable("Formats", "id", "<kind", "events", "first cycle", "last cycle", perK, "per second", "<format")
 	}
 	for _, f := range rep.Formats {
 		if timed {
@@ -75,7 +78,7 @@ func WriteText(w io.Writer, rep *Report) error {
 	t.write(bw)
 
 	if len(rep.Spans) > 0 {
-		t = newTable("Spans (duration in cycles)", append([]string{"<unit", "<span"}, distHeader...)...)
+		t = newTable("Spans (duration in "+tick+")", append([]string{"<unit", "<span"}, distHeader...)...)
 		for _, s := range rep.Spans {
 			t.row(append([]string{esc(s.Unit), esc(s.Span)}, distCells(s.Dist)...)...)
 			t.trailer(strings.TrimRight("  histogram  "+histText(s.Histogram), " "))
@@ -83,7 +86,7 @@ func WriteText(w io.Writer, rep *Report) error {
 		t.write(bw)
 	}
 	if len(rep.Occupancy) > 0 {
-		t = newTable("Occupancy (cycles with a span open / window)", "<unit", "<lane", "busy cycles", "occupancy")
+		t = newTable("Occupancy ("+tick+" with a span open / window)", "<unit", "<lane", "busy "+tick, "occupancy")
 		for _, o := range rep.Occupancy {
 			lane := "all"
 			if o.Lane != "" {
@@ -94,7 +97,7 @@ func WriteText(w io.Writer, rep *Report) error {
 		t.write(bw)
 	}
 	if len(rep.Stages) > 0 {
-		t = newTable("Stages (cycles from one unit to the next along flows)", append([]string{"<from", "<to"}, distHeader...)...)
+		t = newTable("Stages ("+tick+" from one unit to the next along flows)", append([]string{"<from", "<to"}, distHeader...)...)
 		for _, s := range rep.Stages {
 			t.row(append([]string{esc(s.From), esc(s.To)}, distCells(s.Dist)...)...)
 		}
@@ -112,12 +115,12 @@ func WriteText(w io.Writer, rep *Report) error {
 		t.row(append([]string{"depth"}, distCells(tr.Depth)...)...)
 		t.row(append([]string{"latency"}, distCells(tr.Latency)...)...)
 		t.writeRows(bw)
-		t = newTable("  Critical path: where the requests' latency went", "<unit", "<span", "cycles", "share")
+		t = newTable("  Critical path: where the requests' latency went", "<unit", "<span", tick, "share")
 		for _, c := range tr.Critical {
 			t.row(esc(c.Unit), esc(c.Span), u64(c.Cycles), strconv.FormatFloat(100*c.Share, 'f', 2, 64)+"%")
 		}
 		t.write(bw)
-		t = newTable("  Slowest request's critical path", "<unit", "<span", "from", "to", "cycles")
+		t = newTable("  Slowest request's critical path", "<unit", "<span", "from", "to", tick)
 		for _, p := range tr.Slowest {
 			t.row(esc(p.Unit), esc(p.Span), u64(p.Start), u64(p.End), u64(p.End-p.Start))
 		}
@@ -184,6 +187,23 @@ func histText(h []Bucket) string {
 // Columns whose header starts with '<' are text, left-aligned; the others
 // are numbers, right-aligned. The last column is not padded, so lines have
 // no trailing blanks.
+// tickName is what the report's durations count: "cycles", or the unit
+// of a time base of one whole unit ("ps" for chronon.Picoseconds), whose
+// ticks are time, not a clock's cycles. A unit with a clock of its own
+// (its rate per second is not the file's) keeps "cycles" for all.
+func tickName(rep *Report) string {
+	unit, ok := strings.CutPrefix(rep.Window.TimeBase, "1 ")
+	if !ok || strings.ContainsAny(unit, " /") || rep.Window.Seconds <= 0 {
+		return "cycles"
+	}
+	for _, u := range rep.Units {
+		if file := float64(u.Events) / rep.Window.Seconds; math.Abs(u.PerSecond-file) > 1e-9*file {
+			return "cycles"
+		}
+	}
+	return unit
+}
+
 type table struct {
 	title    string
 	left     []bool

@@ -53,6 +53,7 @@ type treeNode struct {
 	first, next int32  // children: the first, and this node's next sibling (-1: none)
 	depth       int32
 	key         uint32 // index into stater.keys: the span's unit and name
+	gone        bool   // ended before the window (the lookback's): in no tree
 }
 
 // treeKey is a span's unit and name.
@@ -84,7 +85,7 @@ func (tr *trees) key(unit uint16, name string) uint32 {
 // next index), a child of parent (-1: none).
 func (tr *trees) begin(n int64, parent int64, unit uint16, name string, c uint64) {
 	nd := treeNode{begin: c, end: math.MaxUint64, parent: -1, first: -1, next: -1, key: tr.key(unit, name)}
-	if parent >= 0 && parent < int64(len(tr.nodes)) {
+	if parent >= 0 && parent < int64(len(tr.nodes)) && !tr.nodes[parent].gone { // a parent gone before the window: a root
 		p := &tr.nodes[parent]
 		nd.parent, nd.depth = int32(parent), p.depth+1
 		nd.next, p.first = p.first, int32(n)
@@ -113,7 +114,7 @@ func (tr *trees) report(end uint64, name func(uint16) string) []TreeStats {
 	childless := map[string]uint64{}
 	for i := range tr.nodes {
 		r := &tr.nodes[i]
-		if r.parent >= 0 {
+		if r.parent >= 0 || r.gone {
 			continue
 		}
 		if r.first < 0 {
@@ -259,5 +260,30 @@ func (tr *trees) critical(root int32, seg func(key uint32, from, to uint64)) {
 		}
 		self(f.node, nd.begin, f.cur)
 		stack = stack[:len(stack)-1]
+	}
+}
+
+// openWindow begins the trees at a window's first cycle a: the spans that
+// ended before it are left out (their children become roots), the ones
+// still open begin at a. The children lists are made again in node order,
+// as begin made them.
+func (tr *trees) openWindow(a uint64) {
+	for i := range tr.nodes {
+		tr.nodes[i].first = -1
+	}
+	for i := range tr.nodes {
+		nd := &tr.nodes[i]
+		if nd.gone {
+			continue
+		}
+		nd.begin = max(nd.begin, a)
+		if nd.parent < 0 {
+			continue
+		}
+		if p := &tr.nodes[nd.parent]; p.gone {
+			nd.parent = -1
+		} else {
+			nd.next, p.first = p.first, int32(i)
+		}
 	}
 }

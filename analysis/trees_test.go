@@ -107,9 +107,18 @@ func TestStatsTrees(t *testing.T) {
 	require.Contains(t, out, "Window: cycles 0 - 305 (306 cycles of 1 ps: 0.306 ns), 22 events")
 	require.Contains(t, out, "Trees of req (2 requests with sub-requests, 1 more without: spans linked by parent ids)")
 	require.Contains(t, out, "per second")
-	for _, l := range []string{"  dram  sub       55  50.00%\n", "  cu    req      0   10      10\n", "  fan-out       4    1   1.50    1    2    2\n"} {
+	// The columns are headed "ps", no longer "cycles": narrower.
+	for _, l := range []string{"  dram  sub   55  50.00%\n", "  cu    req      0   10  10\n", "  fan-out       4    1   1.50    1    2    2\n"} {
 		require.Contains(t, out, l)
 	}
+	// Akita finding: in a picosecond trace the durations, occupancy,
+	// critical path and rates were in picoseconds but labelled cycles.
+	for _, l := range []string{"Spans (duration in ps)\n", "Occupancy (ps with a span open / window)\n", "  unit  lane  busy ps  occupancy\n",
+		"  unit  span  ps   share\n", "  unit  span  from   to  ps\n", "per 1k ps  per second"} {
+		require.Contains(t, out, l)
+	}
+	require.NotContains(t, out, "duration in cycles")
+	require.NotContains(t, out, "per 1k cycles")
 	var js bytes.Buffer
 	require.NoError(t, WriteJSON(&js, rep))
 	var back Report
@@ -138,4 +147,37 @@ func TestStatsWithoutTimeOrTrees(t *testing.T) {
 	require.NoError(t, WriteJSON(&js, rep))
 	require.NotContains(t, js.String(), "time_base")
 	require.NotContains(t, js.String(), "trees")
+}
+
+// Ticks are labelled with the time base's unit only when they are time: a
+// clock's cycles (2 GHz, 500 ps), or a unit with a clock of its own beside
+// the file's picoseconds, keep "cycles".
+func TestStatsTextTickLabels(t *testing.T) {
+	write := func(tr *chronon.Tracer, own bool) {
+		cu, _ := tr.NewUnit("cu")
+		l2, _ := tr.NewUnit("l2")
+		if own {
+			require.NoError(t, l2.SetTimeBase(chronon.Hz(1_000_000_000)))
+		}
+		treeReq.Begin(cu, 0, 1, 0)
+		treeSub.Begin(l2, 10, 2, 1)
+		treeSub.End(l2, 40, 2)
+		treeReq.End(cu, 100, 1)
+	}
+	text := func(r *mmapio.Reader) string {
+		rep, err := Stats(r, mmapio.Query{})
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, WriteText(&b, rep))
+		return b.String()
+	}
+	ps := text(openTraceOpts(t, []chronon.Option{chronon.WithTimeBase(chronon.Picoseconds)}, func(tr *chronon.Tracer) { write(tr, false) }))
+	require.Contains(t, ps, "Spans (duration in ps)")
+	clock := text(openTraceOpts(t, []chronon.Option{chronon.WithTimeBase(chronon.Hz(2_000_000_000))}, func(tr *chronon.Tracer) { write(tr, false) }))
+	require.Contains(t, clock, "cycles of 500 ps")
+	require.Contains(t, clock, "Spans (duration in cycles)")
+	require.Contains(t, clock, "per 1k cycles")
+	mixed := text(openTraceOpts(t, []chronon.Option{chronon.WithTimeBase(chronon.Picoseconds)}, func(tr *chronon.Tracer) { write(tr, true) }))
+	require.Contains(t, mixed, "Spans (duration in cycles)")
+	require.NotContains(t, mixed, " ps ")
 }

@@ -56,6 +56,11 @@ type Result struct {
 	NsPerCycle float64
 	TimeScale  float64
 	TimeBase   schema.TimeBase // the file's time base, when it gave the times
+	// RoundedTimestamps counts the timestamps that fell between two
+	// nanoseconds and were rounded to the nearest (the viewers keep whole
+	// ns): only a time base, or an NsPerCycle, that is not a whole number of
+	// ns can round, and a trace of 1 GHz clocks in picoseconds rounds none.
+	RoundedTimestamps uint64
 }
 
 // hasTimeBase reports whether s gives the file, or one of its units, a

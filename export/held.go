@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/chronon-sim/chronon-go/internal/rawread"
+	"github.com/chronon-sim/chronon-go/internal/heldmem"
 	"github.com/chronon-sim/chronon-go/mmapio"
 )
 
@@ -16,12 +16,9 @@ import (
 // 272 MB against a 64 MiB budget). Past a quarter of the reader's memory
 // budget (mmapio.WithMemoryBudget, trace_reader's --memory) the export
 // stops with an error naming the file, the cycle and the budget, as the
-// SQL spans table and the Kanata export do.
+// SQL spans table, the Kanata export and the statistics do (heldmem).
 
-// heldCheckMask: the held state is looked at every 4096 events, which
-// costs nothing measurable and overshoots the limit by at most 4096
-// events' state.
-const heldCheckMask = 4096 - 1
+const heldCheckMask = heldmem.CheckMask
 
 var (
 	openSpanBytes   = int64(unsafe.Sizeof(openSpan{}))
@@ -45,18 +42,18 @@ func (d *driver) heldBytes() int64 {
 // memory budget.
 func (d *driver) checkHeld(r *mmapio.Reader, cycle uint64) error {
 	if d.heldLimit == 0 {
-		d.heldLimit = max(rawread.MemoryBudget(r)/4, 1)
+		d.heldLimit = heldmem.Limit(r)
 	}
 	if held := d.heldBytes(); held > d.heldLimit {
-		return fmt.Errorf("%s: at cycle %d the export holds %s of spans open at once and %d tracks, more than a quarter of the memory budget (%s): spans that begin and never end, or a lane per span? A larger budget (--memory) exports it",
-			r.Path(), cycle, sizeText(held), len(d.ts.all), sizeText(rawread.MemoryBudget(r)))
+		return heldmem.Exceeded(r, cycle, fmt.Sprintf("the export holds %s of spans open at once and %d tracks", heldmem.SizeText(held), len(d.ts.all)),
+			"spans that begin and never end, or a lane per span", "exports it")
 	}
 	return nil
 }
 
 // treeOpenBytes is about what the pre-pass's orderer keeps per async span
-// open: an id's map entry, with the map's slack.
-const treeOpenBytes = 64
+// open.
+const treeOpenBytes = heldmem.OrdererOpenBytes
 
 // checkPrepassHeld fails the pre-pass (trees.go) when what its orderer
 // holds for the async spans open at once passes the export's share of r's
@@ -66,23 +63,9 @@ const treeOpenBytes = 64
 // counts it keeps, 4 bytes per span begun, grow with the trace and are
 // not counted.
 func checkPrepassHeld(r *mmapio.Reader, cycle uint64, open int64) error {
-	limit := max(rawread.MemoryBudget(r)/4, 1)
-	if held := open * treeOpenBytes; held > limit {
-		return fmt.Errorf("%s: at cycle %d the export holds %s for %d async spans open at once, more than a quarter of the memory budget (%s): async spans that begin and never end? A larger budget (--memory) exports it",
-			r.Path(), cycle, sizeText(held), open, sizeText(rawread.MemoryBudget(r)))
+	if held := open * treeOpenBytes; held > heldmem.Limit(r) {
+		return heldmem.Exceeded(r, cycle, fmt.Sprintf("the export holds %s for %d async spans open at once", heldmem.SizeText(held), open),
+			"async spans that begin and never end", "exports it")
 	}
 	return nil
-}
-
-// sizeText writes n bytes in the largest binary unit that keeps it whole
-// or at least 1 (rounded down): a held size below 1 MiB read "0 MiB",
-// which is no reason to stop an export.
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

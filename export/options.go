@@ -69,7 +69,9 @@ func WithFormat(format string) Option {
 // and both formats' viewers keep whole nanoseconds (Perfetto's timestamps
 // are integers; its JSON importer rounds to ns): the export then uses 1 ns
 // per cycle, so that every cycle stays distinct, and says so in
-// Result.NsPerCycle and Result.TimeScale.
+// Result.NsPerCycle and Result.TimeScale. Timestamps that fall between two
+// nanoseconds (a time base under a nanosecond, or a fractional ns) are
+// rounded and counted in Result.RoundedTimestamps.
 func WithNsPerCycle(ns float64) Option {
 	return func(o *options) error {
 		if !(ns > 0) || ns > 1e9 {

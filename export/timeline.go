@@ -156,20 +156,32 @@ func (d *driver) ns(t *track, cycle uint64) uint64 {
 	return d.nsScaled(t, cycle)
 }
 
-// nsScaled is ns with a time base, or a fraction of a ns per cycle.
+// nsScaled is ns with a time base, or a fraction of a ns per cycle. It
+// counts the timestamps it rounds to a whole ns (Result.RoundedTimestamps):
+// a time base under a nanosecond loses nothing when every time is whole.
 func (d *driver) nsScaled(t *track, cycle uint64) uint64 {
 	if d.unitNs != nil {
 		if c, ok := d.unitNs[t.unit]; ok {
-			return c.Of(cycle)
+			return d.counted(c.OfWhole(cycle))
 		}
 	}
 	if d.timed {
-		return d.fileNs.Of(cycle)
+		return d.counted(d.fileNs.OfWhole(cycle))
 	}
 	if d.nsInt != 0 {
 		return cycle * d.nsInt
 	}
-	return uint64(math.Round(float64(cycle) * d.nsPer))
+	x := float64(cycle) * d.nsPer
+	v := math.Round(x)
+	return d.counted(uint64(v), v == x)
+}
+
+// counted returns ns, counting it when it was rounded.
+func (d *driver) counted(ns uint64, whole bool) uint64 {
+	if !whole {
+		d.res.RoundedTimestamps++
+	}
+	return ns
 }
 
 // ensure declares t (and its ancestors) in the current file.

@@ -2,11 +2,15 @@ package mmapio
 
 import (
 	"encoding/binary"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/chronon-sim/chronon-go/chronon"
 	"github.com/chronon-sim/chronon-go/internal/ctracetest"
+	wl "github.com/chronon-sim/chronon-go/internal/workload"
 	"github.com/chronon-sim/chronon-go/schema"
 )
 
@@ -97,7 +101,7 @@ func TestRecoverWalkResyncsAfterADamagedHeader(t *testing.T) {
 		name  string
 		field int // byte offset in the 28-byte inline header
 		bit   byte
-	}{{"compressed size", 24 + 2, 0x80}, {"event count", 2, 0x40}} {
+	}{{"event count", 2, 0x40}} { // compressed_size: TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsDataSize
 		t.Run(c.name, func(t *testing.T) {
 			b := append([]byte(nil), killed...)
 			at := int(blocks[3].DataOffset) + c.field
@@ -182,6 +186,123 @@ func TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsEvents(t *testing.T) {
 			require.Len(t, st.Damaged, 1, st.String())
 			require.Contains(t, st.Damaged[0], "block at byte "+itoa(int(blk.DataOffset))+" does not decode")
 			require.Contains(t, st.Damaged[0], c.want)
+			require.Zero(t, st.TornBytes, st.String())
+			require.Equal(t, len(blocks)-1, st.Blocks)
+			require.Equal(t, killedEvents-uint64(blk.EventCount), st.Events)
+		})
+	}
+}
+
+// Campaign finding (issue 21): a flipped bit in the compressed_size of a
+// footer-less file's last inline block header was read as a torn tail
+// without a word (a block still being written): the block's events were
+// lost silently (data past the end of the file), and one in a middle
+// block that kept the data inside the file ended the walk there (its
+// frame does not fill the data it was given). So was a flip that made the
+// last header implausible (nothing after it to resync at). The block's
+// zstd frame says where its data ends and how large it is, and its
+// content checksum vouches for its events: a block whose whole frame
+// disagrees with its header is damaged, left out and named, and the walk
+// goes on after the frame. A cut in the frame is still a torn tail.
+func TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsDataSize(t *testing.T) {
+	_, killed, blocks := killedW1(t)
+	last := len(blocks) - 1
+	for _, c := range []struct {
+		name string
+		at   int  // the block
+		byte int  // in its 28-byte inline header (compressed_size is bytes 24..28)
+		bit  byte // flipped
+	}{
+		{"last, past the end", last, 26, 0x80},
+		{"last, past the end by 1 KiB", last, 25, 0x04},
+		{"last, bit 0", last, 24, 0x01},
+		{"first, bit 0", 0, 24, 0x01},
+		{"middle, bit 0", 3, 24, 0x01},
+		{"middle, bit 3", 3, 24, 0x08},
+		{"middle, past the end", 3, 26, 0x80},
+		// The last block's header made implausible: no block follows to
+		// resync at (a middle one's bytes are stepped over by the resync).
+		{"last, 16M more events", last, 3, 0x01},
+		{"last, min cycle past max", last, 11, 0x80},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := append([]byte(nil), killed...)
+			blk := blocks[c.at]
+			require.NotEqual(t, blk.CompressedSize, blk.UncompressedSize, "block %d is raw", c.at)
+			b[int(blk.DataOffset)+c.byte] ^= c.bit
+			st := openBytesT(t, b).Status()
+			require.Len(t, st.Damaged, 1, st.String())
+			require.Contains(t, st.Damaged[0], "block at byte "+itoa(int(blk.DataOffset))+" does not decode")
+			require.Contains(t, st.Damaged[0], "is damaged: its whole zstd frame (its content checksum good) holds {events "+itoa(int(blk.EventCount)))
+			require.Zero(t, st.TornBytes, st.String())
+			require.Equal(t, len(blocks)-1, st.Blocks)
+			require.Equal(t, killedEvents-uint64(blk.EventCount), st.Events)
+		})
+	}
+	// A cut inside the last block's frame is a torn tail, nothing damaged.
+	for _, cut := range []int{40, int(blocks[last].CompressedSize) / 2, int(blocks[last].CompressedSize) + schema.BlockHeaderSize - 1} {
+		st := openBytesT(t, killed[:int(blocks[last].DataOffset)+cut]).Status()
+		require.Empty(t, st.Damaged, "cut at %d: %s", cut, st)
+		require.Positive(t, st.TornBytes)
+		require.Equal(t, last, st.Blocks)
+	}
+}
+
+// The same for the uncompressed size, made implausible in the last block:
+// the frames of our writer record their content size, which says what the
+// header should. (The frames of the file above, as the original writer's,
+// do not: their header's size must be right.)
+func TestRecoverWalkSkipsALastBlockWhoseHeaderLiesAboutItsSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w1.ctrace")
+	_, err := wl.Run("w1", path, 4000, 4, 1, chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	complete, err := os.ReadFile(path)
+	require.NoError(t, err)
+	blocks := openBytesT(t, complete).Blocks()
+	h, err := schema.ParseHeader(complete, int64(len(complete)))
+	require.NoError(t, err)
+	end := h.FooterOffset // the killed file: no footer
+	h.FooterOffset, h.FooterSize = 0, 0
+	killed := append(schema.AppendHeader(nil, h), complete[schema.HeaderSize:end]...)
+	blk := blocks[len(blocks)-1]
+	killed[int(blk.DataOffset)+23] ^= 0x04 // uncompressed_size + 64 MiB
+	st := openBytesT(t, killed).Status()
+	require.Len(t, st.Damaged, 1, st.String())
+	require.Contains(t, st.Damaged[0], "block at byte "+itoa(int(blk.DataOffset))+" does not decode")
+	require.Contains(t, st.Damaged[0], "is damaged: its whole zstd frame (its content checksum good) holds {events "+itoa(int(blk.EventCount)))
+	require.Zero(t, st.TornBytes, st.String())
+	require.Equal(t, len(blocks)-1, st.Blocks)
+}
+
+// Campaign finding (issue 21): a flipped bit that widened a footer-less
+// block's cycle range (a min cycle lower, a max cycle higher) kept every
+// event inside it, and info printed the file's cycles from the blocks'
+// ranges: a wrong range read without a word. The frame's content checksum
+// vouches for the events, and our writers record their exact first and
+// last cycle: a range that is not the events' own is a damaged header.
+func TestRecoverWalkSkipsABlockWhoseHeaderWidensItsRange(t *testing.T) {
+	_, killed, blocks := killedW1(t)
+	last := len(blocks) - 1
+	for _, c := range []struct {
+		name string
+		at   int
+		byte int // in its 28-byte inline header (min_cycle 4..12, max_cycle 12..20)
+		bit  byte
+	}{
+		{"first, min cycle bit 3", 0, 4, 0x08},
+		{"middle, max cycle bit 40", 3, 17, 0x01},
+		{"last, max cycle bit 63", last, 19, 0x80},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := append([]byte(nil), killed...)
+			blk := blocks[c.at]
+			b[int(blk.DataOffset)+c.byte] ^= c.bit
+			h, _ := schema.DecodeBlockHeader(b[blk.DataOffset:])
+			require.True(t, h.MinCycle < blk.MinCycle || h.MaxCycle > blk.MaxCycle, "the range is widened: %+v", h)
+			st := openBytesT(t, b).Status()
+			require.Len(t, st.Damaged, 1, st.String())
+			require.Contains(t, st.Damaged[0], "block at byte "+itoa(int(blk.DataOffset))+" does not decode")
+			require.Contains(t, st.Damaged[0], "its inline header says")
 			require.Zero(t, st.TornBytes, st.String())
 			require.Equal(t, len(blocks)-1, st.Blocks)
 			require.Equal(t, killedEvents-uint64(blk.EventCount), st.Events)

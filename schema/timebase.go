@@ -117,6 +117,30 @@ func (n Nanos) Of(ticks uint64) uint64 {
 	return uint64(v)
 }
 
+// OfWhole is Of, and whether ticks last a whole number of nanoseconds
+// (false: the result was rounded).
+func (n Nanos) OfWhole(ticks uint64) (uint64, bool) {
+	if n.exact {
+		if n.d == 1 {
+			if hi, lo := bits.Mul64(ticks, n.p); hi == 0 {
+				return lo, true
+			}
+		} else if hi, lo := bits.Mul64(ticks, n.p); hi < n.d {
+			q, r := bits.Div64(hi, lo, n.d)
+			if r >= n.d-r && q != math.MaxUint64 {
+				q++
+			}
+			return q, r == 0
+		}
+	}
+	x := float64(ticks) * n.f
+	v := math.Round(x)
+	if v >= math.MaxUint64 {
+		return math.MaxUint64, false
+	}
+	return uint64(v), v == x
+}
+
 func gcd(a, b uint64) uint64 {
 	for b != 0 {
 		a, b = b, a%b

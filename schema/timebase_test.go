@@ -89,3 +89,32 @@ func TestSchemaSymbolsAndUnitTimeBase(t *testing.T) {
 	require.Nil(t, got.Symbols)
 	require.True(t, got.TimeBaseOf(65535).IsZero())
 }
+
+// OfWhole rounds as Of does and says when it rounded: at 1 ps a tick,
+// multiples of 1000 are whole nanoseconds; at 3 GHz, multiples of 3; at
+// 0.4 ns (2.5 GHz), multiples of 5.
+func TestNanosOfWhole(t *testing.T) {
+	for _, tc := range []struct {
+		tb    TimeBase
+		ticks uint64
+		ns    uint64
+		whole bool
+	}{
+		{TimeBase{1, 1_000_000_000_000}, 0, 0, true},
+		{TimeBase{1, 1_000_000_000_000}, 5_000, 5, true},
+		{TimeBase{1, 1_000_000_000_000}, 5_400, 5, false},
+		{TimeBase{1, 1_000_000_000_000}, 5_500, 6, false},
+		{TimeBase{1, 3_000_000_000}, 3, 1, true},
+		{TimeBase{1, 3_000_000_000}, 4, 1, false},
+		{TimeBase{2, 5_000_000_000}, 5, 2, true},
+		{TimeBase{2, 5_000_000_000}, 6, 2, false},
+		{TimeBase{1, 1_000_000_000}, 7, 7, true},
+		{TimeBase{1, 1_000_000_000}, math.MaxUint64, math.MaxUint64, true},
+	} {
+		n := NewNanos(tc.tb)
+		ns, whole := n.OfWhole(tc.ticks)
+		require.Equal(t, tc.ns, ns, "%v %d", tc.tb, tc.ticks)
+		require.Equal(t, n.Of(tc.ticks), ns, "%v %d: as Of", tc.tb, tc.ticks)
+		require.Equal(t, tc.whole, whole, "%v %d", tc.tb, tc.ticks)
+	}
+}

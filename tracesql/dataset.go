@@ -214,17 +214,24 @@ func (d *DB) describe(ctx context.Context, view string) ([]Column, error) {
 }
 
 // hint adds to a syntax error at a keyword that a table is named after
-// (FROM fetch) the table's name (fetch_).
+// (FROM fetch) the table's name (fetch_), and to DuckDB's "column not
+// found" for a column renamed by the keyword rule (an argument where=,
+// asked for as "where") the column's name (where_).
 func (d *DB) hint(err error) error {
 	const at = `syntax error at or near "`
 	msg := err.Error()
+	first, rest, _ := strings.Cut(msg, "\n")
 	i := strings.Index(msg, at)
 	if i < 0 {
+		if word, ok := missingColumn(first); ok {
+			if cols := d.renamedColumns(lowerASCII(word)); cols != "" {
+				return &hintError{fmt.Sprintf("%s (%s is a keyword: %s)\n%s", first, word, cols, rest), err}
+			}
+		}
 		return err
 	}
 	word, _, _ := strings.Cut(msg[i+len(at):], `"`)
 	lw := lowerASCII(word)
-	first, rest, _ := strings.Cut(msg, "\n")
 	// The tables named after the keyword: word_ (a span's or a format's)
 	// and word_<id> (a format that met a span of its name).
 	var named []string
@@ -242,11 +249,19 @@ func (d *DB) hint(err error) error {
 			}
 		}
 	}
+	// A bare keyword may be meant as a renamed column as well (SELECT
+	// select FROM order_): both are named.
+	cols := d.renamedColumns(lw)
+	if cols != "" {
+		cols = "; " + cols
+	}
 	switch {
 	case len(named) == 1:
-		return &hintError{fmt.Sprintf("%s (%s is a keyword: the table is %s)\n%s", first, word, named[0], rest), err}
+		return &hintError{fmt.Sprintf("%s (%s is a keyword: the table is %s%s)\n%s", first, word, named[0], cols, rest), err}
 	case len(named) > 1:
-		return &hintError{fmt.Sprintf("%s (%s is a keyword: the tables are %s)\n%s", first, word, strings.Join(named, ", "), rest), err}
+		return &hintError{fmt.Sprintf("%s (%s is a keyword: the tables are %s%s)\n%s", first, word, strings.Join(named, ", "), cols, rest), err}
+	case cols != "":
+		return &hintError{fmt.Sprintf("%s (%s is a keyword: %s)\n%s", first, word, cols[2:], rest), err}
 	}
 	// A column named like a keyword (spans' end): quoted. The fixed tables
 	// first (a span's table has spans' columns too).
@@ -258,6 +273,58 @@ func (d *DB) hint(err error) error {
 		}
 	}
 	return err
+}
+
+// missingColumn returns the column DuckDB's binder did not find, from the
+// first line of its error: `Referenced column "where" not found in FROM
+// clause!`, `Table "t" does not have a column named "where"`, or (t.where,
+// which it takes for a struct's field) `Cannot extract field 'where' from
+// expression "t"`.
+func missingColumn(line string) (string, bool) {
+	for _, q := range []struct{ pre, end string }{
+		{`Referenced column "`, `"`},
+		{`does not have a column named "`, `"`},
+		{`Cannot extract field '`, `'`},
+	} {
+		if i := strings.Index(line, q.pre); i >= 0 {
+			word, _, ok := strings.Cut(line[i+len(q.pre):], q.end)
+			return word, ok && word != ""
+		}
+	}
+	return "", false
+}
+
+// renamedColumns says which columns the keyword rule named after word
+// ("the column is req_in_begin.where_"), or "" when none was: word is not
+// a keyword, or no argument had that name.
+func (d *DB) renamedColumns(word string) string {
+	if d.names == nil {
+		return ""
+	}
+	renamed := d.names.columnName(word)
+	if renamed == word {
+		return ""
+	}
+	var tables []string
+	for _, t := range d.Tables() {
+		for _, c := range t.Columns {
+			if c.Name == renamed {
+				tables = append(tables, t.Name)
+				break
+			}
+		}
+	}
+	const show = 5
+	switch {
+	case len(tables) == 0:
+		return ""
+	case len(tables) == 1:
+		return fmt.Sprintf("the column is %s.%s", tables[0], renamed)
+	case len(tables) <= show:
+		return fmt.Sprintf("the column is %s, in %s", renamed, strings.Join(tables, ", "))
+	default:
+		return fmt.Sprintf("the column is %s, in %s and %d more tables", renamed, strings.Join(tables[:show], ", "), len(tables)-show)
+	}
 }
 
 type hintError struct {

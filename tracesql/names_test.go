@@ -265,3 +265,27 @@ func TestKeywordHintNamesEveryTable(t *testing.T) {
 	_, err := db.Query("SELECT count(*) FROM fetch")
 	require.ErrorContains(t, err, `fetch is a keyword: the tables are fetch_ (spans fetch), fetch_4 (format "fetch pc={}")`)
 }
+
+// New-user finding (Akita's where= argument, column where_): a column
+// renamed for a keyword, asked for by its old name quoted or bare, says
+// what the column is called, as a renamed table does.
+func TestKeywordHintNamesRenamedColumn(t *testing.T) {
+	db := open(t, []string{adversarialTrace(t, t.TempDir(), "adv.ctrace", "")})
+	// Bare, a keyword is a syntax error: the table and the column are named.
+	_, err := db.Query(`SELECT select FROM order_`)
+	require.ErrorContains(t, err, `select is a keyword: the table is select_ (format "select x={}"); the column is order_.select_`)
+	_, err = db.Query(`SELECT "select" FROM order_`)
+	require.ErrorContains(t, err, `Referenced column "select" not found in FROM clause! (select is a keyword: the column is order_.select_)`)
+	_, err = db.Query(`SELECT count("at") FROM order_`)
+	require.ErrorContains(t, err, `at is a keyword: the column is order_.at_`)
+	_, err = db.Query(`SELECT order_.select FROM order_`)
+	require.ErrorContains(t, err, `select is a keyword: the column is order_.select_`)
+	_, err = db.Query(`SELECT o."at" FROM order_ o`)
+	require.ErrorContains(t, err, `at is a keyword: the column is order_.at_`)
+	// A column that is simply not there gets no keyword hint.
+	_, err = db.Query(`SELECT "nosuch" FROM order_`)
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "is a keyword")
+	_, err = db.Query(`SELECT select_, at_, order_ FROM order_ LIMIT 1`)
+	require.NoError(t, err)
+}

@@ -142,49 +142,60 @@ type spanThread struct {
 }
 
 // unitAsync pairs the async spans of one unit by id, as the span orderer
-// does (an end closes the span of its id begun last), numbering the spans
-// from 0 in the unit; spanPairs keeps each open span's row by that number.
+// does (an end closes the span of its id begun last): one map lookup a
+// begin and one an end, the open span kept by its id.
 type unitAsync struct {
-	next  int64
-	top   map[uint64]int64 // id -> its open span begun last
-	below map[int64]int64  // span -> the open span of the same id it was begun over
+	top   map[uint64]openSpan   // id -> its open span begun last
+	below map[uint64][]openSpan // id -> the spans of the id it was begun over (nested), oldest first
 }
 
 func (u *unitAsync) reset() {
-	u.next = 0
 	clear(u.top)
 	clear(u.below)
 }
 
-func (u *unitAsync) begin(id uint64) int64 {
-	n := u.next
-	u.next++
+func (u *unitAsync) begin(id uint64, o openSpan) {
 	if u.top == nil {
-		u.top = map[uint64]int64{}
+		u.top = map[uint64]openSpan{}
 	}
 	if t, ok := u.top[id]; ok { // nested: the id is open already
 		if u.below == nil {
-			u.below = map[int64]int64{}
+			u.below = map[uint64][]openSpan{}
 		}
-		u.below[n] = t
+		u.below[id] = append(u.below[id], t)
 	}
-	u.top[id] = n
-	return n
+	u.top[id] = o
 }
 
-// end returns the span the end of id closes, -1 when none is open.
-func (u *unitAsync) end(id uint64) int64 {
-	n, ok := u.top[id]
+// end returns the span the end of id closes, false when none is open.
+func (u *unitAsync) end(id uint64) (openSpan, bool) {
+	o, ok := u.top[id]
 	if !ok {
-		return -1
+		return o, false
 	}
-	if b, ok := u.below[n]; ok {
-		u.top[id] = b
-		delete(u.below, n)
+	if b := u.below[id]; len(b) > 0 {
+		u.top[id] = b[len(b)-1]
+		if len(b) == 1 {
+			delete(u.below, id)
+		} else {
+			u.below[id] = b[:len(b)-1]
+		}
 	} else {
 		delete(u.top, id)
 	}
-	return n
+	return o, true
+}
+
+// each calls f with every open span.
+func (u *unitAsync) each(f func(openSpan)) {
+	for _, o := range u.top {
+		f(o)
+	}
+	for _, b := range u.below {
+		for _, o := range b {
+			f(o)
+		}
+	}
 }
 
 func (st *spanThread) fill(out *chunk) error {
@@ -242,20 +253,52 @@ func (st *spanThread) pair() {
 			seq = uint64(rs.seqs[i])
 		}
 		ev := spanEvent{rc.Cycle, rc.Fid, rc.Unit, rc.Argc, rs.data[rc.ArgOff : rc.ArgOff+uint32(rc.ArgLen)]}
-		res := noTree
 		if sr := roles[rc.Fid]; sr.id >= 0 {
-			st.view.ResetFirst(sr.types, ev.args, int(ev.argc), sr.need)
-			if st.view.Has(sr.id) {
-				if sr.kind == schema.KindAsyncBegin {
-					res.Node = st.ua.begin(st.view.Uint(sr.id))
-				} else {
-					res.Node = st.ua.end(st.view.Uint(sr.id))
-				}
+			st.async1(sr, &ev, seq)
+			if st.err != nil {
+				return
 			}
+			continue
 		}
-		st.event(&ev, seq, res)
+		st.event(&ev, seq, noTree)
 	}
 	th.pos = len(th.idx)
+}
+
+// async1 pairs an async begin or end of the unit read (spanPairs.event's
+// work for them, without the span orderer's node numbers).
+func (st *spanThread) async1(sr *spanRole, ev *spanEvent, seq uint64) {
+	v := &st.view
+	v.ResetFirst(sr.types, ev.args, int(ev.argc), sr.need)
+	if !v.Has(sr.id) {
+		return
+	}
+	id := v.Uint(sr.id)
+	if sr.kind == schema.KindAsyncEnd {
+		b, ok := st.ua.end(id)
+		if !ok {
+			return // its begin lies before the selection
+		}
+		st.closed(1)
+		if ev.cycle < st.from {
+			return // ended before the window
+		}
+		st.pend = append(st.pend, spanRow{ti: st.ti, unit: ev.unit, role: b.role, lane: b.lane, start: max(b.start, st.from), end: ev.cycle,
+			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: -1, parentID: b.pid})
+		return
+	}
+	var lane, flow, pid uint64
+	if v.Has(sr.lane) {
+		lane = v.Uint(sr.lane)
+	}
+	if v.Has(sr.flow) {
+		flow = v.Uint(sr.flow)
+	}
+	if v.Has(sr.parent) {
+		pid = v.Uint(sr.parent)
+	}
+	st.opened(ev.cycle)
+	st.ua.begin(id, openSpan{start: ev.cycle, flow: flow, has: flow != 0, role: sr, seq: seq, id: id, parent: -1, pid: pid, lane: lane, unit: ev.unit})
 }
 
 // unitRead hands the spans the unit leaves open, and the last cycle it
@@ -263,6 +306,15 @@ func (st *spanThread) pair() {
 // them where its trace's selection ends and writes them.
 func (st *spanThread) unitRead() {
 	r := st.run
+	k := int64(len(st.async))
+	st.ua.each(func(o openSpan) { // openRows makes rows of spanPairs.async
+		if st.async == nil {
+			st.async = map[int64]openSpan{}
+		}
+		st.async[k] = o
+		k++
+	})
+	st.ua.reset()
 	n := st.openRows()
 	r.mu.Lock()
 	r.left = append(r.left, st.pend[n:]...)

@@ -27,13 +27,19 @@ import (
 //	silent     exit 0, nothing on stderr, and a different output: a flipped
 //	           bit read as data
 //
-// A flip is silent if any path is. Three samples: bits of the blocks' data
-// (payload), bits anywhere in the file, and bits of the blocks' data of the
-// file without its footer (a killed writer's: killed-payload). CI runs a small seeded sample;
-// CHRONON_FLIPS=500 runs 500 flips of each (CHRONON_FLIP_SEED picks another
-// sample). The test fails on any silent flip.
+// A flip is silent if any path is. The samples: bits of the blocks' data
+// (payload), bits anywhere in the file, and of the file without its footer
+// (a killed writer's) the blocks' data (killed-payload) and the inline
+// block headers (killed-headers); the same file written raw, killed (its
+// events' checked fields, all its data); and, by hand only, the raw file
+// complete and flips anywhere in the killed files. Each is counted by the
+// region the flip lands in (header, schema, block header, block data,
+// footer, unused). CI runs a small seeded sample; CHRONON_FLIPS=500 runs
+// 500 flips of each (CHRONON_FLIP_SEED picks another sample,
+// CHRONON_FLIP_SAMPLES=all or a list of names the samples). The test
+// fails on any silent flip but those a killed raw file cannot check.
 func TestBitFlipCampaign(t *testing.T) {
-	flips := 12
+	flips := 10
 	if testing.Short() {
 		flips = 4
 	}
@@ -41,10 +47,10 @@ func TestBitFlipCampaign(t *testing.T) {
 	// of every path tenfold and looks at goroutines, not at how many events
 	// a flipped file holds, a quarter of them: 48 blocks per file (80 at
 	// 40,000), compressed and raw. make test's stage 5 runs the full
-	// campaign (12 flips of 40,000-event files) without it.
+	// campaign (10 flips of 40,000-event files) without it.
 	events := 40000
 	if raceEnabled {
-		flips = 5 // 92 s for 12 under the race detector; make test's stage 5 runs 12 without it
+		flips = 4 // 6 samples of 4 (5 samples of 12 took 92 s under the detector); make test's stage 5 runs 10 without it
 		events = 10000
 	}
 	if v := os.Getenv("CHRONON_FLIPS"); v != "" {
@@ -166,23 +172,75 @@ func TestBitFlipCampaign(t *testing.T) {
 	always := func(int64) bool { return true }
 	inCheckedField := func(bit int64) bool { return checkedField[bit/8] }
 
+	anyKilledBit := func() int64 { return rng.Int64N(8 * int64(len(killed))) }
+	anyRawBit := func() int64 { return rng.Int64N(8 * int64(len(rawGood))) }
+	anyRawKilledBit := func() int64 { return rng.Int64N(8 * int64(len(rawKilled))) }
+	regions := fileRegions(h, foot)
+	rawRegions := fileRegions(rh, rfoot)
+	// A killed raw file's flips that must be caught: all but those in
+	// event fields nothing vouches for without the footer.
+	rawKilledCatch := func(bit int64) bool {
+		return rawRegions.of(bit/8) != "block data" || checkedField[bit/8]
+	}
+	// The bits of the killed file's inline block headers, half of them in
+	// the last block's (whose compressed_size, flipped, was once read as a
+	// torn tail without a word).
+	headerBit := func() int64 {
+		b := foot.Blocks[len(foot.Blocks)-1]
+		if rng.IntN(2) == 0 {
+			b = foot.Blocks[rng.IntN(len(foot.Blocks))]
+		}
+		return 8*int64(b.DataOffset) + rng.Int64N(8*schema.BlockHeaderSize)
+	}
+	// CI's samples: those a flip must never pass; CHRONON_FLIP_SAMPLES=all
+	// (or a list of names) adds the others: the raw file's (its blocks'
+	// CRC32C in the footer as the compressed file's) and flips anywhere in
+	// the killed files.
+	only := map[string]bool{"payload": true, "anywhere": true, "killed-payload": true, "killed-headers": true,
+		"killed-raw-checked": true, "killed-raw-payload": true}
+	if v := os.Getenv("CHRONON_FLIP_SAMPLES"); v == "all" {
+		only = nil
+	} else if v != "" {
+		only = map[string]bool{}
+		for _, s := range strings.Split(v, ",") {
+			only[s] = true
+		}
+	}
+	var rawBase []flipRead // read only for the samples of the complete raw file
+	if only == nil || only["raw-payload"] || only["raw-anywhere"] {
+		rawBase = c.read(rawGood)
+		for _, p := range rawBase {
+			require.Equal(t, 0, p.code, "%s of the intact raw file: %s", p.name, p.stderr)
+		}
+	}
 	for _, sample := range []struct {
-		name string
-		good []byte
-		base []flipRead
-		bit  func() int64
+		name    string
+		good    []byte
+		base    []flipRead
+		regions flipRegions
+		bit     func() int64
 		// mustCatch says whether a silent flip of bit fails the test.
 		mustCatch func(bit int64) bool
 	}{
-		{"payload", good, base, payloadBit, always},
-		{"anywhere", good, base, anyBit, always},
-		{"killed-payload", killed, killedBase, payloadBit, always},
-		{"killed-raw-checked", rawKilled, rawKilledBase, rawCheckedBit, always},
-		{"killed-raw-payload", rawKilled, rawKilledBase, rawPayloadBit, inCheckedField},
+		{"payload", good, base, regions, payloadBit, always},
+		{"anywhere", good, base, regions, anyBit, always},
+		{"raw-payload", rawGood, rawBase, rawRegions, rawPayloadBit, always},
+		{"raw-anywhere", rawGood, rawBase, rawRegions, anyRawBit, always},
+		{"killed-payload", killed, killedBase, regions, payloadBit, always},
+		{"killed-headers", killed, killedBase, regions, headerBit, always},
+		{"killed-anywhere", killed, killedBase, regions, anyKilledBit, always},
+		{"killed-raw-checked", rawKilled, rawKilledBase, rawRegions, rawCheckedBit, always},
+		{"killed-raw-payload", rawKilled, rawKilledBase, rawRegions, rawPayloadBit, inCheckedField},
+		{"killed-raw-anywhere", rawKilled, rawKilledBase, rawRegions, anyRawKilledBit, rawKilledCatch},
 	} {
+		if only != nil && !only[sample.name] {
+			continue
+		}
 		good, base := sample.good, sample.base
+		baseVerify, _ := c.verify(good)
 		var counts [3]int // unchanged, error, silent
 		perPath := map[string]*[3]int{}
+		perRegion := map[string]*[3]int{}
 		var silent []string
 		uncaught := 0 // silent flips in fields nothing can check
 		verified, verifyMissed := 0, 0
@@ -205,14 +263,21 @@ func TestBitFlipCampaign(t *testing.T) {
 				worst = max(worst, k)
 			}
 			counts[worst]++
+			region := sample.regions.of(bit / 8)
+			if perRegion[region] == nil {
+				perRegion[region] = new([3]int)
+			}
+			perRegion[region][worst]++
 			if worst == flipSilent && !sample.mustCatch(bit) {
 				uncaught++
 			} else if worst == flipSilent {
-				silent = append(silent, fmt.Sprintf("byte %d bit %d (%s)", bit/8, bit%8, strings.Join(what, ", ")))
+				silent = append(silent, fmt.Sprintf("byte %d bit %d, %s (%s)", bit/8, bit%8, region, strings.Join(what, ", ")))
 			}
 			if v, ok := c.verify(bad); ok {
 				verified++
-				if v == 0 && worst != flipUnchanged && sample.mustCatch(bit) {
+				// Passed: ok, or (a file without a footer, never ok) no
+				// more said of it than of the intact file.
+				if (v.code == 0 || v == baseVerify) && worst != flipUnchanged && sample.mustCatch(bit) {
 					verifyMissed++
 				}
 			}
@@ -224,6 +289,11 @@ func TestBitFlipCampaign(t *testing.T) {
 		for _, p := range base {
 			k := perPath[p.name]
 			t.Logf("  %-8s silent %d, error %d, unchanged %d", p.name, k[flipSilent], k[flipError], k[flipUnchanged])
+		}
+		for _, r := range flipRegionNames {
+			if k := perRegion[r]; k != nil {
+				t.Logf("  in %-16s silent %d, error %d, unchanged %d", r, k[flipSilent], k[flipError], k[flipUnchanged])
+			}
 		}
 		if verified > 0 {
 			t.Logf("  verify passed %d flips that another path did not read unchanged", verifyMissed)
@@ -329,14 +399,20 @@ func (c *flipCampaign) read(b []byte) []flipRead {
 }
 
 // verify runs trace_reader verify on b when the command exists: its exit
-// status and true, or false.
-func (c *flipCampaign) verify(b []byte) (int, bool) {
+// status and output, and true; or false.
+func (c *flipCampaign) verify(b []byte) (verifyOut, bool) {
 	require.NoError(c.t, os.WriteFile(c.path, b, 0o644))
-	code, _, _ := runTool("verify", c.path)
+	code, out, _ := runTool("verify", c.path)
 	if code == 2 { // no such command (an older build)
-		return 0, false
+		return verifyOut{}, false
 	}
-	return code, true
+	return verifyOut{code, out}, true
+}
+
+// verifyOut is what verify said of a file.
+type verifyOut struct {
+	code int
+	out  string
 }
 
 // fileText is a file's bytes as a string, "" when it is missing.
@@ -346,4 +422,44 @@ func fileText(t *testing.T, path string) string {
 		return ""
 	}
 	return string(b)
+}
+
+// flipRegions names the sections of a file, to count flips by where they
+// land.
+type flipRegions struct {
+	spans []flipSpan
+}
+
+type flipSpan struct {
+	start, end int64
+	name       string
+}
+
+var flipRegionNames = []string{"header", "schema", "block header", "block data", "footer", "unused"}
+
+// fileRegions lays out a file from its header and footer. A killed copy
+// of the file (header rewritten, footer cut) has the same layout up to the
+// footer.
+func fileRegions(h schema.Header, f *schema.Footer) flipRegions {
+	r := flipRegions{spans: []flipSpan{
+		{0, schema.HeaderSize, "header"},
+		{int64(h.SchemaOffset), int64(h.SchemaOffset + h.SchemaSize), "schema"},
+		{int64(h.FooterOffset), int64(h.FooterOffset + h.FooterSize), "footer"},
+	}}
+	for _, b := range f.Blocks {
+		d := int64(b.DataOffset)
+		r.spans = append(r.spans,
+			flipSpan{d, d + schema.BlockHeaderSize, "block header"},
+			flipSpan{d + schema.BlockHeaderSize, d + schema.BlockHeaderSize + int64(b.CompressedSize), "block data"})
+	}
+	return r
+}
+
+func (r flipRegions) of(off int64) string {
+	for _, s := range r.spans {
+		if off >= s.start && off < s.end {
+			return s.name
+		}
+	}
+	return "unused"
 }

@@ -62,8 +62,9 @@ func init() {
 			"are registered. One line per problem (file, section, byte offset, what); per\n" +
 			"file, a line for each thing it could not check (a file of the original writer\n" +
 			"has no CRC32C; a header that flags none over a footer that carries them is\n" +
-			"a problem) and 'ok' when it found nothing. Exit 0 when every file is ok, 1\n" +
-			"otherwise.",
+			"a problem) and 'ok' when it found nothing. A file without a footer (its\n" +
+			"writer did not close it) is a problem, its blocks checked all the same:\n" +
+			"recover writes a closed copy. Exit 0 when every file is ok, 1 otherwise.",
 			options: []*option{optJSON, optMemory, optHelp}, operands: traces},
 		{name: "export", synopsis: "[options] <file.ctrace>... -o OUT", summary: "Write a file trace viewers open: perfetto (ui.perfetto.dev, trace_processor)\n" +
 			"or chrome-json (chrome://tracing). Units become nested tracks, spans slices,\n" +

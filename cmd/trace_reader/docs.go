@@ -27,9 +27,11 @@ func tool() *cli.Tool {
 			"output file is written under a temporary name and renamed into place when\n" +
 			"complete; it may not be the input file.",
 		Options: []*cli.Option{&optHelp.Option, {Names: []string{"--version"}, Help: "Print the version (as the version command)"}},
-		Exit: "0 ok; 1 the file is bad or unreadable, an I/O error, or no unit matches --unit\n" +
-			"(one line on stderr naming the file, the section and the byte offset); 2 usage\n" +
-			"(one line, then where the help is). diff: 0 equal, 1 different, 2 error.",
+		Exit: "0 ok; 1 the file is bad or unreadable, an I/O error, no unit matches --unit,\n" +
+			"or reading it needs more memory than --memory gives (one line on stderr naming\n" +
+			"the file, and the section and the byte offset or the cycle and the budget);\n" +
+			"2 usage (one line, then where the help is). diff: 0 equal, 1 different, 2 error\n" +
+			"(any of those of status 1).",
 	}
 	for _, c := range commandTable {
 		cc := &cli.Command{Name: c.name, Synopsis: c.synopsis, Summary: c.summary, Operands: c.operands}

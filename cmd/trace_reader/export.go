@@ -33,6 +33,7 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	defer func(merged string) { err = mergedInputs(c, merged, err) }(r.Path())
 	defer r.Close()
 	// The exporter reads arguments of uncompressed blocks straight from the
 	// mapping: a file that shrinks meanwhile is an error, not SIGBUS.
@@ -84,9 +85,8 @@ func exportTrace(c *config, stdout, stderr io.Writer) (err error) {
 		fmt.Fprintf(stderr, "trace_reader: --ns-per-cycle %g would put several cycles in one nanosecond (viewers keep whole ns): exported at %g ns per cycle, times are %gx the simulated time\n",
 			c.nsPerCycle, res.NsPerCycle, res.TimeScale)
 	}
-	if tb, ok := subNanosecondTick(r.Schema()); ok && c.nsPerCycle == 0 && (c.format == "perfetto" || c.format == "chrome-json") {
-		fmt.Fprintf(stderr, "trace_reader: warning: the trace's time base is %s a cycle, under a nanosecond: the viewers keep whole nanoseconds, so the cycles of one nanosecond share a timestamp (--ns-per-cycle 1 shows one cycle a nanosecond, times then %gx the simulated time)\n",
-			tb, 1/tb.NsPerTick())
+	if n := res.RoundedTimestamps; n > 0 {
+		warnRounded(stderr, c.nsPerCycle, r.Schema(), n)
 	}
 	if n := int(res.ImpossibleSpans); n > 0 {
 		fmt.Fprintf(stderr, "trace_reader: warning: %s: %d complete span%s end%s before %s begin%s (%s), left out of the export; the first: %s\n",
@@ -165,6 +165,7 @@ func statsTrace(c *config, w, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	defer func(merged string) { err = mergedInputs(c, merged, err) }(r.Path())
 	defer r.Close()
 	// analysis reads arguments of uncompressed blocks straight from the
 	// mapping: a file that shrinks meanwhile is an error, not SIGBUS.
@@ -234,6 +235,29 @@ func (p *progress) cycles() func(done, total uint64) {
 		calls++
 		p.update(calls<<16, p.start+done)
 	}
+}
+
+// warnRounded says that n timestamps were rounded to whole nanoseconds,
+// and, with a time base under a nanosecond, how to see every cycle at what
+// cost to the time scale. A trace whose times are all whole nanoseconds
+// (1 GHz clocks in picoseconds) rounds none and gets no warning.
+func warnRounded(w io.Writer, nsPerCycle float64, s *schema.Schema, n uint64) {
+	was := "were"
+	if n == 1 {
+		was = "was"
+	}
+	what := fmt.Sprintf("%d timestamp%s fell between two nanoseconds and %s rounded to the nearest", n, plural(int(n)), was)
+	if nsPerCycle != 0 {
+		fmt.Fprintf(w, "trace_reader: warning: --ns-per-cycle %g: %s (the viewers keep whole nanoseconds)\n", nsPerCycle, what)
+		return
+	}
+	tb, ok := subNanosecondTick(s)
+	if !ok { // ticks longer than a nanosecond: rounded by less than half a tick
+		fmt.Fprintf(w, "trace_reader: warning: %s (the viewers keep whole nanoseconds)\n", what)
+		return
+	}
+	fmt.Fprintf(w, "trace_reader: warning: %s (the trace's time base is %s a cycle; the viewers keep whole nanoseconds): events under a nanosecond apart may share a timestamp. "+
+		"--ns-per-cycle 1 draws one cycle a nanosecond instead, which changes the time scale: times are then %gx the simulated time\n", what, tb, 1/tb.NsPerTick())
 }
 
 // subNanosecondTick returns the shortest time base of s (the file's or a

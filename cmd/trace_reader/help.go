@@ -111,9 +111,10 @@ SQL options (and -c, --csv, --json, --cycles, --unit, --memory):
                       fail, naming it; by default it is left out, named in a
                       warning, and the other files are read
 
-Exit status: 0 ok; 1 the file is bad or unreadable, an I/O error, or no unit
-matches --unit (one line on stderr); 2 usage. diff: 0 equal, 1 different,
-2 error.
+Exit status: 0 ok; 1 the file is bad or unreadable, an I/O error, no unit
+matches --unit, or reading it needs more memory than --memory gives (one line
+on stderr); 2 usage. diff: 0 equal, 1 different, 2 error (any of those of
+status 1).
 `
 
 // writeHelp prints the whole usage, or one command's.

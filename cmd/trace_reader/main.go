@@ -5,8 +5,9 @@
 //
 //	trace_reader <command> [options] <file.ctrace>
 //
-// Exit status: 0 ok, 1 the file is bad or unreadable (one line on stderr
-// says what and where), 2 usage.
+// Exit status: 0 ok, 1 the file is bad or unreadable or needs more memory
+// than --memory gives (one line on stderr says what and where), 2 usage;
+// diff: 0 equal, 1 different, 2 error.
 package main
 
 import (
@@ -80,8 +81,8 @@ func main() {
 var dying atomic.Bool
 
 // run executes a command line and returns the exit status: 0 ok, 1 a bad
-// or unreadable file or an I/O error (one line on stderr naming the file),
-// 2 usage (one line, then where to find help).
+// or unreadable file, an I/O error or the memory budget passed (one line
+// on stderr naming the file), 2 usage (one line, then where to find help).
 func run(args []string, stdout, stderr io.Writer) int {
 	if generated(args, stdout) { // --help-man, --help-markdown (docs.go)
 		return 0

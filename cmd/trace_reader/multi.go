@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/chronon-sim/chronon-go/mmapio"
@@ -140,7 +141,17 @@ func openInput(c *config, dir string) (r *mmapio.Reader, labels []string, err er
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	r, err = openTrace(c, name)
-	return r, labels, err
+	return r, labels, mergedInputs(c, name, err)
+}
+
+// mergedInputs names, in err of a command that read c's files merged into
+// the temporary trace merged (openInput), the inputs instead of that file:
+// the user never saw it. Errors of one file are left as they are.
+func mergedInputs(c *config, merged string, err error) error {
+	if err == nil || len(c.files) == 1 || !strings.Contains(err.Error(), merged) {
+		return err
+	}
+	return &renamedError{strings.ReplaceAll(err.Error(), merged, strings.Join(c.files, ", ")+" (merged)"), err}
 }
 
 // tempDirFor is where export merges its inputs: beside its output, where

@@ -41,7 +41,8 @@ func writeSQLTables(w io.Writer) {
 		"fetch_. \"end\" is a keyword in SQL: quote it (SELECT \"end\" FROM spans).\n"+
 		"time and end_time (seconds) are there only when the trace has a time base\n"+
 		"(file-wide or per unit): a trace without one has cycles only.\n"+
-		"Exit status: 0 ok; 1 a bad file, a SQL error (one line on stderr); 2 usage.\n")
+		"Exit status: 0 ok; 1 a bad file, a SQL error, or more memory than --memory gives\n"+
+		"(one line on stderr); 2 usage.\n")
 }
 
 func writeTable(w io.Writer, t tracesql.Table) {

@@ -10,6 +10,7 @@ import (
 	"github.com/chronon-sim/chronon-go/internal/rawread"
 	"github.com/chronon-sim/chronon-go/internal/tracefile"
 	"github.com/chronon-sim/chronon-go/mmapio"
+	"github.com/chronon-sim/chronon-go/schema"
 )
 
 // verifyFiles checks every byte of each file that can be checked: opening
@@ -112,6 +113,10 @@ func verifyFile(c *config, path string) verifyFileReport {
 	}
 	v.totals()
 	v.checksumFlag()
+	if unclosed(f) {
+		fr.Problems = append(fr.Problems, fmt.Sprintf("%s: not closed: no footer (the writer did not close the file); %d blocks, %d events found by walking the blocks, checked as far as they go; trace_reader recover %s -o FIXED writes a closed copy",
+			path, v.blocks, v.events, path))
+	}
 	fr.Problems = append(fr.Problems, v.problems...)
 	fr.NotChecked = append(fr.NotChecked, v.cannot()...)
 	fr.OK = len(fr.Problems) == 0
@@ -287,6 +292,17 @@ func (v *verifier) totals() {
 			v.problem("%s: footer at byte %d: unit_stats of unit %d: emitted %d is not written %d + dropped %d", v.path, v.footerOff(), s.UnitID, s.Emitted, s.Written, s.Dropped)
 		}
 	}
+}
+
+// unclosed reports whether f is a file its writer did not close: it places
+// no footer, and its header flags an index (both writers set the flag when
+// they start) or checksums (chronon-go's writers always end with a footer).
+// A file cut short after Close is reported as such; one the original
+// writer closed without an index (neither flag) is whole.
+func unclosed(f *tracefile.File) bool {
+	h := f.Header()
+	return f.Status().Recovered && !f.Status().CutShort && h.FooterOffset == 0 && h.FooterSize == 0 &&
+		(h.Flags&schema.FlagHasIndex != 0 || h.HasChecksums())
 }
 
 // footerCRC reports whether the file's footer carries its CRC32C field.

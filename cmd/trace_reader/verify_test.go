@@ -159,10 +159,12 @@ func TestCutShortFileIsNeverSilent(t *testing.T) {
 // Hostile-review finding: verify of the original writer's killed file said
 // "no schema" and skipped the id checks, though every other command reads
 // the schema it finds after the header (its size in the header is 0 until
-// close). Now it checks against it, as for the closed file.
+// close). Now it checks against it, as for the closed file. (The file
+// was not closed: a problem, exit 1; TestVerifyOfAnUnclosedFile.)
 func TestVerifyUsesTheSchemaOfAKilledFile(t *testing.T) {
 	code, out, errOut := runTool("verify", ref("crash.ctrace.crash"))
-	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, out, ref("crash.ctrace.crash")+": not closed: no footer")
 	require.NotContains(t, out, "no schema")
 	require.Contains(t, out, "95 events have format ids the schema does not register (the first: 4000)")
 }
@@ -284,4 +286,80 @@ func TestVerifyUnitStatsListAUnitOnce(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, missing, 0o644))
 	code, out, errOut := runTool("verify", path)
 	require.Equal(t, 0, code, out+errOut)
+}
+
+// Review finding (issue 21): verify of a file whose writer was killed (no
+// footer) exited 0 with "not checked" notes, as if the file were whole.
+// A file that was not closed is a problem: one line says so and that
+// recover writes a closed copy, exit 1; its blocks are still checked and
+// a damaged one still named. A file closed without an index (the original
+// writer's option) and the copy recover writes are ok.
+func TestVerifyOfAnUnclosedFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "w1.ctrace")
+	_, err := workload.Run("w1", good, 4000, 4, 1, chronon.WithAutoMetadata(false))
+	require.NoError(t, err)
+	b, err := os.ReadFile(good)
+	require.NoError(t, err)
+	h, err := schema.ParseHeader(b, int64(len(b)))
+	require.NoError(t, err)
+	foot, err := schema.DecodeFooter(b[h.FooterOffset:h.FooterOffset+h.FooterSize], int64(h.FooterOffset))
+	require.NoError(t, err)
+	kh := h
+	kh.FooterOffset, kh.FooterSize = 0, 0
+	killedBytes := append(schema.AppendHeader(nil, kh), b[schema.HeaderSize:h.FooterOffset]...)
+	killed := filepath.Join(dir, "killed.ctrace")
+	require.NoError(t, os.WriteFile(killed, killedBytes, 0o644))
+
+	notClosed := fmt.Sprintf("%s: not closed: no footer (the writer did not close the file); %d blocks, %d events found by walking the blocks, checked as far as they go; trace_reader recover %s -o FIXED writes a closed copy\n",
+		killed, len(foot.Blocks), foot.TotalEvents, killed)
+	code, out, errOut := runTool("verify", killed)
+	require.Equal(t, 1, code, out)
+	require.True(t, strings.HasPrefix(out, notClosed), out)
+	require.NotContains(t, out, ": ok: ")
+	require.Contains(t, errOut, "1 of 1 files have problems")
+	code, out, _ = runTool("verify", "--json", killed)
+	require.Equal(t, 1, code)
+	var rep verifyReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.False(t, rep.OK)
+	require.Equal(t, []string{strings.TrimSuffix(notClosed, "\n")}, rep.Files[0].Problems)
+	require.Equal(t, len(foot.Blocks), rep.Files[0].Blocks)
+
+	// Its blocks are still checked: a flipped bit in a middle block's data
+	// is named as well.
+	blk := foot.Blocks[len(foot.Blocks)/2]
+	bad := append([]byte(nil), killedBytes...)
+	bad[blk.DataOffset+schema.BlockHeaderSize+uint64(blk.CompressedSize)/2] ^= 0x10
+	damaged := filepath.Join(dir, "damaged.ctrace")
+	require.NoError(t, os.WriteFile(damaged, bad, 0o644))
+	code, out, _ = runTool("verify", damaged)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, damaged+": not closed: no footer")
+	require.Contains(t, out, fmt.Sprintf("block at byte %d", blk.DataOffset), out)
+
+	// The closed copy recover writes verifies ok.
+	fixed := filepath.Join(dir, "fixed.ctrace")
+	code, _, errOut = runTool("recover", killed, "-o", fixed)
+	require.Equal(t, 0, code, errOut)
+	code, out, _ = runTool("verify", fixed)
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, fixed+": ok: ")
+
+	// A file of ours with its index flag cleared is still
+	// one whose writer did not close it: it carries checksums.
+	noIndex := append([]byte(nil), killedBytes...)
+	kh.Flags &^= schema.FlagHasIndex
+	copy(noIndex, schema.AppendHeader(nil, kh))
+	require.NoError(t, os.WriteFile(damaged, noIndex, 0o644))
+	code, out, _ = runTool("verify", damaged)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, out, damaged+": not closed: no footer")
+
+	// Closed without an index by the original writer: not a killed file.
+	// (Nor can a file without either flag be told from one: the test
+	// builder's footer-less files, TestVerifyDoesNotCountSchemaFramesAsBlocks.)
+	code, out, _ = runTool("verify", ref("noindex.ctrace"))
+	require.Equal(t, 0, code, out)
+	require.NotContains(t, out, "not closed")
 }

@@ -3,6 +3,7 @@ package tracefile
 import (
 	"encoding/binary"
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -154,7 +155,44 @@ func (f *File) Verify(b *Block) (_ []uint16, err error) {
 	if err := f.checkRawEvents(b, data); err != nil {
 		return nil, err
 	}
+	if err := f.exactRange(b, data); err != nil {
+		return nil, err
+	}
 	return unitsOf(data), nil
+}
+
+// exactRange checks, for a block found by the walk of a file without a
+// footer, that its inline header's cycle range is its events' own (our
+// writers write the first and last cycle of a block's events there): a
+// flipped bit that widens the range leaves every event inside it, and the
+// blocks' ranges are what the reader reports of the file and prunes
+// queries by. Only where something vouches for the events (a zstd frame's
+// content checksum, or a raw block of ours, checkRawEvents'), so the
+// header is what is damaged; blocks of a file with a footer are held to
+// the footer's entry instead.
+func (f *File) exactRange(b *Block, data []byte) error {
+	if f.footer != nil || len(data) < schema.EventHeaderSize {
+		return nil
+	}
+	kind := errRawDamage
+	if !f.rawUnchecked(b) {
+		if IsRaw(b) || b.CompressedSize < 5 || f.data[PayloadOff(b)+4]&4 == 0 { // Frame_Header_Descriptor: Content_Checksum_flag
+			return nil
+		}
+		kind = errHeaderDamage
+	}
+	lo, hi := ^uint64(0), uint64(0)
+	for p := 0; p+schema.EventHeaderSize <= len(data); p += schema.EventHeaderSize + int(le16(data[p:])) { // walked by ScanEvents
+		c := binary.LittleEndian.Uint64(data[p+2:])
+		lo, hi = min(lo, c), max(hi, c)
+	}
+	if lo == b.MinCycle && hi == b.MaxCycle {
+		return nil
+	}
+	fe := formatErr(f.path, BlockSection(int(b.Index)), HeaderOff(b),
+		"its events' cycles are %d-%d, its inline header says %d-%d", lo, hi, b.MinCycle, b.MaxCycle)
+	fe.Kind = kind
+	return fe
 }
 
 // emptyBlockAt recognizes a block of no events whose data is one zstd
@@ -190,6 +228,11 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 	off := start
 	stop := ""
 	for off < size {
+		if end, what := f.misstatedData(off, false); end > 0 {
+			damaged = append(damaged, what)
+			off = end
+			continue
+		}
 		b, why := f.blockHeaderAt(off, len(cands))
 		if why != "" {
 			if end, frame := f.emptyBlockAt(off); end > 0 {
@@ -205,6 +248,11 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 			if next := f.resync(off + 1); next > 0 {
 				damaged = append(damaged, "bytes "+itoa(int(off))+" to "+itoa(int(next))+" hold no block ("+why+"): left out, the next block is at byte "+itoa(int(next)))
 				off = next
+				continue
+			}
+			if end, what := f.misstatedData(off, true); end > 0 {
+				damaged = append(damaged, what)
+				off = end
 				continue
 			}
 			stop = why
@@ -280,6 +328,74 @@ func (f *File) walk(start int64) (_ []Block, tornAt int64, why string, damaged [
 	}
 	return good, off, stop, damaged
 }
+
+// misstatedData recognizes at off a zstd block whose inline header
+// misstates it: a flipped bit in its sizes, its event count or its cycle
+// range that leaves the header implausible or its data elsewhere than
+// its frames are. The frames say what the header should: the first
+// records the content size, their block headers where they end, and the
+// events they decode to (the first frame's content checksum vouching for
+// them) their count and range. When the frames are whole and the header
+// disagrees with them, the block is damaged, not torn (a cut, or a block
+// still being written, leaves frames that are not whole): it returns
+// where the frames end, for the walk to go on there, and what to say of
+// it; 0 otherwise. The frames are looked for within their content size
+// (a zstd block's data is smaller), at most 64 MiB, and decoded only when
+// the header's sizes disagree with them or it is implausible; nothing is
+// sized by the header.
+//
+// The walk asks first (last false) of every block: then only a header
+// whose compressed_size alone disagrees is taken up (the other fields'
+// damage has its own checks: Decode's declared size, Verify's events,
+// the resync past an implausible header). When the header is implausible
+// and no block follows to resync at (last true: the file's last block),
+// any disagreement is.
+func (f *File) misstatedData(off int64, last bool) (end int64, what string) {
+	size := int64(len(f.data))
+	from := off + schema.BlockHeaderSize
+	if size-from < 8 {
+		return 0, ""
+	}
+	bh, _ := schema.DecodeBlockHeader(f.data[off:])
+	usize, ok := zdec.ContentSize(f.data[from:])
+	if !ok { // a frame without its content size (not ours): the header's, which must then be right
+		usize = uint64(bh.UncompressedSize)
+	}
+	if usize == 0 || usize > schema.MaxBlockSize {
+		return 0, ""
+	}
+	n := zdec.FramesEnd(f.data[from:min(size, from+int64(usize))])
+	if n < 0 {
+		return 0, ""
+	}
+	if !last && (uint64(bh.UncompressedSize) != usize || int(bh.CompressedSize) == n) {
+		return 0, ""
+	}
+	data, buf, err := zdec.Decode(f.data[from:from+int64(n)], int(usize), nil)
+	if err != nil {
+		return 0, ""
+	}
+	defer bufpool.Put(buf)
+	truth := schema.BlockHeader{UncompressedSize: uint32(usize), CompressedSize: uint32(n), MinCycle: ^uint64(0)}
+	for p := 0; p < len(data); {
+		if len(data)-p < schema.EventHeaderSize || len(data)-p-schema.EventHeaderSize < int(le16(data[p:])) {
+			return 0, "" // not events: nothing says what the header should be
+		}
+		c := binary.LittleEndian.Uint64(data[p+2:])
+		truth.MinCycle, truth.MaxCycle = min(truth.MinCycle, c), max(truth.MaxCycle, c)
+		truth.EventCount++
+		p += schema.EventHeaderSize + int(le16(data[p:]))
+	}
+	if truth == bh || truth.Raw() {
+		return 0, ""
+	}
+	return from + int64(n), "block at byte " + itoa(int(off)) + " does not decode: its inline header {events " + itoa(int(bh.EventCount)) +
+		", cycles " + utoa(bh.MinCycle) + "-" + utoa(bh.MaxCycle) + ", sizes " + itoa(int(bh.UncompressedSize)) + "/" + itoa(int(bh.CompressedSize)) +
+		"} is damaged: its whole zstd frame (its content checksum good) holds {events " + itoa(int(truth.EventCount)) +
+		", cycles " + utoa(truth.MinCycle) + "-" + utoa(truth.MaxCycle) + ", sizes " + itoa(int(truth.UncompressedSize)) + "/" + itoa(n) + "}"
+}
+
+func utoa(u uint64) string { return strconv.FormatUint(u, 10) }
 
 // maxResync bounds how far past a damaged block header the walk looks for
 // the next block.

@@ -163,3 +163,14 @@ func decodeErr(err error, usize int) error {
 	}
 	return fmt.Errorf("zstd frame does not decode to the declared %d bytes: %w", usize, err)
 }
+
+// ContentSize returns the content size the zstd frame at the start of src
+// records in its header, and false when src does not start with a frame
+// that records one.
+func ContentSize(src []byte) (uint64, bool) {
+	var zh zstd.Header
+	if len(src) < 4 || !isFrameStart(src) || zh.Decode(src) != nil || zh.Skippable || !zh.HasFCS {
+		return 0, false
+	}
+	return zh.FrameContentSize, true
+}
