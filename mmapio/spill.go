@@ -57,6 +57,9 @@ type spiller struct {
 	target int64 // a segment's bytes (parts, records, merge buffers)
 	text   int64 // a dump segment's text reserve
 
+	lows     []ckpt // where the next segment reads each ready run from (lowsAt)
+	his      []ckpt // and up to where, for an end at hisTo (cutSpilled)
+	hisTo    wkey
 	retiring []*run          // passed by the merge, freed once the segments reading them are consumed
 	idle     []*spillScratch // scratch of finished spill jobs, still reserved
 	err      error           // ends the merge at errAt, once the events before it are out
@@ -117,6 +120,7 @@ func (sp *segPipe) startSpill() bool {
 	// cut every cycle into a segment per run.
 	s.target = max(64<<10, min(32<<20, (sp.budget-2*s.text)/4))
 	sp.spill = s
+	dropIdle() // the blocks just given back: not reused, not counted
 	return true
 }
 
@@ -277,16 +281,17 @@ func (sp *segPipe) dispatchSpills() {
 	s := sp.spill
 	var ahead int64
 	for i := len(s.runs) - 1; i >= 0 && s.runs[i].start > s.at.cycle; i-- {
-		ahead += int64(sp.r.f.UncompressedSize(s.runs[i].block))
+		ahead += s.runs[i].usize
 	}
 	for s.pendAt < len(s.pend) && s.inflight < spillJobs && ahead < 4*s.target && !s.bigInflight {
 		pi := s.pend[s.pendAt]
 		bi := sp.plan[pi]
-		big := int64(sp.r.f.UncompressedSize(bi)) >= spillAloneBytes
+		usize := int64(sp.r.f.UncompressedSize(bi))
+		big := usize >= spillAloneBytes
 		if big && s.inflight > 0 {
 			return // spilled alone: see bigInflight
 		}
-		r := &run{pi: pi, block: bi, rank: sp.r.f.Rank(bi), start: max(sp.eMin(int(pi)), s.from), cost: sp.spillCost(bi)}
+		r := &run{pi: pi, block: bi, rank: sp.r.f.Rank(bi), start: max(sp.eMin(int(pi)), s.from), usize: usize, cost: sp.spillCost(bi)}
 		if r.cost+s.text+ckptReserve > sp.budget {
 			b := sp.r.f.At(bi)
 			r.err = sp.r.f.Errorf(tracefile.BlockSection(int(bi)), tracefile.HeaderOff(&b),
@@ -321,7 +326,7 @@ func (sp *segPipe) dispatchSpills() {
 		s.runs = append(s.runs, r)
 		s.inflight++
 		s.bigInflight = big
-		ahead += int64(sp.r.f.UncompressedSize(bi))
+		ahead += usize
 		select {
 		case sp.spills <- r:
 		case <-sp.stopc:
@@ -368,7 +373,16 @@ func (sp *segPipe) buildSpilled() *segment {
 		return nil
 	}
 	live := s.runs[:k]
-	to := sp.cutSpilled(live, end)
+	if s.inflight > 0 && !failed && end != maxKey && sp.readyAhead(live) < s.target/2 {
+		// While blocks are spilling, a segment much smaller than its
+		// share waits for them. Cut as soon as a few runs were ready,
+		// segments were a tenth of their share, and each read every run
+		// it overlaps back: a read per run, hundreds of runs, whose
+		// system calls cost more than their events.
+		return nil
+	}
+	s.lows = sp.lowsAt(s.lows[:0], live, s.at)
+	to := sp.cutSpilled(live, s.lows, end)
 	seg := getSegment()
 	seg.spilled = true
 	seg.from, seg.to = s.at, to
@@ -376,11 +390,18 @@ func (sp *segPipe) buildSpilled() *segment {
 	seg.cost = s.text
 	s.seq++
 	seg.seq = s.seq
-	for _, r := range live {
-		if r.n == 0 || r.lastKey().compare(s.at) < 0 || r.key(r.first, 0).compare(to) >= 0 {
+	reuse := s.hisTo == to && len(s.his) == len(live) // the cut's last weighing was of this end
+	for i, r := range live {
+		lo := s.lows[i]
+		if lo.idx == noLow || r.key(r.first, 0).compare(to) >= 0 {
 			continue
 		}
-		lo, hi := r.floor(s.at), r.ceil(to)
+		var hi ckpt
+		if reuse {
+			hi = s.his[i]
+		} else {
+			hi = r.ceil(to)
+		}
 		if hi.off <= lo.off {
 			continue
 		}
@@ -418,20 +439,54 @@ func (sp *segPipe) readsCost(reads []spillRead) int64 {
 	return c
 }
 
+// readyAhead is what the blocks of the ready runs of live that start
+// after the next segment's cycle decode to: what spilled since (the runs
+// are in plan order: the last ones), an estimate of a segment's reach
+// that costs no search.
+func (sp *segPipe) readyAhead(live []*run) int64 {
+	s := sp.spill
+	var n int64
+	for i := len(live) - 1; i >= 0 && live[i].start > s.at.cycle; i-- {
+		n += live[i].usize
+	}
+	return n
+}
+
+// noLow marks a run without events at or after the segment's start.
+const noLow = math.MaxUint32
+
+// lowsAt appends to dst, for each run of live, its checkpoint where a
+// segment starting at at reads from (floor), or one with idx noLow when
+// it has no event there: the cut weighs several ends for one start.
+func (sp *segPipe) lowsAt(dst []ckpt, live []*run, at wkey) []ckpt {
+	for _, r := range live {
+		if r.n == 0 || r.lastKey().compare(at) < 0 {
+			dst = append(dst, ckpt{idx: noLow})
+			continue
+		}
+		dst = append(dst, r.floor(at))
+	}
+	return dst
+}
+
 // cutSpilled returns where the segment starting at s.at over runs live
 // ends: end, or an earlier key where what the runs hold from s.at fits
 // the segment's share (at least one checkpoint's step of one run: the
-// merge moves on).
-func (sp *segPipe) cutSpilled(live []*run, end wkey) wkey {
+// merge moves on). lows are live's checkpoints at s.at (lowsAt).
+func (sp *segPipe) cutSpilled(live []*run, lows []ckpt, end wkey) wkey {
 	s := sp.spill
 	at := s.at
 	cost := func(to wkey) int64 {
 		var bytes, events int64
-		for _, r := range live {
-			if r.n == 0 || r.lastKey().compare(at) < 0 || r.key(r.first, 0).compare(to) >= 0 {
+		s.his, s.hisTo = s.his[:0], to
+		for i, r := range live {
+			lo := lows[i]
+			if lo.idx == noLow || r.key(r.first, 0).compare(to) >= 0 {
+				s.his = append(s.his, lo)
 				continue
 			}
-			lo, hi := r.floor(at), r.ceil(to)
+			hi := r.ceil(to)
+			s.his = append(s.his, hi)
 			if hi.off > lo.off {
 				bytes += int64(hi.off - lo.off)
 				events += int64(hi.idx - lo.idx)
@@ -571,4 +626,14 @@ func (sp *segPipe) fillSpilledLocked() bool {
 		sp.queue = append(sp.queue, seg)
 	}
 	return true
+}
+
+// dropIdle forgets the idle memory the merge before the switch left in
+// the process's free lists: the blocks' buffers and records, the
+// segments. A spilled or windowed merge reuses little of it, and the
+// budget does not count it while idle (up to 144 MiB: their caps).
+func dropIdle() {
+	bufpool.DropIdle()
+	tracefile.DropIdle()
+	segments.Drop()
 }

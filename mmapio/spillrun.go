@@ -1,9 +1,11 @@
 package mmapio
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
-	"sort"
+	"io"
+	"math"
 
 	"github.com/chronon-sim/chronon-go/internal/bufpool"
 	"github.com/chronon-sim/chronon-go/internal/tracefile"
@@ -43,6 +45,7 @@ type run struct {
 	block int32  // block index
 	rank  uint32 // the block's rank by file offset: the merge's tie order
 	start uint64 // the first cycle it can hold (its plan entry's, or the spill's first)
+	usize int64  // what its block decodes to (the footer's, kept: the spill looks ahead by it)
 
 	off, size int64 // where the run lies in the file
 	n         uint32
@@ -63,18 +66,49 @@ func (r *run) key(cycle uint64, idx uint32) wkey { return wkey{cycle, r.rank, id
 // floor returns the last checkpoint at or before k (the first when none
 // is): reading from it finds every event at or after k.
 func (r *run) floor(k wkey) ckpt {
-	i := sort.Search(len(r.ck), func(i int) bool { return r.key(r.ck[i].cycle, r.ck[i].idx).compare(k) > 0 })
+	i := r.search(k, 1)
 	return r.ck[max(i-1, 0)]
 }
 
 // ceil returns the first checkpoint at or after k, or the run's end:
 // every event before k lies before it.
 func (r *run) ceil(k wkey) ckpt {
-	i := sort.Search(len(r.ck), func(i int) bool { return r.key(r.ck[i].cycle, r.ck[i].idx).compare(k) >= 0 })
+	if r.lastKey().compare(k) < 0 {
+		return ckpt{off: uint32(r.size), idx: r.n} // the whole run is before k
+	}
+	i := r.search(k, 0)
 	if i == len(r.ck) {
 		return ckpt{off: uint32(r.size), idx: r.n}
 	}
 	return r.ck[i]
+}
+
+// search returns the first checkpoint whose key compares to k at least
+// as past (1: after k, 0: at or after it). Written out rather than
+// sort.Search with a closure: a segment's cut searches every run it
+// overlaps (hundreds) several times.
+func (r *run) search(k wkey, past int) int {
+	lo, hi := 0, len(r.ck)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if r.ckCompare(&r.ck[m], k) >= past {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
+}
+
+// ckCompare compares checkpoint p's key with k.
+func (r *run) ckCompare(p *ckpt, k wkey) int {
+	switch {
+	case p.cycle != k.cycle:
+		return cmp.Compare(p.cycle, k.cycle)
+	case r.rank != k.rank:
+		return cmp.Compare(r.rank, k.rank)
+	}
+	return cmp.Compare(p.idx, k.off)
 }
 
 // lastKey is the key of the run's last event.
@@ -147,6 +181,12 @@ func (sp *segPipe) decodeInto(bi int32, sel *tracefile.Selector, sc *spillScratc
 }
 
 // writeRun writes bd's records as run r and sets its checkpoints.
+//
+// An event is written as the block holds it (its header and arguments:
+// the reader takes the same fields from both, and ignores the header's
+// padding), so the events that lie one after another in the decoded
+// block, a sorted block's selection, go out as one span of it: written
+// straight from the block when large, else gathered through a buffer.
 func (sp *segPipe) writeRun(r *run, bd *tracefile.Decoded) error {
 	s := sp.spill
 	recs := bd.Recs
@@ -164,36 +204,80 @@ func (sp *segPipe) writeRun(r *run, bd *tracefile.Decoded) error {
 	r.ck = make([]ckpt, 0, min(int64(len(recs)), size/step+2))
 	buf := bufpool.Get(spillChunk)
 	defer bufpool.Put(buf)
-	out := (*buf)[:0]
-	var at, next int64 // bytes of the run before out; the next checkpoint's offset
-	le := binary.LittleEndian
+	w := runWriter{f: s.file.f, off: r.off, out: (*buf)[:0], src: bd.Data}
+	var next int64 // the next checkpoint's offset
 	for i := range recs {
 		rc := &recs[i]
-		if pos := at + int64(len(out)); pos >= next {
+		if pos := w.pos(); pos >= next {
 			r.ck = append(r.ck, ckpt{rc.Cycle, uint32(pos), uint32(i)})
 			next = pos + step
 		}
-		n := schema.EventHeaderSize + int(rc.ArgLen)
-		if len(out)+n > cap(out) {
-			if _, err := s.file.f.WriteAt(out, r.off+at); err != nil {
+		lo := int(rc.ArgOff) - schema.EventHeaderSize
+		if lo != w.hi {
+			if err := w.flushSpan(); err != nil {
 				return err
 			}
-			at += int64(len(out))
-			out = out[:0]
+			w.lo = lo
 		}
-		var h [schema.EventHeaderSize]byte
-		le.PutUint16(h[0:], rc.ArgLen)
-		le.PutUint64(h[2:], rc.Cycle)
-		le.PutUint32(h[10:], rc.Fid)
-		le.PutUint32(h[14:], rc.Cat)
-		le.PutUint16(h[18:], rc.Unit)
-		h[20] = rc.Argc
-		out = append(out, h[:]...)
-		out = append(out, bd.Args(rc)...)
+		w.hi = int(rc.ArgOff) + int(rc.ArgLen)
 	}
-	if _, err := s.file.f.WriteAt(out, r.off+at); err != nil {
+	if err := w.flushSpan(); err != nil {
 		return err
 	}
+	return w.flush()
+}
+
+// runWriter writes a run: spans of the decoded block src, [lo, hi) the
+// one pending, through out.
+type runWriter struct {
+	f      io.WriterAt
+	off    int64 // the run's offset in the file
+	at     int64 // bytes of the run written before out
+	out    []byte
+	src    []byte
+	lo, hi int
+}
+
+// pos is the run's bytes so far, the pending span's included.
+func (w *runWriter) pos() int64 { return w.at + int64(len(w.out)) + int64(w.hi-w.lo) }
+
+// flushSpan moves the pending span on: into out when small, else written
+// from the block itself after what out holds.
+func (w *runWriter) flushSpan() error {
+	span := w.src[w.lo:w.hi]
+	w.lo = w.hi
+	if len(span) == 0 {
+		return nil
+	}
+	if len(w.out)+len(span) > cap(w.out) {
+		if err := w.flush(); err != nil {
+			return err
+		}
+	}
+	if len(span) <= cap(w.out)/4 {
+		w.out = append(w.out, span...)
+		return nil
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	if _, err := w.f.WriteAt(span, w.off+w.at); err != nil {
+		return err
+	}
+	w.at += int64(len(span))
+	return nil
+}
+
+// flush writes out.
+func (w *runWriter) flush() error {
+	if len(w.out) == 0 {
+		return nil
+	}
+	if _, err := w.f.WriteAt(w.out, w.off+w.at); err != nil {
+		return err
+	}
+	w.at += int64(len(w.out))
+	w.out = w.out[:0]
 	return nil
 }
 
@@ -237,6 +321,11 @@ func (sp *segPipe) readSpilled(seg *segment) error {
 		}
 		first := len(recs)
 		idx := rd.idx
+		// The run's event (c, idx) is at or after seg.from when c is past
+		// its cycle or, at it, idx is at least fromIdx; before seg.to
+		// likewise (the keys compared without building them: every event
+		// of the segment is).
+		fromIdx, toIdx := r.idxFrom(seg.from), r.idxFrom(seg.to)
 		for p := 0; p < len(b); idx++ {
 			if len(b)-p < schema.EventHeaderSize || len(recs) == cap(recs) {
 				return sp.spill.corrupt(r, rd, p)
@@ -247,7 +336,8 @@ func (sp *segPipe) readSpilled(seg *segment) error {
 				return sp.spill.corrupt(r, rd, p)
 			}
 			c := le.Uint64(e[2:])
-			if k := r.key(c, idx); k.compare(seg.from) >= 0 && k.compare(seg.to) < 0 {
+			if (c > seg.from.cycle || c == seg.from.cycle && uint64(idx) >= fromIdx) &&
+				(c < seg.to.cycle || c == seg.to.cycle && uint64(idx) < toIdx) {
 				recs = append(recs, tracefile.Rec{Cycle: c, Fid: le.Uint32(e[10:]), Cat: le.Uint32(e[14:]),
 					ArgOff: uint32(p + schema.EventHeaderSize), ArgLen: le.Uint16(e), Unit: le.Uint16(e[18:]), Argc: e[20]})
 			}
@@ -262,4 +352,16 @@ func (sp *segPipe) readSpilled(seg *segment) error {
 		seg.bds = append(seg.bds, &parts[i])
 	}
 	return nil
+}
+
+// idxFrom is the first index at which the run's events of k's cycle are at
+// or after k in merge order (past every index: none is).
+func (r *run) idxFrom(k wkey) uint64 {
+	switch {
+	case r.rank > k.rank:
+		return 0
+	case r.rank < k.rank:
+		return math.MaxUint64
+	}
+	return uint64(k.off)
 }

@@ -96,6 +96,7 @@ func (sp *segPipe) startWindows() {
 	if len(w.active) > 0 {
 		first = w.active[0]
 	}
+	dropIdle() // the blocks just given back: not reused, not counted
 	w.size(sp, first)
 	sp.mu.Lock()
 	sp.reserve(w.text + w.scratchMax + w.arenaMax)
@@ -275,8 +276,9 @@ func (sp *segPipe) windowBlock(pi int32, low, cut wkey, keep int64, kept []*winB
 	}
 	// The scratch has room for as many records as the header says
 	// (validated: one per 26 bytes) and for the decoded block (fits).
-	// From the pool: the buffer of a block the iteration decoded before it
-	// switched to windows is reused, not kept idle beside.
+	// Taken from the pool once, then kept: the switch to windows emptied
+	// the pool of the blocks decoded before (dropIdle), so none is kept
+	// idle beside it.
 	r.f.CountDecode()
 	data, buf, err := r.f.BlockBytesInto(&b, &w.buf)
 	if buf != nil && buf != w.buf.P { // cannot happen: bufMax holds the block

@@ -53,6 +53,12 @@ func End() { bufs.end() }
 // reuses and counts only that one against its budget.
 func DropBig() { bufs.dropBig() }
 
+// DropIdle drops every idle buffer, of every size: an iteration that
+// switched to a different way of reading (a spilled or windowed merge)
+// reuses none of the blocks' buffers it gave back, and the budget does not
+// count them while they are idle.
+func DropIdle() { bufs.dropIdle() }
+
 // IsBig reports whether a buffer for n bytes is big: kept only while an
 // iteration runs, and dropped by DropBig.
 func IsBig(n int) bool { return isBig(Class(n)) }
@@ -88,6 +94,16 @@ func (p *bufPool) end() {
 func (p *bufPool) dropBig() {
 	p.mu.Lock()
 	p.dropBigLocked()
+	p.mu.Unlock()
+}
+
+func (p *bufPool) dropIdle() {
+	p.mu.Lock()
+	for c := range p.classes {
+		clear(p.classes[c])
+		p.classes[c] = p.classes[c][:0]
+	}
+	p.held, p.bigHeld = 0, 0
 	p.mu.Unlock()
 }
 
@@ -177,6 +193,14 @@ func (l *FreeList[T]) Get() *T {
 		return x
 	}
 	return new(T)
+}
+
+// Drop forgets the kept objects.
+func (l *FreeList[T]) Drop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	clear(l.items)
+	l.items, l.held = l.items[:0], 0
 }
 
 // Put keeps x for a later Get, unless the list is full.

@@ -53,6 +53,9 @@ var decodeds = bufpool.FreeList[Decoded]{Limit: 1024, Budget: 32 << 20,
 // NewDecoded returns an empty Decoded (recycled: Release gives it back).
 func NewDecoded() *Decoded { return decodeds.Get() }
 
+// DropIdle forgets the Decodeds Release kept for reuse, and their records.
+func DropIdle() { decodeds.Drop() }
+
 // ReleaseData gives d's buffer back to the pool; d keeps its records.
 func ReleaseData(d *Decoded) {
 	if d.Buf != nil {
