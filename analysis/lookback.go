@@ -23,7 +23,9 @@ type windowed struct {
 	early []earlyComplete
 }
 
-// earlyComplete is a complete span begun before the window that ends in it.
+// earlyComplete is a complete span begun before the window that ends at or
+// after its start (in it or past its end: as everywhere in stats, a complete
+// span counts with its recorded end).
 type earlyComplete struct {
 	lane laneKey
 	name string
