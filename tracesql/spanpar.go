@@ -137,8 +137,7 @@ type spanThread struct {
 	spanPairs
 	run  *spanRun
 	th   *eventThread
-	task *task     // the task th reads, to start afresh at the next
-	ua   unitAsync // the unit's open async spans, by id
+	task *task // the task th reads, to start afresh at the next
 }
 
 // unitAsync pairs the async spans of one unit by id, as the span orderer
@@ -283,8 +282,7 @@ func (st *spanThread) async1(sr *spanRole, ev *spanEvent, seq uint64) {
 		if ev.cycle < st.from {
 			return // ended before the window
 		}
-		st.pend = append(st.pend, spanRow{ti: st.ti, unit: ev.unit, role: b.role, lane: b.lane, start: max(b.start, st.from), end: ev.cycle,
-			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: -1, parentID: b.pid})
+		st.asyncRow(&b, ev.unit, ev.cycle)
 		return
 	}
 	var lane, flow, pid uint64
@@ -306,15 +304,6 @@ func (st *spanThread) async1(sr *spanRole, ev *spanEvent, seq uint64) {
 // them where its trace's selection ends and writes them.
 func (st *spanThread) unitRead() {
 	r := st.run
-	k := int64(len(st.async))
-	st.ua.each(func(o openSpan) { // openRows makes rows of spanPairs.async
-		if st.async == nil {
-			st.async = map[int64]openSpan{}
-		}
-		st.async[k] = o
-		k++
-	})
-	st.ua.reset()
 	n := st.openRows()
 	r.mu.Lock()
 	r.left = append(r.left, st.pend[n:]...)

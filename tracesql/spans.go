@@ -54,7 +54,8 @@ type spanPairs struct {
 	last  uint64    // the cycle of the last event read at or after from
 	read  bool      // an event was read at or after from
 
-	async   map[int64]openSpan // open async spans by node
+	async   map[int64]openSpan // open async spans by node (the span orderer's)
+	ua      unitAsync          // open async spans by id, of the one unit a parallel thread reads (spanpar.go)
 	nodeSeq []uint64           // every node's begin's seq (8 bytes a span)
 	nOpen   int64              // spans open here (spanopen.go)
 	err     error              // sticky: too many spans open (spanopen.go)
@@ -385,14 +386,22 @@ func (s *spanPairs) openRows() int {
 		}
 	})
 	for _, b := range s.async {
-		start := max(b.start, s.from)
-		s.pend = append(s.pend, spanRow{ti: s.ti, unit: b.unit, role: b.role, lane: b.lane, start: start, end: start,
-			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent, parentID: b.pid})
+		s.asyncRow(&b, b.unit, b.start)
 	}
+	s.ua.each(func(b openSpan) { s.asyncRow(&b, b.unit, b.start) })
 	s.open.reset()
 	s.closed(s.nOpen) // rows now, written as the chunks go
 	clear(s.async)
+	s.ua.reset()
 	return n
+}
+
+// asyncRow adds the row of async span b, ended at end on unit (a span
+// still open: end is its start, endRows ends it), cut at the window's
+// start.
+func (s *spanPairs) asyncRow(b *openSpan, unit uint16, end uint64) {
+	s.pend = append(s.pend, spanRow{ti: s.ti, unit: unit, role: b.role, lane: b.lane, start: max(b.start, s.from), end: max(end, s.from),
+		flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent, parentID: b.pid})
 }
 
 // endRows ends the rows openRows made at cycle at (never before they
@@ -474,8 +483,7 @@ func (s *spanPairs) event(ev *spanEvent, seq uint64, res spantree.Resolved) {
 		if ev.cycle < s.from {
 			return // ended before the window
 		}
-		s.pend = append(s.pend, spanRow{ti: s.ti, unit: ev.unit, role: b.role, lane: b.lane, start: max(b.start, s.from), end: ev.cycle,
-			flow: b.flow, hasFlow: b.has, seq: b.seq, id: b.id, hasID: true, parent: b.parent, parentID: b.pid})
+		s.asyncRow(&b, ev.unit, ev.cycle)
 	case schema.KindSpanComplete:
 		dur, durType := uint64(0), schema.ArgUInt64
 		if v.Has(sr.dur) {
