@@ -145,13 +145,7 @@ func TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsSize(t *testing.T) {
 			blk := blocks[c.at]
 			require.NotEqual(t, blk.CompressedSize, blk.UncompressedSize, "block %d is raw", c.at)
 			b[int(blk.DataOffset)+c.byte] ^= c.bit
-			st := openBytesT(t, b).Status()
-			require.Len(t, st.Damaged, 1, st.String())
-			require.Contains(t, st.Damaged[0], "block at byte "+itoa(int(blk.DataOffset))+" does not decode")
-			require.Contains(t, st.Damaged[0], "declare") // "the block header declares", "cannot hold the declared"
-			require.Zero(t, st.TornBytes, st.String())
-			require.Equal(t, len(blocks)-1, st.Blocks)
-			require.Equal(t, killedEvents-uint64(blk.EventCount), st.Events)
+			requireSkippedAsDamaged(t, openBytesT(t, b).Status(), blk, "declare", len(blocks)-1) // "the block header declares", "cannot hold the declared"
 		})
 	}
 }
@@ -230,13 +224,7 @@ func TestRecoverWalkSkipsABlockWhoseHeaderLiesAboutItsDataSize(t *testing.T) {
 			blk := blocks[c.at]
 			require.NotEqual(t, blk.CompressedSize, blk.UncompressedSize, "block %d is raw", c.at)
 			b[int(blk.DataOffset)+c.byte] ^= c.bit
-			st := openBytesT(t, b).Status()
-			require.Len(t, st.Damaged, 1, st.String())
-			require.Contains(t, st.Damaged[0], "block at byte "+itoa(int(blk.DataOffset))+" does not decode")
-			require.Contains(t, st.Damaged[0], "is damaged: its whole zstd frame (its content checksum good) holds {events "+itoa(int(blk.EventCount)))
-			require.Zero(t, st.TornBytes, st.String())
-			require.Equal(t, len(blocks)-1, st.Blocks)
-			require.Equal(t, killedEvents-uint64(blk.EventCount), st.Events)
+			requireSkippedAsDamaged(t, openBytesT(t, b).Status(), blk, "is damaged: its whole zstd frame (its content checksum good) holds {events "+itoa(int(blk.EventCount)), len(blocks)-1)
 		})
 	}
 	// A cut inside the last block's frame is a torn tail, nothing damaged.
@@ -299,13 +287,7 @@ func TestRecoverWalkSkipsABlockWhoseHeaderWidensItsRange(t *testing.T) {
 			b[int(blk.DataOffset)+c.byte] ^= c.bit
 			h, _ := schema.DecodeBlockHeader(b[blk.DataOffset:])
 			require.True(t, h.MinCycle < blk.MinCycle || h.MaxCycle > blk.MaxCycle, "the range is widened: %+v", h)
-			st := openBytesT(t, b).Status()
-			require.Len(t, st.Damaged, 1, st.String())
-			require.Contains(t, st.Damaged[0], "block at byte "+itoa(int(blk.DataOffset))+" does not decode")
-			require.Contains(t, st.Damaged[0], "its inline header says")
-			require.Zero(t, st.TornBytes, st.String())
-			require.Equal(t, len(blocks)-1, st.Blocks)
-			require.Equal(t, killedEvents-uint64(blk.EventCount), st.Events)
+			requireSkippedAsDamaged(t, openBytesT(t, b).Status(), blk, "its inline header says", len(blocks)-1)
 		})
 	}
 }
@@ -329,4 +311,17 @@ func killedW1(t *testing.T) (complete, killed []byte, blocks []Block) {
 	killed, err = ctracetest.Build(s, evs, opts)
 	require.NoError(t, err)
 	return complete, killed, blocks
+}
+
+// requireSkippedAsDamaged asserts that the walk of a killed W1 file
+// (killedW1) left out block blk alone, as damaged, its message saying why
+// (want), and kept the other blocks (blocks of them) and their events.
+func requireSkippedAsDamaged(t *testing.T, st Status, blk Block, want string, blocks int) {
+	t.Helper()
+	require.Len(t, st.Damaged, 1, st.String())
+	require.Contains(t, st.Damaged[0], "block at byte "+itoa(int(blk.DataOffset))+" does not decode")
+	require.Contains(t, st.Damaged[0], want)
+	require.Zero(t, st.TornBytes, st.String())
+	require.Equal(t, blocks, st.Blocks)
+	require.Equal(t, killedEvents-uint64(blk.EventCount), st.Events)
 }
