@@ -98,18 +98,18 @@ event:
 	JMP     haveq
 
 useprev:
-	MOVQ PREVPOS, R11
-	MOVQ PREVSIZE, R12
+	MOVQ  PREVPOS, R11
+	MOVQ  PREVSIZE, R12
+	TESTQ R11, R11
+	JLT   done
 
 haveq:
-	TESTQ R11, R11
-	JLT  done
+	// (The distance is below maxOffset: findSequences keeps fastEnd
+	// there, and the distance is at most p.)
 	CMPQ R12, R10
 	JNE  done
 	MOVQ R9, R12
 	SUBQ R11, R12
-	CMPQ R12, $const_maxOffset
-	JHI  done
 
 	// The event is ours from here on.
 	LEAQ 1(R9), R11
@@ -148,12 +148,12 @@ haveq:
 	EQ16(48)
 
 masked:
+	// AX: the bits past the event; R11 &^= AX.
 	MOVQ R10, CX
 	MOVQ $-1, AX
 	SHLQ CX, AX
-	MOVQ AX, R12
-	NOTQ R12
-	ANDQ R12, R11
+	ORQ  AX, R11
+	XORQ AX, R11
 
 	// Head: the candidate ending here at the same distance grows by the
 	// event's leading equal bytes.
@@ -161,15 +161,15 @@ masked:
 	JNE  nohead
 	CMPQ BX, DIST
 	JNE  nohead
-	MOVQ R11, CX
-	NOTQ CX
-	BSFQ CX, CX
+	// mask+1 has its lowest set bit just past the leading equal bytes
+	// (the mask has a zero at the event's size), and mask & (mask+1)
+	// clears them.
+	LEAQ 1(R11), R12
+	BSFQ R12, CX
 	ADDQ CX, R15
+	ANDQ R12, R11
 	CMPQ CX, R10
 	JCC  nextev
-	MOVQ $-1, R12
-	SHLQ CX, R12
-	ANDQ R12, R11
 
 nohead:
 	// keep: the runs of >= 3 equal bytes, and one touching the end.
@@ -205,36 +205,31 @@ nohead:
 
 emit:
 	// Sequence [R14, R15) at BX: first its literals, 16 bytes at a time
-	// (src and lits have the room in the fast region).
+	// (src and lits have the room in the fast region; more than 16 only
+	// outside the usual case).
 	MOVQ  R14, AX
 	SUBQ  R13, AX
 	MOVOU (R8)(R13*1), X0
 	MOVOU X0, (DI)
-	CMPQ  AX, $16
-	JHI   longlits
-
-litsok:
-	ADDQ AX, DI
-	MOVQ R15, CX
-	SUBQ R14, CX
-	SUBQ $const_minMatch, CX
+	LEAQ  -1(AX), CX
+	CMPQ  CX, $15
+	JCC   unusual
+	ADDQ  AX, DI
+	LEAQ  -const_minMatch(R15), CX
+	SUBQ  R14, CX
 
 	// The usual case: 1..15 literals, a match of 3..34 bytes at rep0.
-	LEAQ -1(AX), R13
-	CMPQ R13, $15
-	JCC  slowcode
 	CMPL BX, Encoder_reps(DX)
 	JNE  slowcode
 	CMPQ CX, $32
 	JCC  slowcode
 	MOVQ $0, seq_extra(SI)
-	MOVL CX, R13
-	SHLL $8, R13
-	ORL  AX, R13
-	MOVL R13, seq_code(SI)
 	INCL Encoder_llHist(DX)(AX*4)
 	INCL Encoder_mlHist(DX)(CX*4)
 	INCL Encoder_ofHist(DX)
+	SHLL $8, CX
+	ORL  AX, CX
+	MOVL CX, seq_code(SI)
 
 coded:
 	ADDQ $seq__size, SI
@@ -257,6 +252,18 @@ advance:
 nextev:
 	ADDQ R10, R9
 	JMP  event
+
+unusual:
+	// No literals, or more than 15: the rest of the literals, if any,
+	// and the sequence coded in full.
+	CMPQ AX, $16
+	JHI  longlits
+
+litsok:
+	ADDQ AX, DI
+	LEAQ -const_minMatch(R15), CX
+	SUBQ R14, CX
+	JMP  slowcode
 
 longlits:
 	LEAQ (DI)(AX*1), CX
