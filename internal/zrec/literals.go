@@ -74,18 +74,26 @@ func (e *Encoder) appendCounted(out, lits []byte) []byte {
 		out = appendLitHeader(out, litRLE, n)
 		return append(out, lits[0])
 	}
-	bits, maxBits := h.lengths(sum, distinct)
 	single := n <= maxSingleStream
 	// Each stream ends with its end mark and partial byte; four streams
 	// also have a 6-byte jump table. The header grows by up to 2 bytes.
-	streams := int(bits/8) + 1
+	overhead := 1
 	if !single {
-		streams = int(bits/8) + 4 + 6
+		overhead = 4 + 6
 	}
 	need := 1 // bytes the coding must save
 	if e.litGainShift != 0 {
 		need = max(n>>e.litGainShift, 1)
 	}
+	// No prefix code spends fewer bits than the literals' entropy: when
+	// even that would not save enough, they are stored raw without
+	// building a code (the decision the code would have led to; on the
+	// pipeline workload, a third of the blocks).
+	if n-(int(h.entropyBits(sum)/8)+overhead) < need {
+		return appendRawLits(out, lits)
+	}
+	bits, maxBits := h.lengths(sum, distinct)
+	streams := int(bits/8) + overhead
 	if n-streams < need {
 		return appendRawLits(out, lits)
 	}
@@ -204,6 +212,47 @@ func (h *huffScratch) histogram(lits []byte) (total uint32, maxSym, distinct int
 		}
 	}
 	return uint32(len(lits)), maxSym, distinct
+}
+
+// log2Fix16x[x] is log2(x) in 16.16 fixed point, rounded, for x <= 512.
+var log2Fix16x = func() (t [513]uint64) {
+	for x := 1; x <= 512; x++ {
+		t[x] = uint64(math.Round(math.Log2(float64(x)) * 65536))
+	}
+	return t
+}()
+
+// log2Bounds returns a lower and an upper bound of log2(x), x > 0, in
+// 16.16 fixed point: the rounded table value -+1 below 512, and above it
+// the bounds from the top nine bits m (x is between m<<s and (m+1)<<s).
+func log2Bounds(x uint32) (lo, hi uint64) {
+	if x < 512 {
+		v := log2Fix16x[x]
+		return v - 1, v + 1
+	}
+	s := uint(bits.Len32(x) - 9)
+	m := x >> s
+	return log2Fix16x[m] + uint64(s)<<16 - 1, log2Fix16x[m+1] + uint64(s)<<16 + 1
+}
+
+// entropyBits returns a lower bound, in bits, of the order-0 entropy of
+// the total literals counted in count[0], n*log2(n) - sum of c*log2(c):
+// no prefix code (Huffman's least of all) codes them in fewer. It errs
+// low by at most 0.012 bits a literal, and costs a few thousand
+// instructions where building the code takes tens of thousands.
+func (h *huffScratch) entropyBits(total uint32) uint64 {
+	var sum uint64
+	for _, c := range h.count[0] {
+		if c != 0 {
+			_, hi := log2Bounds(c)
+			sum += uint64(c) * hi
+		}
+	}
+	lo, _ := log2Bounds(total)
+	if all := uint64(total) * lo; all > sum {
+		return (all - sum) >> 16
+	}
+	return 0
 }
 
 // lengths computes the code length of every present symbol (in depth,

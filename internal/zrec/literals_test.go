@@ -2,6 +2,7 @@ package zrec
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 	"testing"
 
@@ -126,4 +127,43 @@ func TestSampleNeverStoresRawWhatWouldCode(t *testing.T) {
 	require.Positive(t, skipped)
 	e := newTestEncoder(WithLiteralMinGain(3))
 	require.False(t, e.huff.samplePays(randomBytes(20_000, 4), 20_000>>3), "random bytes")
+}
+
+// entropyBits is a lower bound of the literals' entropy, and so of any
+// Huffman code's size (the early raw decision relies on it), and a close
+// one: over histograms from a single dominant value to uniform, small and
+// large (counts past the exact table), it is never above the entropy
+// computed in floating point nor above the bits of the code lengths()
+// builds, and at most 0.012 bits a literal (plus one) below.
+func TestEntropyBitsBoundsHuffman(t *testing.T) {
+	r := splitmix64(5)
+	for trial := range 500 {
+		n := 32 + int(r.next()%(maxBlockSize-32))
+		alphabet := 2 + r.next()%255
+		peak := r.next() % 100
+		lits := make([]byte, n)
+		for i := range lits {
+			if r.next()%100 < peak {
+				lits[i] = 200
+			} else {
+				lits[i] = byte(r.next() % alphabet)
+			}
+		}
+		var h huffScratch
+		total, _, distinct := h.histogram(lits)
+		if distinct < 2 {
+			continue
+		}
+		var exact float64
+		for _, c := range h.count[0] {
+			if c != 0 {
+				exact += float64(c) * math.Log2(float64(n)/float64(c))
+			}
+		}
+		got := h.entropyBits(total)
+		huff, _ := h.lengths(total, distinct)
+		require.LessOrEqual(t, float64(got), exact, "trial %d: %d literals, alphabet %d, peak %d%%", trial, n, alphabet, peak)
+		require.LessOrEqual(t, got, huff, "trial %d: above the Huffman code's bits", trial)
+		require.GreaterOrEqual(t, float64(got), exact-0.012*float64(n)-1, "trial %d: %d literals, alphabet %d, peak %d%%: %d bits, entropy %.1f", trial, n, alphabet, peak, got, exact)
+	}
 }
