@@ -41,8 +41,7 @@
 // noasm build tag) and as the reference the tests compare it with byte for
 // byte: the match finder's fast path (match_amd64.s: events of up to 56
 // bytes, of their predecessor's size, away from the end of the input;
-// AVX2 byte compares, 32 bytes at a time, where the CPU has AVX2 and BMI2,
-// else SSE2, 16 at a time; the runs walked by their start and end bits, no
+// SSE2 byte compares, the runs walked by their start and end bits, no
 // bounds checks), entered and left at event boundaries, and the FSE
 // sequence loop (seqs_amd64.s; with BMI2's SHLX/SHRX/BZHI where the CPU
 // has them). The Go compiler spilled half of those loops' registers and

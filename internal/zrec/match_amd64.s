@@ -133,28 +133,28 @@ haveq:
 	MOVQ    CX, MAXC
 
 	// The mask of bytes equal to the predecessor's (both 64-byte windows
-	// are inside src: p <= fastEnd), cut to the event's size: R11, and
-	// AX the bits past the event. With AVX2 and BMI2 (matchAVX2): two
-	// 32-byte compares whatever the size, the bits past the event
-	// cleared with SHLX and ANDN; else (sse) 16 bytes at a time.
+	// are inside src: p <= fastEnd), cut to the event's size.
 	LEAQ (R8)(R9*1), AX
 	MOVQ AX, CX
 	SUBQ R12, CX
-	CMPB ·matchAVX2(SB), $0
-	JEQ  sse
-	VMOVDQU   (AX), Y0
-	VPCMPEQB  (CX), Y0, Y0
-	VPMOVMSKB Y0, R11
-	VMOVDQU   32(AX), Y1
-	VPCMPEQB  32(CX), Y1, Y1
-	VPMOVMSKB Y1, R12
-	SHLQ      $32, R12
-	ORQ       R12, R11
-	MOVQ      $-1, AX
-	SHLXQ     R10, AX, AX
-	ANDNQ     R11, AX, R11
+	MOVOU    (AX), X0
+	MOVOU    (CX), X1
+	PCMPEQB  X1, X0
+	PMOVMSKB X0, R11
+	EQ16(16)
+	EQ16(32)
+	CMPQ R10, $48
+	JLS  masked
+	EQ16(48)
 
-head:
+masked:
+	// AX: the bits past the event; R11 &^= AX.
+	MOVQ R10, CX
+	MOVQ $-1, AX
+	SHLQ CX, AX
+	ORQ  AX, R11
+	XORQ AX, R11
+
 	// Head: the candidate ending here at the same distance grows by the
 	// event's leading equal bytes.
 	CMPQ R15, R9
@@ -252,26 +252,6 @@ advance:
 nextev:
 	ADDQ R10, R9
 	JMP  event
-
-sse:
-	MOVOU    (AX), X0
-	MOVOU    (CX), X1
-	PCMPEQB  X1, X0
-	PMOVMSKB X0, R11
-	EQ16(16)
-	EQ16(32)
-	CMPQ R10, $48
-	JLS  masked
-	EQ16(48)
-
-masked:
-	// R11 &^= AX, the bits past the event.
-	MOVQ R10, CX
-	MOVQ $-1, AX
-	SHLQ CX, AX
-	ORQ  AX, R11
-	XORQ AX, R11
-	JMP  head
 
 unusual:
 	// No literals, or more than 15: the rest of the literals, if any,
@@ -458,9 +438,4 @@ done:
 	MOVQ AX, (Encoder_mr+matchRegs_minC)(DX)
 	MOVQ MAXC, AX
 	MOVQ AX, (Encoder_mr+matchRegs_maxC)(DX)
-	CMPB ·matchAVX2(SB), $0
-	JEQ  ret
-	VZEROUPPER
-
-ret:
 	RET
