@@ -167,3 +167,46 @@ func TestEntropyBitsBoundsHuffman(t *testing.T) {
 		require.GreaterOrEqual(t, float64(got), exact-0.012*float64(n)-1, "trial %d: %d literals, alphabet %d, peak %d%%: %d bits, entropy %.1f", trial, n, alphabet, peak, got, exact)
 	}
 }
+
+// appendStream's unchecked loop, in assembly where this build and CPU have
+// it (huffLoop) and in Go, writes exactly what the checked one does, for
+// every length mod 4 and skews from one dominant value to uniform, and an
+// out without the room it assumes takes the checked loop.
+func TestAppendStreamMatchesChecked(t *testing.T) {
+	bmi2 := hasBMI2
+	defer func() { hasBMI2 = bmi2 }()
+	for _, hasBMI2 = range []bool{bmi2, false} {
+		appendStreamMatchesChecked(t)
+	}
+}
+
+func appendStreamMatchesChecked(t *testing.T) {
+	r := splitmix64(9)
+	coded := 0
+	for trial := range 300 {
+		n := 32 + int(r.next()%5000)
+		alphabet := 2 + r.next()%255
+		peak := r.next() % 100
+		lits := make([]byte, n)
+		for i := range lits {
+			if r.next()%100 < peak {
+				lits[i] = 3
+			} else {
+				lits[i] = byte(r.next() % alphabet)
+			}
+		}
+		e := newTestEncoder()
+		if e.appendCounted(make([]byte, 0, n+blockSlack), lits)[0]&3 != litCompressed {
+			continue // no code built
+		}
+		coded++
+		h := &e.huff
+		prefix := []byte{0xAA, 0xBB}
+		want := h.appendStreamChecked(append(make([]byte, 0, 2*n+64), prefix...), lits)
+		got := h.appendStream(append(make([]byte, 0, 2*n+64), prefix...), lits)
+		require.Equal(t, want, got, "trial %d: %d literals, alphabet %d, peak %d%% (BMI2 %v)", trial, n, alphabet, peak, hasBMI2)
+		tight := append(make([]byte, 0, len(want)+8), prefix...)
+		require.Equal(t, want, h.appendStream(tight, lits), "trial %d: tight out", trial)
+	}
+	require.Greater(t, coded, 100)
+}
