@@ -176,7 +176,7 @@ fresh-machine:
 #          $(DESTDIR)$(PREFIX) (lib/, include/, lib/pkgconfig/). chronon.pc
 #          links with an rpath to $(PREFIX)/lib, so programs built with
 #          pkg-config start without LD_LIBRARY_PATH or ldconfig.
-# cbench:  the C benchmarks (emit ns/event; W1 from C next to tracegen).
+# cbench:  the C benchmarks (emit ns/event, ring hot and cold, next to a floor; W1 from C next to tracegen).
 # ctest:   the C/C++ tests (examples, W1 multiset, 8 threads, misuse, TSan).
 CBUILD      ?= cgo/build
 PREFIX      ?= /usr/local

@@ -639,14 +639,17 @@ func runNoLoaderPath(t *testing.T, argv ...string) {
 	}
 }
 
-// TestCbenchSmoke runs cbench small: it builds, runs and prints both figures.
+// TestCbenchSmoke runs cbench small: it builds, runs and prints both figures,
+// the emit in both setups (hot ring, cold ring) next to the floor. cbench
+// itself exits 1 if a run lost or dropped an event.
 func TestCbenchSmoke(t *testing.T) {
 	tc := setup(t)
 	dir := t.TempDir()
 	stdout, _ := run(t, nil, tc.bin["cbench"], "--events", "300000", "--w1-events", "200000", "--reps", "1",
 		"--tracegen", tc.tracegen, "--dir", dir)
 	t.Log(stdout)
-	for _, want := range []string{"ns/event", "enabled u64+bool emit", "ratio C/Go"} {
+	for _, want := range []string{"ns/event", "enabled u64+bool emit", "ratio C/Go", "   hot: ", "   cold: ",
+		"floor: the 35 bytes, no checks"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("cbench output lacks %q", want)
 		}

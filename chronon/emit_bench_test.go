@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 var benchFmt = MustFormat2[uint64, bool]("bench pc=0x{:x} taken={}", WithCategory(2))
@@ -61,6 +62,40 @@ func BenchmarkEmit(b *testing.B) {
 		}
 		report(b, t)
 	})
+}
+
+// BenchmarkEmitFloor stores the 35 bytes of BenchmarkEmit/u64_bool's event
+// (the same seven stores putHeader and the arguments make) in a loop with
+// no check, no call and no hand-off, into a 1 MiB buffer used round and
+// round as the benchmark's ring is: what this machine takes to write the
+// event at all, the floor under the emit (docs/performance.md, "The emit
+// alone", compares the two side by side).
+func BenchmarkEmitFloor(b *testing.B) {
+	const size = 1 << 20
+	buf := make([]byte, size+64)
+	base := unsafe.Pointer(unsafe.SliceData(buf))
+	f := &benchFmt.format
+	b.ReportAllocs()
+	b.ResetTimer()
+	off := uint32(0)
+	for i := 0; i < b.N; i++ {
+		if off+benchFmt.size > size {
+			off = 0
+		}
+		p := unsafe.Add(base, off)
+		*(*uint16)(p) = f.argsSize
+		*(*uint64)(unsafe.Add(p, 2)) = uint64(i)
+		*(*uint64)(unsafe.Add(p, 10)) = f.idCat
+		*(*uint64)(unsafe.Add(p, 18)) = 1<<16 | f.argcWord
+		*(*uint64)(unsafe.Add(p, 26)) = uint64(i) << 2
+		*(*bool)(unsafe.Add(p, 34)) = i&1 == 0
+		off += benchFmt.size
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+	if buf[0] != byte(f.argsSize) {
+		b.Fatal("the floor loop stored nothing")
+	}
 }
 
 // BenchmarkSharedEmit measures the event of BenchmarkEmit/u64_bool on a

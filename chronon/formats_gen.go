@@ -68,17 +68,14 @@ func (f *Format0) Emit(u *Unit, cycle uint64) {
 //
 //go:nosplit
 func (f *Format0) emit(u *Unit, cycle uint64) {
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
-		f.emitSlow(u, cycle)
-		return
+	if atomic.LoadUint64(&u.fast)&f.fastBit != 0 {
+		if off, end := u.off, u.off+f.size; end <= u.lim.Load() {
+			u.putHeader(off, cycle, &f.format, 0)
+			u.off = end
+			return
+		}
 	}
-	off := u.off
-	if off+f.size > u.lim.Load() {
-		f.emitSlow(u, cycle)
-		return
-	}
-	u.putHeader(off, cycle, &f.format, 0)
-	u.off = off + f.size
+	f.emitSlow(u, cycle)
 }
 
 // emitSlow is emit's path for what the fast word does not vouch for (gate.go),
@@ -183,18 +180,15 @@ func (f *Format1[A0]) Emit(u *Unit, cycle uint64, a0 A0) {
 //
 //go:nosplit
 func (f *Format1[A0]) emit(u *Unit, cycle uint64, a0 A0) {
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
-		f.emitSlow(u, cycle, a0)
-		return
+	if atomic.LoadUint64(&u.fast)&f.fastBit != 0 {
+		if off, end := u.off, u.off+f.size; end <= u.lim.Load() {
+			p := u.putHeader(off, cycle, &f.format, f.argsSize)
+			*(*A0)(p) = a0
+			u.off = end
+			return
+		}
 	}
-	off := u.off
-	if off+f.size > u.lim.Load() {
-		f.emitSlow(u, cycle, a0)
-		return
-	}
-	p := u.putHeader(off, cycle, &f.format, f.argsSize)
-	*(*A0)(p) = a0
-	u.off = off + f.size
+	f.emitSlow(u, cycle, a0)
 }
 
 // emitSlow is emit's path for what the fast word does not vouch for (gate.go),
@@ -329,20 +323,17 @@ func (f *Format2[A0, A1]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
 //
 //go:nosplit
 func (f *Format2[A0, A1]) emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
-		f.emitSlow(u, cycle, a0, a1)
-		return
+	if atomic.LoadUint64(&u.fast)&f.fastBit != 0 {
+		if off, end := u.off, u.off+f.size; end <= u.lim.Load() {
+			p := u.putHeader(off, cycle, &f.format, f.argsSize)
+			*(*A0)(p) = a0
+			p = unsafe.Add(p, unsafe.Sizeof(a0))
+			*(*A1)(p) = a1
+			u.off = end
+			return
+		}
 	}
-	off := u.off
-	if off+f.size > u.lim.Load() {
-		f.emitSlow(u, cycle, a0, a1)
-		return
-	}
-	p := u.putHeader(off, cycle, &f.format, f.argsSize)
-	*(*A0)(p) = a0
-	p = unsafe.Add(p, unsafe.Sizeof(a0))
-	*(*A1)(p) = a1
-	u.off = off + f.size
+	f.emitSlow(u, cycle, a0, a1)
 }
 
 // emitSlow is emit's path for what the fast word does not vouch for (gate.go),
@@ -483,22 +474,19 @@ func (f *Format3[A0, A1, A2]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
 //
 //go:nosplit
 func (f *Format3[A0, A1, A2]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
-		f.emitSlow(u, cycle, a0, a1, a2)
-		return
+	if atomic.LoadUint64(&u.fast)&f.fastBit != 0 {
+		if off, end := u.off, u.off+f.size; end <= u.lim.Load() {
+			p := u.putHeader(off, cycle, &f.format, f.argsSize)
+			*(*A0)(p) = a0
+			p = unsafe.Add(p, unsafe.Sizeof(a0))
+			*(*A1)(p) = a1
+			p = unsafe.Add(p, unsafe.Sizeof(a1))
+			*(*A2)(p) = a2
+			u.off = end
+			return
+		}
 	}
-	off := u.off
-	if off+f.size > u.lim.Load() {
-		f.emitSlow(u, cycle, a0, a1, a2)
-		return
-	}
-	p := u.putHeader(off, cycle, &f.format, f.argsSize)
-	*(*A0)(p) = a0
-	p = unsafe.Add(p, unsafe.Sizeof(a0))
-	*(*A1)(p) = a1
-	p = unsafe.Add(p, unsafe.Sizeof(a1))
-	*(*A2)(p) = a2
-	u.off = off + f.size
+	f.emitSlow(u, cycle, a0, a1, a2)
 }
 
 // emitSlow is emit's path for what the fast word does not vouch for (gate.go),
@@ -645,24 +633,21 @@ func (f *Format4[A0, A1, A2, A3]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A
 //
 //go:nosplit
 func (f *Format4[A0, A1, A2, A3]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
-		f.emitSlow(u, cycle, a0, a1, a2, a3)
-		return
+	if atomic.LoadUint64(&u.fast)&f.fastBit != 0 {
+		if off, end := u.off, u.off+f.size; end <= u.lim.Load() {
+			p := u.putHeader(off, cycle, &f.format, f.argsSize)
+			*(*A0)(p) = a0
+			p = unsafe.Add(p, unsafe.Sizeof(a0))
+			*(*A1)(p) = a1
+			p = unsafe.Add(p, unsafe.Sizeof(a1))
+			*(*A2)(p) = a2
+			p = unsafe.Add(p, unsafe.Sizeof(a2))
+			*(*A3)(p) = a3
+			u.off = end
+			return
+		}
 	}
-	off := u.off
-	if off+f.size > u.lim.Load() {
-		f.emitSlow(u, cycle, a0, a1, a2, a3)
-		return
-	}
-	p := u.putHeader(off, cycle, &f.format, f.argsSize)
-	*(*A0)(p) = a0
-	p = unsafe.Add(p, unsafe.Sizeof(a0))
-	*(*A1)(p) = a1
-	p = unsafe.Add(p, unsafe.Sizeof(a1))
-	*(*A2)(p) = a2
-	p = unsafe.Add(p, unsafe.Sizeof(a2))
-	*(*A3)(p) = a3
-	u.off = off + f.size
+	f.emitSlow(u, cycle, a0, a1, a2, a3)
 }
 
 // emitSlow is emit's path for what the fast word does not vouch for (gate.go),
@@ -815,26 +800,23 @@ func (f *Format5[A0, A1, A2, A3, A4]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, 
 //
 //go:nosplit
 func (f *Format5[A0, A1, A2, A3, A4]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
-		f.emitSlow(u, cycle, a0, a1, a2, a3, a4)
-		return
+	if atomic.LoadUint64(&u.fast)&f.fastBit != 0 {
+		if off, end := u.off, u.off+f.size; end <= u.lim.Load() {
+			p := u.putHeader(off, cycle, &f.format, f.argsSize)
+			*(*A0)(p) = a0
+			p = unsafe.Add(p, unsafe.Sizeof(a0))
+			*(*A1)(p) = a1
+			p = unsafe.Add(p, unsafe.Sizeof(a1))
+			*(*A2)(p) = a2
+			p = unsafe.Add(p, unsafe.Sizeof(a2))
+			*(*A3)(p) = a3
+			p = unsafe.Add(p, unsafe.Sizeof(a3))
+			*(*A4)(p) = a4
+			u.off = end
+			return
+		}
 	}
-	off := u.off
-	if off+f.size > u.lim.Load() {
-		f.emitSlow(u, cycle, a0, a1, a2, a3, a4)
-		return
-	}
-	p := u.putHeader(off, cycle, &f.format, f.argsSize)
-	*(*A0)(p) = a0
-	p = unsafe.Add(p, unsafe.Sizeof(a0))
-	*(*A1)(p) = a1
-	p = unsafe.Add(p, unsafe.Sizeof(a1))
-	*(*A2)(p) = a2
-	p = unsafe.Add(p, unsafe.Sizeof(a2))
-	*(*A3)(p) = a3
-	p = unsafe.Add(p, unsafe.Sizeof(a3))
-	*(*A4)(p) = a4
-	u.off = off + f.size
+	f.emitSlow(u, cycle, a0, a1, a2, a3, a4)
 }
 
 // emitSlow is emit's path for what the fast word does not vouch for (gate.go),
@@ -993,28 +975,25 @@ func (f *Format6[A0, A1, A2, A3, A4, A5]) Emit(u *Unit, cycle uint64, a0 A0, a1 
 //
 //go:nosplit
 func (f *Format6[A0, A1, A2, A3, A4, A5]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
-		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5)
-		return
+	if atomic.LoadUint64(&u.fast)&f.fastBit != 0 {
+		if off, end := u.off, u.off+f.size; end <= u.lim.Load() {
+			p := u.putHeader(off, cycle, &f.format, f.argsSize)
+			*(*A0)(p) = a0
+			p = unsafe.Add(p, unsafe.Sizeof(a0))
+			*(*A1)(p) = a1
+			p = unsafe.Add(p, unsafe.Sizeof(a1))
+			*(*A2)(p) = a2
+			p = unsafe.Add(p, unsafe.Sizeof(a2))
+			*(*A3)(p) = a3
+			p = unsafe.Add(p, unsafe.Sizeof(a3))
+			*(*A4)(p) = a4
+			p = unsafe.Add(p, unsafe.Sizeof(a4))
+			*(*A5)(p) = a5
+			u.off = end
+			return
+		}
 	}
-	off := u.off
-	if off+f.size > u.lim.Load() {
-		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5)
-		return
-	}
-	p := u.putHeader(off, cycle, &f.format, f.argsSize)
-	*(*A0)(p) = a0
-	p = unsafe.Add(p, unsafe.Sizeof(a0))
-	*(*A1)(p) = a1
-	p = unsafe.Add(p, unsafe.Sizeof(a1))
-	*(*A2)(p) = a2
-	p = unsafe.Add(p, unsafe.Sizeof(a2))
-	*(*A3)(p) = a3
-	p = unsafe.Add(p, unsafe.Sizeof(a3))
-	*(*A4)(p) = a4
-	p = unsafe.Add(p, unsafe.Sizeof(a4))
-	*(*A5)(p) = a5
-	u.off = off + f.size
+	f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5)
 }
 
 // emitSlow is emit's path for what the fast word does not vouch for (gate.go),
@@ -1179,30 +1158,27 @@ func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) Emit(u *Unit, cycle uint64, a0 A0,
 //
 //go:nosplit
 func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
-		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5, a6)
-		return
+	if atomic.LoadUint64(&u.fast)&f.fastBit != 0 {
+		if off, end := u.off, u.off+f.size; end <= u.lim.Load() {
+			p := u.putHeader(off, cycle, &f.format, f.argsSize)
+			*(*A0)(p) = a0
+			p = unsafe.Add(p, unsafe.Sizeof(a0))
+			*(*A1)(p) = a1
+			p = unsafe.Add(p, unsafe.Sizeof(a1))
+			*(*A2)(p) = a2
+			p = unsafe.Add(p, unsafe.Sizeof(a2))
+			*(*A3)(p) = a3
+			p = unsafe.Add(p, unsafe.Sizeof(a3))
+			*(*A4)(p) = a4
+			p = unsafe.Add(p, unsafe.Sizeof(a4))
+			*(*A5)(p) = a5
+			p = unsafe.Add(p, unsafe.Sizeof(a5))
+			*(*A6)(p) = a6
+			u.off = end
+			return
+		}
 	}
-	off := u.off
-	if off+f.size > u.lim.Load() {
-		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5, a6)
-		return
-	}
-	p := u.putHeader(off, cycle, &f.format, f.argsSize)
-	*(*A0)(p) = a0
-	p = unsafe.Add(p, unsafe.Sizeof(a0))
-	*(*A1)(p) = a1
-	p = unsafe.Add(p, unsafe.Sizeof(a1))
-	*(*A2)(p) = a2
-	p = unsafe.Add(p, unsafe.Sizeof(a2))
-	*(*A3)(p) = a3
-	p = unsafe.Add(p, unsafe.Sizeof(a3))
-	*(*A4)(p) = a4
-	p = unsafe.Add(p, unsafe.Sizeof(a4))
-	*(*A5)(p) = a5
-	p = unsafe.Add(p, unsafe.Sizeof(a5))
-	*(*A6)(p) = a6
-	u.off = off + f.size
+	f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5, a6)
 }
 
 // emitSlow is emit's path for what the fast word does not vouch for (gate.go),
@@ -1373,32 +1349,29 @@ func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) Emit(u *Unit, cycle uint64, a0
 //
 //go:nosplit
 func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
-		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
-		return
+	if atomic.LoadUint64(&u.fast)&f.fastBit != 0 {
+		if off, end := u.off, u.off+f.size; end <= u.lim.Load() {
+			p := u.putHeader(off, cycle, &f.format, f.argsSize)
+			*(*A0)(p) = a0
+			p = unsafe.Add(p, unsafe.Sizeof(a0))
+			*(*A1)(p) = a1
+			p = unsafe.Add(p, unsafe.Sizeof(a1))
+			*(*A2)(p) = a2
+			p = unsafe.Add(p, unsafe.Sizeof(a2))
+			*(*A3)(p) = a3
+			p = unsafe.Add(p, unsafe.Sizeof(a3))
+			*(*A4)(p) = a4
+			p = unsafe.Add(p, unsafe.Sizeof(a4))
+			*(*A5)(p) = a5
+			p = unsafe.Add(p, unsafe.Sizeof(a5))
+			*(*A6)(p) = a6
+			p = unsafe.Add(p, unsafe.Sizeof(a6))
+			*(*A7)(p) = a7
+			u.off = end
+			return
+		}
 	}
-	off := u.off
-	if off+f.size > u.lim.Load() {
-		f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
-		return
-	}
-	p := u.putHeader(off, cycle, &f.format, f.argsSize)
-	*(*A0)(p) = a0
-	p = unsafe.Add(p, unsafe.Sizeof(a0))
-	*(*A1)(p) = a1
-	p = unsafe.Add(p, unsafe.Sizeof(a1))
-	*(*A2)(p) = a2
-	p = unsafe.Add(p, unsafe.Sizeof(a2))
-	*(*A3)(p) = a3
-	p = unsafe.Add(p, unsafe.Sizeof(a3))
-	*(*A4)(p) = a4
-	p = unsafe.Add(p, unsafe.Sizeof(a4))
-	*(*A5)(p) = a5
-	p = unsafe.Add(p, unsafe.Sizeof(a5))
-	*(*A6)(p) = a6
-	p = unsafe.Add(p, unsafe.Sizeof(a6))
-	*(*A7)(p) = a7
-	u.off = off + f.size
+	f.emitSlow(u, cycle, a0, a1, a2, a3, a4, a5, a6, a7)
 }
 
 // emitSlow is emit's path for what the fast word does not vouch for (gate.go),

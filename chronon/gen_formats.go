@@ -145,16 +145,24 @@ func (f *%[1]s%[4]s) Emit(u *Unit, cycle uint64%[8]s%[6]s) {
 //
 //go:nosplit
 func (f *%[1]s%[2]s) emit(u *Unit, cycle uint64%[3]s%[4]s) {
-	if atomic.LoadUint64(&u.fast)&f.fastBit == 0 {
-		f.emitSlow(u, cycle%[3]s%[5]s)
-		return
-	}
-	off := u.off
-	if off+f.size > u.lim.Load() {
-		f.emitSlow(u, cycle%[3]s%[5]s)
-		return
-	}
+	if atomic.LoadUint64(&u.fast)&f.fastBit != 0 {
+		if off, end := u.off, u.off+f.size; end <= u.lim.Load() {
 `, name, targs, sep, params, args)
+	fastPut := func() {
+		if n == 0 {
+			b.WriteString("\t\t\tu.putHeader(off, cycle, &f.format, 0)\n")
+		} else {
+			b.WriteString("\t\t\tp := u.putHeader(off, cycle, &f.format, f.argsSize)\n")
+			for i := 0; i < n; i++ {
+				fmt.Fprintf(b, "\t\t\t*(*A%d)(p) = a%d\n", i, i)
+				if i < n-1 {
+					fmt.Fprintf(b, "\t\t\tp = unsafe.Add(p, unsafe.Sizeof(a%d))\n", i)
+				}
+			}
+		}
+		fmt.Fprintf(b, "\t\t\tu.off = end\n\t\t\treturn\n\t\t}\n\t}\n\tf.emitSlow(u, cycle%s%s)\n}\n", sep, args)
+	}
+	fastPut()
 	put := func() {
 		if n == 0 {
 			b.WriteString("\tu.putHeader(off, cycle, &f.format, 0)\n")
@@ -169,7 +177,6 @@ func (f *%[1]s%[2]s) emit(u *Unit, cycle uint64%[3]s%[4]s) {
 		}
 		b.WriteString("\tu.off = off + f.size\n}\n")
 	}
-	put()
 	fmt.Fprintf(b, `
 // emitSlow is emit's path for what the fast word does not vouch for (gate.go),
 // strings, and a chunk that is full or must be flushed.

@@ -12,7 +12,10 @@
 #
 # and prints, per run kind, min / median / max of wall seconds, process CPU
 # seconds (user + system, /usr/bin/time) and bytes per event, then the
-# ratios of the medians. EVENTS defaults to 20000000; EXTRA adds tracegen
+# ratios of the medians (and, with CPP, the base against C++ too: the
+# host runs faster or slower from hour to hour, so a ratio quoted from
+# another day is compared with the base/cpp ratio of this run, never its
+# seconds). EVENTS defaults to 20000000; EXTRA adds tracegen
 # options to both sides (EXTRA='--level 1').
 #
 #   CPP=bin/cpp_w1_writer scripts/cpucompare.sh 3cee8fb 7
@@ -70,7 +73,12 @@ sort -k2,2 -k1,1 -k3,3g "$tmp/results" | awk '
 			kind = (w == 1) ? "w1" : "pipeline"
 			if (("base " kind ".cpu_s") in med)
 				printf "%-9s new/base: cpu %.3f  wall %.3f  bytes/event %.3f\n", kind, med["new " kind ".cpu_s"] / med["base " kind ".cpu_s"], med["new " kind ".wall_s"] / med["base " kind ".wall_s"], med["new " kind ".bytes_ev"] / med["base " kind ".bytes_ev"]
-			if (("cpp " kind ".cpu_s") in med)
+			if (("cpp " kind ".cpu_s") in med) {
 				printf "%-9s new/cpp:  cpu %.3f  wall %.3f (cpp/new wall %.2fx)  bytes/event %.3f\n", kind, med["new " kind ".cpu_s"] / med["cpp " kind ".cpu_s"], med["new " kind ".wall_s"] / med["cpp " kind ".wall_s"], med["cpp " kind ".wall_s"] / med["new " kind ".wall_s"], med["new " kind ".bytes_ev"] / med["cpp " kind ".bytes_ev"]
+				# The base against the C++ writer, in the same run: the speed of the host
+				# speed changes from hour to hour, so a ratio quoted from another
+				# day (as in an issue) is compared with this one, not its seconds.
+				printf "%-9s base/cpp: cpu %.3f  wall %.3f (cpp/base wall %.2fx)  bytes/event %.3f\n", kind, med["base " kind ".cpu_s"] / med["cpp " kind ".cpu_s"], med["base " kind ".wall_s"] / med["cpp " kind ".wall_s"], med["cpp " kind ".wall_s"] / med["base " kind ".wall_s"], med["base " kind ".bytes_ev"] / med["cpp " kind ".bytes_ev"]
+			}
 		}
 	}'

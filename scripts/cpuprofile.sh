@@ -8,6 +8,7 @@
 #
 #   scripts/cpuprofile.sh w1                 # 20M events, 16 units, this tree
 #   TRACEGEN=/tmp/base/tracegen scripts/cpuprofile.sh pipeline 20000000
+#   BASE=3cee8fb scripts/cpuprofile.sh pipeline   # before (BASE) and after (this tree)
 #
 # It runs tracegen REPS times (default 3) with --cpuprofile, merges the
 # profiles (pprof samples every thread's user and system time at 100 Hz)
@@ -22,6 +23,20 @@ units=${3:-16}
 reps=${REPS:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+if [ -n "${BASE:-}" ]; then
+	# Before and after in one command: tracegen at BASE (a detached
+	# worktree, removed at exit) profiled first, then this tree's.
+	git worktree add --detach "$tmp/base-tree" "$BASE" >/dev/null 2>&1
+	trap 'git worktree remove --force "$tmp/base-tree" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+	(cd "$tmp/base-tree" && go build -o "$tmp/base.tracegen" ./cmd/tracegen)
+	go build -o "$tmp/new.tracegen" ./cmd/tracegen
+	echo "before: $(git rev-parse --short "$BASE")"
+	TRACEGEN=$tmp/base.tracegen BASE= "$0" "$@"
+	echo
+	echo "after: this tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . || echo ', modified'))"
+	TRACEGEN=$tmp/new.tracegen BASE= "$0" "$@"
+	exit 0
+fi
 tracegen=${TRACEGEN:-}
 if [ -z "$tracegen" ]; then
 	go build -o "$tmp/tracegen" ./cmd/tracegen

@@ -541,6 +541,10 @@ public:
 	static constexpr uint32_t fixed_size = (0u + ... + detail::traits<Args>::size);
 	static constexpr size_t n_strings = (size_t{0} + ... + (detail::traits<Args>::is_string ? 1 : 0));
 	static constexpr std::array<uint8_t, arity> types{{detail::traits<Args>::type...}};
+	// record bytes 16..24 without the source (chronon_format.argc_word): a
+	// constant, so emit_ loads one field of the format fewer. An inert
+	// format (registration failed) has category 0 and never gets that far.
+	static constexpr uint64_t argc_word = uint64_t{arity} << 16;
 	// roles derived from the types (Flow arguments); merged with
 	// FormatOptions::kind's roles at registration.
 	static constexpr std::array<uint8_t, arity> roles{{detail::role_of<Args>...}};
@@ -625,7 +629,7 @@ private:
 	Status emit_(chronon_unit *r, uint64_t cycle, detail::param_t<Args>... args) const noexcept {
 		uint8_t *p = nullptr;
 		if constexpr (n_strings == 0) {
-			chronon_status s = chronon__begin_raw(r, &f_, cycle, fixed_size, &p);
+			chronon_status s = chronon__begin_at(r, &f_, cycle, f_.id_cat, argc_word, fixed_size, &p);
 			if (s != CHRONON_OK)
 				return detail::st(s);
 			((p = detail::traits<Args>::put(p, args)), ...);
@@ -642,7 +646,7 @@ private:
 			size_t k = 0;
 			(layout<Args>(args, lens, k, budget), ...);
 			uint32_t args_size = static_cast<uint32_t>(static_cast<long>(r->max_args) - budget);
-			chronon_status s = chronon__begin_raw(r, &f_, cycle, args_size, &p);
+			chronon_status s = chronon__begin_at(r, &f_, cycle, f_.id_cat, argc_word, args_size, &p);
 			if (s != CHRONON_OK)
 				return detail::st(s);
 			k = 0;
