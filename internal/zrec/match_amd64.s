@@ -218,18 +218,24 @@ emit:
 	LEAQ  -const_minMatch(R15), CX
 	SUBQ  R14, CX
 
-	// The usual case: 1..15 literals, a match of 3..34 bytes at rep0.
+	// The usual case: 1..15 literals, a match of 3..130 bytes at rep0:
+	// the literal length is its code, the offset code is 0, both without
+	// extra bits; the match length's code and extra bits come from
+	// tables (one path for short and long matches: a test of the length
+	// between them mispredicted on lengths that vary).
 	CMPL BX, Encoder_reps(DX)
 	JNE  slowcode
-	CMPQ CX, $32
+	CMPQ CX, $128
 	JCC  slowcode
-	MOVQ $0, seq_extra(SI)
-	INCL Encoder_llHist(DX)(AX*4)
-	INCL Encoder_mlHist(DX)(CX*4)
-	INCL Encoder_ofHist(DX)
-	SHLL $8, CX
-	ORL  AX, CX
-	MOVL CX, seq_code(SI)
+	MOVL    (Encoder_ct+codeTabs_mlSeq)(DX)(CX*4), R13
+	ORL     AX, R13
+	MOVL    R13, seq_code(SI)
+	MOVBQZX (Encoder_ct+codeTabs_mlExtra)(DX)(CX*1), R13
+	MOVQ    R13, seq_extra(SI)
+	MOVBLZX (Encoder_ct+codeTabs_mlCode)(DX)(CX*1), R13
+	INCL    Encoder_mlHist(DX)(R13*4)
+	INCL    Encoder_llHist(DX)(AX*4)
+	INCL    Encoder_ofHist(DX)
 
 coded:
 	ADDQ $seq__size, SI
