@@ -29,6 +29,8 @@
 #define T2       96(SP)
 #define T3       104(SP)
 #define LITEND   112(SP)
+#define SEQ0     120(SP)
+#define SLOWN    128(SP)
 
 // One 16-byte slice of the equal-byte mask: bytes OFF..OFF+15 of the event
 // (AX) against its predecessor's (CX), into bits OFF.. of R11.
@@ -41,7 +43,7 @@
 	ORQ      R12, R11
 
 // func matchAsm(e *Encoder, src, lits, seqs unsafe.Pointer)
-TEXT ·matchAsm(SB), NOSPLIT, $120-32
+TEXT ·matchAsm(SB), NOSPLIT, $136-32
 	MOVQ e+0(FP), DX
 	MOVQ src+8(FP), R8
 	MOVQ lits+16(FP), AX
@@ -70,6 +72,8 @@ TEXT ·matchAsm(SB), NOSPLIT, $120-32
 	MOVQ (Encoder_mr+matchRegs_ns)(DX), SI
 	SHLQ $4, SI
 	ADDQ SBASE, SI
+	MOVQ SI, SEQ0
+	MOVQ $0, SLOWN
 
 event:
 	// The event at p: inside the fast region (which findSequences ends
@@ -235,7 +239,9 @@ emit:
 	MOVBLZX (Encoder_ct+codeTabs_mlCode)(DX)(CX*1), R13
 	INCL    Encoder_mlHist(DX)(R13*4)
 	INCL    Encoder_llHist(DX)(AX*4)
-	INCL    Encoder_ofHist(DX)
+	// (Its offset code, 0, is counted at the end, from the sequences
+	// less those slowcode counted: an increment of one counter every
+	// sequence is a chain through memory.)
 
 coded:
 	ADDQ $seq__size, SI
@@ -287,6 +293,7 @@ litloop:
 	JMP   litsok
 
 slowcode:
+	INCQ SLOWN
 	// Any other sequence (AX literals, a match of CX+3 bytes at BX), as
 	// codeSeq codes it: the Offset_Value with the repeat offsets, the
 	// three codes and their extra bits.
@@ -424,6 +431,12 @@ mlok:
 	JMP  coded
 
 done:
+	// The usual sequences' offset code (see above).
+	MOVQ SI, AX
+	SUBQ SEQ0, AX
+	SHRQ $4, AX
+	SUBQ SLOWN, AX
+	ADDL AX, Encoder_ofHist(DX)
 	MOVQ R9, (Encoder_mr+matchRegs_p)(DX)
 	MOVQ R13, (Encoder_mr+matchRegs_litStart)(DX)
 	MOVQ R14, (Encoder_mr+matchRegs_cStart)(DX)
