@@ -115,7 +115,11 @@
 //     (few sequences).
 //
 // The FSE tables are built with the format's exact cell-spreading rule so
-// the decoder's table (rebuilt from the counts alone) matches ours. All
+// the decoder's table (rebuilt from the counts alone) matches ours. A
+// table depends on its normalized counts alone, and a unit's blocks often
+// repeat them (a quarter of the pipeline workload's FSE tables, a third of
+// W1's): the last eight tables built are kept with their counts, and a
+// repeat is copied instead of built. All
 // sequences go into one backward bitstream: states start from the last
 // sequence, each earlier sequence writes its OF, ML, LL state transitions
 // and then its LL, ML, OF extra bits, the three final states follow and an
