@@ -3,7 +3,9 @@
 # against commit BASE, side by side. Builds scripts/emitcompare (public API,
 # 16 emits per iteration) against both trees, and chronon's own test binary
 # of both for BenchmarkEmit/u64_bool, then runs them alternately ROUNDS
-# times (default 5) and prints each side's min and max per benchmark.
+# times (default 5) and prints each side's min / median / max per benchmark,
+# with BenchmarkEmitFloor (the event's stores alone: the machine's floor
+# under the emit at that moment) where the tree has it.
 # Sub-nanosecond costs need that: this host has slow and fast phases.
 set -euo pipefail
 base=${1:?usage: scripts/emitcompare.sh BASE-COMMIT [ROUNDS]}
@@ -20,6 +22,9 @@ for ((r = 1; r <= rounds; r++)); do
 		{
 			"$tmp/$side.pub.test" -test.run NONE -test.bench . -test.benchtime 200ms
 			"$tmp/$side.chronon.test" -test.run NONE -test.bench 'Emit$/u64_bool' -test.benchtime 300ms
+			# The same event's stores with no check or call (a tree without
+			# BenchmarkEmitFloor prints nothing for it).
+			"$tmp/$side.chronon.test" -test.run NONE -test.bench '^BenchmarkEmitFloor$' -test.benchtime 300ms
 		} | awk -v s="$side" '/^Benchmark/ {sub(/-[0-9]+$/, "", $1); print s, $1, $3}' >>"$tmp/results"
 	done
 done
