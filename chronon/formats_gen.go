@@ -62,9 +62,11 @@ func (f *Format0) Emit(u *Unit, cycle uint64) {
 	}
 }
 
-// emit is Emit's out-of-line path. nosplit: its frame is small and its
-// calls (emitSlow, reserve) check the stack themselves, so the check here
-// would be two instructions of every event for nothing.
+// emit is Emit's out-of-line path: the fast word's bit and room in the
+// chunk, then the stores. One call site of emitSlow for everything else
+// (the event size is loaded once, and the new offset is the sum already
+// made). nosplit: its frame is small and emitSlow checks the stack itself,
+// so the check here would be two instructions of every event for nothing.
 //
 //go:nosplit
 func (f *Format0) emit(u *Unit, cycle uint64) {
@@ -174,9 +176,11 @@ func (f *Format1[A0]) Emit(u *Unit, cycle uint64, a0 A0) {
 	}
 }
 
-// emit is Emit's out-of-line path. nosplit: its frame is small and its
-// calls (emitSlow, reserve) check the stack themselves, so the check here
-// would be two instructions of every event for nothing.
+// emit is Emit's out-of-line path: the fast word's bit and room in the
+// chunk, then the stores. One call site of emitSlow for everything else
+// (the event size is loaded once, and the new offset is the sum already
+// made). nosplit: its frame is small and emitSlow checks the stack itself,
+// so the check here would be two instructions of every event for nothing.
 //
 //go:nosplit
 func (f *Format1[A0]) emit(u *Unit, cycle uint64, a0 A0) {
@@ -317,9 +321,11 @@ func (f *Format2[A0, A1]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
 	}
 }
 
-// emit is Emit's out-of-line path. nosplit: its frame is small and its
-// calls (emitSlow, reserve) check the stack themselves, so the check here
-// would be two instructions of every event for nothing.
+// emit is Emit's out-of-line path: the fast word's bit and room in the
+// chunk, then the stores. One call site of emitSlow for everything else
+// (the event size is loaded once, and the new offset is the sum already
+// made). nosplit: its frame is small and emitSlow checks the stack itself,
+// so the check here would be two instructions of every event for nothing.
 //
 //go:nosplit
 func (f *Format2[A0, A1]) emit(u *Unit, cycle uint64, a0 A0, a1 A1) {
@@ -468,9 +474,11 @@ func (f *Format3[A0, A1, A2]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
 	}
 }
 
-// emit is Emit's out-of-line path. nosplit: its frame is small and its
-// calls (emitSlow, reserve) check the stack themselves, so the check here
-// would be two instructions of every event for nothing.
+// emit is Emit's out-of-line path: the fast word's bit and room in the
+// chunk, then the stores. One call site of emitSlow for everything else
+// (the event size is loaded once, and the new offset is the sum already
+// made). nosplit: its frame is small and emitSlow checks the stack itself,
+// so the check here would be two instructions of every event for nothing.
 //
 //go:nosplit
 func (f *Format3[A0, A1, A2]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2) {
@@ -627,9 +635,11 @@ func (f *Format4[A0, A1, A2, A3]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A
 	}
 }
 
-// emit is Emit's out-of-line path. nosplit: its frame is small and its
-// calls (emitSlow, reserve) check the stack themselves, so the check here
-// would be two instructions of every event for nothing.
+// emit is Emit's out-of-line path: the fast word's bit and room in the
+// chunk, then the stores. One call site of emitSlow for everything else
+// (the event size is loaded once, and the new offset is the sum already
+// made). nosplit: its frame is small and emitSlow checks the stack itself,
+// so the check here would be two instructions of every event for nothing.
 //
 //go:nosplit
 func (f *Format4[A0, A1, A2, A3]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3) {
@@ -794,9 +804,11 @@ func (f *Format5[A0, A1, A2, A3, A4]) Emit(u *Unit, cycle uint64, a0 A0, a1 A1, 
 	}
 }
 
-// emit is Emit's out-of-line path. nosplit: its frame is small and its
-// calls (emitSlow, reserve) check the stack themselves, so the check here
-// would be two instructions of every event for nothing.
+// emit is Emit's out-of-line path: the fast word's bit and room in the
+// chunk, then the stores. One call site of emitSlow for everything else
+// (the event size is loaded once, and the new offset is the sum already
+// made). nosplit: its frame is small and emitSlow checks the stack itself,
+// so the check here would be two instructions of every event for nothing.
 //
 //go:nosplit
 func (f *Format5[A0, A1, A2, A3, A4]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4) {
@@ -969,9 +981,11 @@ func (f *Format6[A0, A1, A2, A3, A4, A5]) Emit(u *Unit, cycle uint64, a0 A0, a1 
 	}
 }
 
-// emit is Emit's out-of-line path. nosplit: its frame is small and its
-// calls (emitSlow, reserve) check the stack themselves, so the check here
-// would be two instructions of every event for nothing.
+// emit is Emit's out-of-line path: the fast word's bit and room in the
+// chunk, then the stores. One call site of emitSlow for everything else
+// (the event size is loaded once, and the new offset is the sum already
+// made). nosplit: its frame is small and emitSlow checks the stack itself,
+// so the check here would be two instructions of every event for nothing.
 //
 //go:nosplit
 func (f *Format6[A0, A1, A2, A3, A4, A5]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5) {
@@ -1152,9 +1166,11 @@ func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) Emit(u *Unit, cycle uint64, a0 A0,
 	}
 }
 
-// emit is Emit's out-of-line path. nosplit: its frame is small and its
-// calls (emitSlow, reserve) check the stack themselves, so the check here
-// would be two instructions of every event for nothing.
+// emit is Emit's out-of-line path: the fast word's bit and room in the
+// chunk, then the stores. One call site of emitSlow for everything else
+// (the event size is loaded once, and the new offset is the sum already
+// made). nosplit: its frame is small and emitSlow checks the stack itself,
+// so the check here would be two instructions of every event for nothing.
 //
 //go:nosplit
 func (f *Format7[A0, A1, A2, A3, A4, A5, A6]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6) {
@@ -1343,9 +1359,11 @@ func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) Emit(u *Unit, cycle uint64, a0
 	}
 }
 
-// emit is Emit's out-of-line path. nosplit: its frame is small and its
-// calls (emitSlow, reserve) check the stack themselves, so the check here
-// would be two instructions of every event for nothing.
+// emit is Emit's out-of-line path: the fast word's bit and room in the
+// chunk, then the stores. One call site of emitSlow for everything else
+// (the event size is loaded once, and the new offset is the sum already
+// made). nosplit: its frame is small and emitSlow checks the stack itself,
+// so the check here would be two instructions of every event for nothing.
 //
 //go:nosplit
 func (f *Format8[A0, A1, A2, A3, A4, A5, A6, A7]) emit(u *Unit, cycle uint64, a0 A0, a1 A1, a2 A2, a3 A3, a4 A4, a5 A5, a6 A6, a7 A7) {

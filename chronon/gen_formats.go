@@ -139,9 +139,11 @@ func (f *%[1]s%[4]s) Emit(u *Unit, cycle uint64%[8]s%[6]s) {
 	// events reach emitSlow, and its lock, without reading the offset
 	// another goroutine may be writing.
 	fmt.Fprintf(b, `
-// emit is Emit's out-of-line path. nosplit: its frame is small and its
-// calls (emitSlow, reserve) check the stack themselves, so the check here
-// would be two instructions of every event for nothing.
+// emit is Emit's out-of-line path: the fast word's bit and room in the
+// chunk, then the stores. One call site of emitSlow for everything else
+// (the event size is loaded once, and the new offset is the sum already
+// made). nosplit: its frame is small and emitSlow checks the stack itself,
+// so the check here would be two instructions of every event for nothing.
 //
 //go:nosplit
 func (f *%[1]s%[2]s) emit(u *Unit, cycle uint64%[3]s%[4]s) {

@@ -51,7 +51,12 @@ func init() {
 	}
 	fill(llCodeSmall[:], 16, llHigh)
 	fill(mlCodeSmall[:], 32, mlHigh)
-	codeTables = codeTabs{llCodeSmall, mlCodeSmall, llBits, mlBits}
+	codeTables = codeTabs{llCode: llCodeSmall, mlCode: mlCodeSmall, llBits: llBits, mlBits: mlBits}
+	for mlb, c := range mlCodeSmall {
+		nb := mlBits[c]
+		codeTables.mlSeq[mlb] = uint32(c)<<8 | uint32(nb)<<24
+		codeTables.mlExtra[mlb] = uint8(mlb & (1<<nb - 1))
+	}
 }
 
 // codeTabs are the small-value tables together, as the assembly match
@@ -61,6 +66,11 @@ type codeTabs struct {
 	mlCode [128]uint8
 	llBits [64]uint8
 	mlBits [64]uint8
+	// For match lengths minus 3 below 128 after 1..15 literals at rep0
+	// (no literal or offset extra bits): the sequence's code word but for
+	// the literal length (ML code<<8 | extra bits<<24), and its extra bits.
+	mlSeq   [128]uint32
+	mlExtra [128]uint8
 }
 
 var codeTables codeTabs // filled by init, after the tables

@@ -36,16 +36,27 @@
 //
 // # Assembly
 //
-// On amd64 the two loops that take most of the time are in assembly, each
-// with its Go version kept as the portable path (other architectures, the
-// noasm build tag) and as the reference the tests compare it with byte for
-// byte: the match finder's fast path (match_amd64.s: events of up to 56
-// bytes, of their predecessor's size, away from the end of the input;
+// On amd64 the three loops that take most of the time are in assembly,
+// each with its Go version kept as the portable path (other architectures,
+// the noasm build tag) and as the reference the tests compare it with byte
+// for byte: the match finder's fast path (match_amd64.s: events of up to
+// 56 bytes, of their predecessor's size, away from the end of the input;
 // SSE2 byte compares, the runs walked by their start and end bits, no
-// bounds checks), entered and left at event boundaries, and the FSE
-// sequence loop (seqs_amd64.s; with BMI2's SHLX/SHRX/BZHI where the CPU
-// has them). The Go compiler spilled half of those loops' registers and
-// moved every shift count through CX: about twice the instructions.
+// bounds checks), entered and left at event boundaries, the FSE sequence
+// loop (seqs_amd64.s; with BMI2's SHLX/SHRX/BZHI where the CPU has them)
+// and the Huffman stream loop (literals_amd64.s, BMI2). The Go compiler
+// spilled half of those loops' registers and moved every shift count
+// through CX: about twice the instructions.
+//
+// The match loop codes the usual sequence inline: 1 to 15 literals, then
+// a match of up to 130 bytes at the repeated distance, its match length
+// code and extra bits from tables. A test of the length against 35 bytes,
+// which sent the longer ones to the full coder, mispredicted on the
+// pipeline workload, whose matches across events vary in length. Its
+// compares stay 16 bytes wide: 32-byte AVX2 compares saved 10
+// instructions an event but no time, and cost the SSE/AVX transition
+// penalty on every literal copy unless the upper halves were cleared
+// after each event.
 //
 // Everything after match finding is ordinary zstd entropy coding; the
 // format is fixed by the decoder, so that part is precise rather than
@@ -80,6 +91,15 @@
 // chronon uses at levels 1 to 3) literals are also stored raw when coding
 // them would save less than 1/2^k of them: random argument bytes cost a
 // table and four streams for a few percent.
+//
+// Two shortcuts keep the Huffman side cheap without changing its output.
+// Before a code is built, a lower bound of the literals' order-0 entropy
+// (from the histogram and a 512-entry log table) is checked against what
+// the coding must save: no prefix code beats the entropy, so when even it
+// saves too little the literals go raw without sorting and building (a
+// third of the pipeline workload's blocks). The stream loop checks once
+// that the output has room for the longest stream the literals can make,
+// then stores without bounds checks.
 //
 // # Sequences section (sequences.go, fse.go, bitwriter.go)
 //

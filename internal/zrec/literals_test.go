@@ -2,6 +2,7 @@ package zrec
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 	"testing"
 
@@ -126,4 +127,86 @@ func TestSampleNeverStoresRawWhatWouldCode(t *testing.T) {
 	require.Positive(t, skipped)
 	e := newTestEncoder(WithLiteralMinGain(3))
 	require.False(t, e.huff.samplePays(randomBytes(20_000, 4), 20_000>>3), "random bytes")
+}
+
+// entropyBits is a lower bound of the literals' entropy, and so of any
+// Huffman code's size (the early raw decision relies on it), and a close
+// one: over histograms from a single dominant value to uniform, small and
+// large (counts past the exact table), it is never above the entropy
+// computed in floating point nor above the bits of the code lengths()
+// builds, and at most 0.012 bits a literal (plus one) below.
+func TestEntropyBitsBoundsHuffman(t *testing.T) {
+	r := splitmix64(5)
+	for trial := range 500 {
+		n := 32 + int(r.next()%(maxBlockSize-32))
+		alphabet := 2 + r.next()%255
+		peak := r.next() % 100
+		lits := make([]byte, n)
+		for i := range lits {
+			if r.next()%100 < peak {
+				lits[i] = 200
+			} else {
+				lits[i] = byte(r.next() % alphabet)
+			}
+		}
+		var h huffScratch
+		total, _, distinct := h.histogram(lits)
+		if distinct < 2 {
+			continue
+		}
+		var exact float64
+		for _, c := range h.count[0] {
+			if c != 0 {
+				exact += float64(c) * math.Log2(float64(n)/float64(c))
+			}
+		}
+		got := h.entropyBits(total)
+		huff, _ := h.lengths(total, distinct)
+		require.LessOrEqual(t, float64(got), exact, "trial %d: %d literals, alphabet %d, peak %d%%", trial, n, alphabet, peak)
+		require.LessOrEqual(t, got, huff, "trial %d: above the Huffman code's bits", trial)
+		require.GreaterOrEqual(t, float64(got), exact-0.012*float64(n)-1, "trial %d: %d literals, alphabet %d, peak %d%%: %d bits, entropy %.1f", trial, n, alphabet, peak, got, exact)
+	}
+}
+
+// appendStream's unchecked loop, in assembly where this build and CPU have
+// it (huffLoop) and in Go, writes exactly what the checked one does, for
+// every length mod 4 and skews from one dominant value to uniform, and an
+// out without the room it assumes takes the checked loop.
+func TestAppendStreamMatchesChecked(t *testing.T) {
+	bmi2 := hasBMI2
+	defer func() { hasBMI2 = bmi2 }()
+	for _, hasBMI2 = range []bool{bmi2, false} {
+		appendStreamMatchesChecked(t)
+	}
+}
+
+func appendStreamMatchesChecked(t *testing.T) {
+	r := splitmix64(9)
+	coded := 0
+	for trial := range 300 {
+		n := 32 + int(r.next()%5000)
+		alphabet := 2 + r.next()%255
+		peak := r.next() % 100
+		lits := make([]byte, n)
+		for i := range lits {
+			if r.next()%100 < peak {
+				lits[i] = 3
+			} else {
+				lits[i] = byte(r.next() % alphabet)
+			}
+		}
+		e := newTestEncoder()
+		if e.appendCounted(make([]byte, 0, n+blockSlack), lits)[0]&3 != litCompressed {
+			continue // no code built
+		}
+		coded++
+		h := &e.huff
+		prefix := []byte{0xAA, 0xBB}
+		want := h.appendStreamChecked(append(make([]byte, 0, 2*n+64), prefix...), lits)
+		got := h.appendStream(append(make([]byte, 0, 2*n+64), prefix...), lits)
+		require.Equal(t, want, got, "trial %d: %d literals, alphabet %d, peak %d%% (BMI2 %v)", trial, n, alphabet, peak, hasBMI2)
+		tight := append(make([]byte, 0, len(want)+8), prefix...)
+		require.Equal(t, want, h.appendStream(tight, lits), "trial %d: tight out", trial)
+	}
+	require.Greater(t, coded, 100)
 }

@@ -127,8 +127,9 @@ func (e *Encoder) findSequences(src []byte, start int) int {
 		if useMatchAsm && p <= fastEnd {
 			// The assembly loop takes the events it can (match_amd64.s)
 			// and returns at the first it cannot, which the code below
-			// handles.
-			e.mr = matchRegs{fastEnd: fastEnd, p: p,
+			// handles. It stops at maxOffset too, so that it never has to
+			// check a distance (one is at most p).
+			e.mr = matchRegs{fastEnd: min(fastEnd, maxOffset), p: p,
 				litStart: litStart, cStart: cStart, cEnd: cEnd, cOff: cOff, nl: nl, ns: ns,
 				prevPos: prevPos, prevSize: prevSize, events: events, minC: minC, maxC: maxC}
 			e.reps[0] = rep0

@@ -29,6 +29,8 @@
 #define T2       96(SP)
 #define T3       104(SP)
 #define LITEND   112(SP)
+#define SEQ0     120(SP)
+#define SLOWN    128(SP)
 
 // One 16-byte slice of the equal-byte mask: bytes OFF..OFF+15 of the event
 // (AX) against its predecessor's (CX), into bits OFF.. of R11.
@@ -41,7 +43,7 @@
 	ORQ      R12, R11
 
 // func matchAsm(e *Encoder, src, lits, seqs unsafe.Pointer)
-TEXT ·matchAsm(SB), NOSPLIT, $120-32
+TEXT ·matchAsm(SB), NOSPLIT, $136-32
 	MOVQ e+0(FP), DX
 	MOVQ src+8(FP), R8
 	MOVQ lits+16(FP), AX
@@ -70,6 +72,8 @@ TEXT ·matchAsm(SB), NOSPLIT, $120-32
 	MOVQ (Encoder_mr+matchRegs_ns)(DX), SI
 	SHLQ $4, SI
 	ADDQ SBASE, SI
+	MOVQ SI, SEQ0
+	MOVQ $0, SLOWN
 
 event:
 	// The event at p: inside the fast region (which findSequences ends
@@ -98,18 +102,18 @@ event:
 	JMP     haveq
 
 useprev:
-	MOVQ PREVPOS, R11
-	MOVQ PREVSIZE, R12
+	MOVQ  PREVPOS, R11
+	MOVQ  PREVSIZE, R12
+	TESTQ R11, R11
+	JLT   done
 
 haveq:
-	TESTQ R11, R11
-	JLT  done
+	// (The distance is below maxOffset: findSequences keeps fastEnd
+	// there, and the distance is at most p.)
 	CMPQ R12, R10
 	JNE  done
 	MOVQ R9, R12
 	SUBQ R11, R12
-	CMPQ R12, $const_maxOffset
-	JHI  done
 
 	// The event is ours from here on.
 	LEAQ 1(R9), R11
@@ -148,12 +152,12 @@ haveq:
 	EQ16(48)
 
 masked:
+	// AX: the bits past the event; R11 &^= AX.
 	MOVQ R10, CX
 	MOVQ $-1, AX
 	SHLQ CX, AX
-	MOVQ AX, R12
-	NOTQ R12
-	ANDQ R12, R11
+	ORQ  AX, R11
+	XORQ AX, R11
 
 	// Head: the candidate ending here at the same distance grows by the
 	// event's leading equal bytes.
@@ -161,15 +165,15 @@ masked:
 	JNE  nohead
 	CMPQ BX, DIST
 	JNE  nohead
-	MOVQ R11, CX
-	NOTQ CX
-	BSFQ CX, CX
+	// mask+1 has its lowest set bit just past the leading equal bytes
+	// (the mask has a zero at the event's size), and mask & (mask+1)
+	// clears them.
+	LEAQ 1(R11), R12
+	BSFQ R12, CX
 	ADDQ CX, R15
+	ANDQ R12, R11
 	CMPQ CX, R10
 	JCC  nextev
-	MOVQ $-1, R12
-	SHLQ CX, R12
-	ANDQ R12, R11
 
 nohead:
 	// keep: the runs of >= 3 equal bytes, and one touching the end.
@@ -205,36 +209,39 @@ nohead:
 
 emit:
 	// Sequence [R14, R15) at BX: first its literals, 16 bytes at a time
-	// (src and lits have the room in the fast region).
+	// (src and lits have the room in the fast region; more than 16 only
+	// outside the usual case).
 	MOVQ  R14, AX
 	SUBQ  R13, AX
 	MOVOU (R8)(R13*1), X0
 	MOVOU X0, (DI)
-	CMPQ  AX, $16
-	JHI   longlits
+	LEAQ  -1(AX), CX
+	CMPQ  CX, $15
+	JCC   unusual
+	ADDQ  AX, DI
+	LEAQ  -const_minMatch(R15), CX
+	SUBQ  R14, CX
 
-litsok:
-	ADDQ AX, DI
-	MOVQ R15, CX
-	SUBQ R14, CX
-	SUBQ $const_minMatch, CX
-
-	// The usual case: 1..15 literals, a match of 3..34 bytes at rep0.
-	LEAQ -1(AX), R13
-	CMPQ R13, $15
-	JCC  slowcode
+	// The usual case: 1..15 literals, a match of 3..130 bytes at rep0:
+	// the literal length is its code, the offset code is 0, both without
+	// extra bits; the match length's code and extra bits come from
+	// tables (one path for short and long matches: a test of the length
+	// between them mispredicted on lengths that vary).
 	CMPL BX, Encoder_reps(DX)
 	JNE  slowcode
-	CMPQ CX, $32
+	CMPQ CX, $128
 	JCC  slowcode
-	MOVQ $0, seq_extra(SI)
-	MOVL CX, R13
-	SHLL $8, R13
-	ORL  AX, R13
-	MOVL R13, seq_code(SI)
-	INCL Encoder_llHist(DX)(AX*4)
-	INCL Encoder_mlHist(DX)(CX*4)
-	INCL Encoder_ofHist(DX)
+	MOVL    (Encoder_ct+codeTabs_mlSeq)(DX)(CX*4), R13
+	ORL     AX, R13
+	MOVL    R13, seq_code(SI)
+	MOVBQZX (Encoder_ct+codeTabs_mlExtra)(DX)(CX*1), R13
+	MOVQ    R13, seq_extra(SI)
+	MOVBLZX (Encoder_ct+codeTabs_mlCode)(DX)(CX*1), R13
+	INCL    Encoder_mlHist(DX)(R13*4)
+	INCL    Encoder_llHist(DX)(AX*4)
+	// (Its offset code, 0, is counted at the end, from the sequences
+	// less those slowcode counted: an increment of one counter every
+	// sequence is a chain through memory.)
 
 coded:
 	ADDQ $seq__size, SI
@@ -258,6 +265,18 @@ nextev:
 	ADDQ R10, R9
 	JMP  event
 
+unusual:
+	// No literals, or more than 15: the rest of the literals, if any,
+	// and the sequence coded in full.
+	CMPQ AX, $16
+	JHI  longlits
+
+litsok:
+	ADDQ AX, DI
+	LEAQ -const_minMatch(R15), CX
+	SUBQ R14, CX
+	JMP  slowcode
+
 longlits:
 	LEAQ (DI)(AX*1), CX
 	MOVQ CX, LITEND
@@ -274,6 +293,7 @@ litloop:
 	JMP   litsok
 
 slowcode:
+	INCQ SLOWN
 	// Any other sequence (AX literals, a match of CX+3 bytes at BX), as
 	// codeSeq codes it: the Offset_Value with the repeat offsets, the
 	// three codes and their extra bits.
@@ -411,6 +431,12 @@ mlok:
 	JMP  coded
 
 done:
+	// The usual sequences' offset code (see above).
+	MOVQ SI, AX
+	SUBQ SEQ0, AX
+	SHRQ $4, AX
+	SUBQ SLOWN, AX
+	ADDL AX, Encoder_ofHist(DX)
 	MOVQ R9, (Encoder_mr+matchRegs_p)(DX)
 	MOVQ R13, (Encoder_mr+matchRegs_litStart)(DX)
 	MOVQ R14, (Encoder_mr+matchRegs_cStart)(DX)

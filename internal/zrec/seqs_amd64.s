@@ -37,7 +37,8 @@
 //
 // Registers: AX bit container, BX its bit count, R8 write pointer, R9
 // limit pointer, SI the sequence (from the last to the first), R10 the
-// first, DX the tables, R11/R12/R13 the LL/ML/OF states, R14 the code.
+// first, DX the tables, R11/R12/R13 the LL/ML/OF states, R14 the extra
+// bits' count.
 TEXT ·seqLoopAsm(SB), NOSPLIT, $0-64
 	MOVQ out+0(FP), DI
 	MOVQ pos+8(FP), R8
@@ -58,20 +59,15 @@ TEXT ·seqLoopAsm(SB), NOSPLIT, $0-64
 	MOVQ seqState_of(DI), R13
 
 loop:
-	MOVL seq_code(SI), R14
-
-	MOVL R14, DI
-	SHRL $16, DI
-	ANDL $63, DI
+	// The codes are read a byte each (all are below 64: in range of the
+	// tables), the extra bits' count too.
+	MOVBLZX (seq_code+2)(SI), DI
 	SYMBOL(seqTables_of, R13)
 
-	MOVL R14, DI
-	SHRL $8, DI
-	ANDL $63, DI
+	MOVBLZX (seq_code+1)(SI), DI
 	SYMBOL(seqTables_ml, R12)
 
-	MOVL R14, DI
-	ANDL $63, DI
+	MOVBLZX seq_code(SI), DI
 	SYMBOL(seqTables_ll, R11)
 
 	CMPQ R8, R9
@@ -79,7 +75,7 @@ loop:
 
 	// The extra bits: at most 30 fit the container after the states (at
 	// most 7 + 26 bits pending); more go out in two halves.
-	SHRL $24, R14
+	MOVBLZX (seq_code+3)(SI), R14
 	CMPL R14, $30
 	JHI  long
 	MOVQ seq_extra(SI), R15
@@ -176,26 +172,21 @@ TEXT ·seqLoopBMI2(SB), NOSPLIT, $0-64
 	MOVQ seqState_of(DI), R13
 
 bloop:
-	MOVL seq_code(SI), R14
-
-	MOVL R14, DI
-	SHRL $16, DI
-	ANDL $63, DI
+	// The codes are read a byte each (all are below 64: in range of the
+	// tables), the extra bits' count too.
+	MOVBLZX (seq_code+2)(SI), DI
 	SYMBOL_BMI2(seqTables_of, R13)
 
-	MOVL R14, DI
-	SHRL $8, DI
-	ANDL $63, DI
+	MOVBLZX (seq_code+1)(SI), DI
 	SYMBOL_BMI2(seqTables_ml, R12)
 
-	MOVL R14, DI
-	ANDL $63, DI
+	MOVBLZX seq_code(SI), DI
 	SYMBOL_BMI2(seqTables_ll, R11)
 
 	CMPQ R8, R9
 	JHI  bbail
 
-	SHRL $24, R14
+	MOVBLZX (seq_code+3)(SI), R14
 	CMPL R14, $30
 	JHI  blong
 	MOVQ  seq_extra(SI), R15
