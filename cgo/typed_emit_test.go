@@ -226,3 +226,86 @@ func TestTypedEmitRefusesOtherSignatures(t *testing.T) {
 		t.Errorf("blocks %d raw %d, want 6 blocks, %d raw bytes", blocks, raw, 35+4096+35+3*4096)
 	}
 }
+
+// destroyProg destroys a tracer without closing it, then reuses its format
+// in two later tracers, one of them on the first one's path.
+const destroyProg = `#include <stdio.h>
+#include "chronon.h"
+CHRONON_DEFINE_EMIT2(emit_u64_bool, u64, bool)
+static int failures;
+static void expect(const char *what, chronon_status got, chronon_status want) {
+	if (got != want) {
+		printf("FAIL %s: got %s, want %s (%s)\n", what, chronon_status_string(got), chronon_status_string(want), chronon_last_error());
+		failures++;
+	} else
+		printf("ok %s\n", what);
+}
+int main(int argc, char **argv) {
+	static const uint8_t t_ub[] = {CHRONON_UINT64, CHRONON_BOOL};
+	chronon_options o = CHRONON_OPTIONS_INIT;
+	chronon_tracer t1, t2, t3;
+	chronon_format f;
+	chronon_unit *u1, *u2, *u3;
+	chronon_unit_stats us;
+	uint64_t i;
+	(void)argc;
+	o.no_auto_metadata = 1;
+	expect("register", chronon_format_register("d pc={:x} b={}", t_ub, 2, NULL, &f), CHRONON_OK);
+	expect("open t1", chronon_open(&t1, argv[1], &o), CHRONON_OK);
+	expect("unit u1", chronon_unit_create(t1, "u", NULL, NULL, &u1), CHRONON_OK);
+	for (i = 0; i < 100; i++)
+		expect("emit u1", emit_u64_bool(u1, &f, i, i, true), CHRONON_OK);
+	expect("destroy t1 without close: close's status", chronon_destroy(t1), CHRONON_OK);
+	expect("get_unit_stats after destroy", chronon_get_unit_stats(t1, u1, &us), CHRONON_ERR_HANDLE);
+	expect("close after destroy", chronon_close(t1), CHRONON_ERR_HANDLE);
+	expect("open t2", chronon_open(&t2, argv[2], &o), CHRONON_OK);
+	expect("unit u2 (the same name, another tracer)", chronon_unit_create(t2, "u", NULL, NULL, &u2), CHRONON_OK);
+	expect("open t3 on t1's path (its lock released)", chronon_open(&t3, argv[1], &o), CHRONON_OK);
+	expect("unit u3", chronon_unit_create(t3, "u", NULL, NULL, &u3), CHRONON_OK);
+	for (i = 0; i < 50; i++)
+		expect("emit u2 with t1's format", emit_u64_bool(u2, &f, 1000 + i, i, false), CHRONON_OK);
+	for (i = 0; i < 10; i++)
+		expect("emit u3", emit_u64_bool(u3, &f, 2000 + i, i, true), CHRONON_OK);
+	expect("close t3", chronon_close(t3), CHRONON_OK);
+	expect("emit into u3 after close", emit_u64_bool(u3, &f, 3000, 0, true), CHRONON_CLOSED);
+	expect("emit u2 after t3 closed", emit_u64_bool(u2, &f, 1050, 50, false), CHRONON_OK);
+	expect("destroy t2 without close", chronon_destroy(t2), CHRONON_OK);
+	expect("destroy t3", chronon_destroy(t3), CHRONON_OK);
+	printf("%s: %d failures\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}
+`
+
+// TestDestroyWithoutClose: chronon_destroy closes an open tracer (the file
+// is complete and valid) and forgets its handle; the process-wide format
+// goes on in later tracers, one of them on the destroyed tracer's path,
+// which its lock no longer holds.
+func TestDestroyWithoutClose(t *testing.T) {
+	tc := setup(t)
+	bin := tc.compileC(t, "destroy", destroyProg)
+	dir := t.TempDir()
+	p1, p2 := filepath.Join(dir, "one.ctrace"), filepath.Join(dir, "two.ctrace")
+	stdout, stderr, err := runErr(t, nil, bin, p1, p2)
+	if err != nil || !strings.Contains(stdout, "PASS: 0 failures") {
+		t.Fatalf("destroy: %v\n%s\nstderr: %s", err, stdout, tail(stderr))
+	}
+	for _, c := range []struct {
+		path   string
+		lo, hi uint64
+	}{{p1, 2000, 2009}, {p2, 1000, 1050}} {
+		tc.oracleCheck(t, c.path)
+		var n uint64
+		if err := readTrace(t, c.path).events(func(r schema.Record, args []byte) error {
+			if r.Cycle < c.lo || r.Cycle > c.hi || r.ArgCount != 2 || len(args) != 9 {
+				return fmt.Errorf("%s: event %+v args %x", c.path, r, args)
+			}
+			n++
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n != c.hi-c.lo+1 {
+			t.Errorf("%s: %d events, want %d", c.path, n, c.hi-c.lo+1)
+		}
+	}
+}
