@@ -60,3 +60,29 @@ func TestWindowEdgesEveryPath(t *testing.T) {
 		}
 	}
 }
+
+// A FormatN that was never registered (its zero value) records nothing on
+// a shared unit either, at every cycle, cycle MaxUint64 included (the one
+// its gate lets through to the out-of-line path, which on a shared unit
+// takes the lock and checks there), and the unit's counts stay zero.
+func TestZeroFormatOnSharedUnit(t *testing.T) {
+	tr, path := create(t)
+	u, err := tr.NewUnit("zs", chronon.WithShared(), chronon.WithUnitMask(math.MaxUint64))
+	require.NoError(t, err)
+	var f0 chronon.Format0
+	var f2 chronon.Format2[uint64, bool]
+	var fs chronon.Format1[string]
+	for _, c := range []uint64{0, 1, math.MaxUint64 - 1, math.MaxUint64} {
+		f0.Emit(u, c)
+		f2.Emit(u, c, c, true)
+		fs.Emit(u, c, "zero")
+	}
+	weFixed.Emit(u, 5, 5, false) // a registered format still records
+	require.NoError(t, tr.Close())
+	st := tr.Stats().Units[0]
+	require.Equal(t, uint64(1), st.Emitted, "%+v", st)
+	require.Equal(t, uint64(1), st.Written)
+	evs := readBack(t, path).events
+	require.Len(t, evs, 1)
+	require.Equal(t, uint64(5), evs[0].rec.Cycle)
+}
