@@ -150,33 +150,26 @@ func (f *%[1]s%[2]s) emit(u *Unit, cycle uint64%[3]s%[4]s) {
 	if atomic.LoadUint64(&u.fast)&f.fastBit != 0 {
 		if off, end := u.off, u.off+f.size; end <= u.lim.Load() {
 `, name, targs, sep, params, args)
-	fastPut := func() {
+	// stores writes the header and argument stores of the event at off,
+	// each line indented by ind: the fast path's (inside two ifs) and the
+	// checked paths' are the same statements.
+	stores := func(ind string) {
 		if n == 0 {
-			b.WriteString("\t\t\tu.putHeader(off, cycle, &f.format, 0)\n")
-		} else {
-			b.WriteString("\t\t\tp := u.putHeader(off, cycle, &f.format, f.argsSize)\n")
-			for i := 0; i < n; i++ {
-				fmt.Fprintf(b, "\t\t\t*(*A%d)(p) = a%d\n", i, i)
-				if i < n-1 {
-					fmt.Fprintf(b, "\t\t\tp = unsafe.Add(p, unsafe.Sizeof(a%d))\n", i)
-				}
+			fmt.Fprintf(b, "%su.putHeader(off, cycle, &f.format, 0)\n", ind)
+			return
+		}
+		fmt.Fprintf(b, "%sp := u.putHeader(off, cycle, &f.format, f.argsSize)\n", ind)
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(b, "%s*(*A%d)(p) = a%d\n", ind, i, i)
+			if i < n-1 {
+				fmt.Fprintf(b, "%sp = unsafe.Add(p, unsafe.Sizeof(a%d))\n", ind, i)
 			}
 		}
-		fmt.Fprintf(b, "\t\t\tu.off = end\n\t\t\treturn\n\t\t}\n\t}\n\tf.emitSlow(u, cycle%s%s)\n}\n", sep, args)
 	}
-	fastPut()
+	stores("\t\t\t")
+	fmt.Fprintf(b, "\t\t\tu.off = end\n\t\t\treturn\n\t\t}\n\t}\n\tf.emitSlow(u, cycle%s%s)\n}\n", sep, args)
 	put := func() {
-		if n == 0 {
-			b.WriteString("\tu.putHeader(off, cycle, &f.format, 0)\n")
-		} else {
-			b.WriteString("\tp := u.putHeader(off, cycle, &f.format, f.argsSize)\n")
-			for i := 0; i < n; i++ {
-				fmt.Fprintf(b, "\t*(*A%d)(p) = a%d\n", i, i)
-				if i < n-1 {
-					fmt.Fprintf(b, "\tp = unsafe.Add(p, unsafe.Sizeof(a%d))\n", i)
-				}
-			}
-		}
+		stores("\t")
 		b.WriteString("\tu.off = off + f.size\n}\n")
 	}
 	fmt.Fprintf(b, `

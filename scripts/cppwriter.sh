@@ -16,9 +16,12 @@
 # flatbuffers-compiler libflatbuffers-dev libzstd-dev).
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 MIRROR [OUTDIR]" >&2; exit 2; }
+for tool in g++ flatc git; do
+	command -v "$tool" >/dev/null || { echo "cppwriter.sh: needs $tool (Debian: g++ flatbuffers-compiler libflatbuffers-dev libzstd-dev)" >&2; exit 1; }
+done
 here=$(cd "$(dirname "$0")" && pwd)
 mirror=$1
-out=${2:-$here/../bin}
+out=${2:-$(cd "$here/.." && pwd)/bin}
 commit=${CPP_COMMIT:-8ffd12f^} # "Unify tracing on Perfetto" removed .ctrace
 gitdir=$mirror/.git
 [ -d "$gitdir" ] || gitdir=$mirror

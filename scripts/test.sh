@@ -66,10 +66,10 @@ $PY scripts/gotest_summary.py --verbose=/cgo <"$cgolog" || failed+=(go-test-cgo)
 # Here both run as users build, at full size. Every test that reads
 # raceEnabled to shrink is named below, by package (docs/testing.md).
 full=(
-	"./chronon TestIdleUnitsCostNoRing TestGateSetMaskFromAnotherGoroutine TestRandomWorkloadsRoundTrip TestConcurrentProducers TestSharedUnitManyGoroutines TestOracleAcceptsVariants"
+	"./chronon TestIdleUnitsCostNoRing TestGateSetMaskFromAnotherGoroutine TestRandomWorkloadsRoundTrip TestConcurrentProducers TestSharedUnitManyGoroutines TestOracleAcceptsVariants TestSharedUnitMaskRaceCountsAddUp"
 	"./rewrite TestMergeRewriteAllocations TestMergeFailingWriterStopsThePipeline"
 	"./mmapio TestQueryStateIsBoundedBySegments TestWindowedDumpPeakRSS TestTruncationEveryLength TestSpilledWriterFileDecodesAtMostTwice TestMemoryBudgetWindows TestMemoryBudgetWindowsInsideCycles TestSpilledInsideCycles TestRoundTripRandom TestCloseDuringWindows TestSpilledMerge TestSpilledBadBlock TestSpillFallsBackToWindows TestCloseDuringSpill TestRunCheckpoints TestFooterUnitsCheckedInWindows TestSpilledLiveHeapWithinBudget"
-	"./internal/zrec TestMatchAsmMatchesGo"
+	"./internal/zrec TestMatchAsmMatchesGo TestHostileInputsRoundTrip"
 	"./internal/zdec TestDecodeVerifiesContentChecksum"
 	"./internal/workload TestTaskWorkloads TestTaskSimMemory"
 	"./export TestRunsKanata"

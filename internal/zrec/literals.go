@@ -164,7 +164,11 @@ var log2Fix16 = func() (t [litSample + 1]uint32) {
 }()
 
 // samplePays reports whether Huffman coding could save need bytes of lits,
-// judged from litSample of them taken evenly across: their order-0 entropy
+// judged from litSample of them, one from each of litSample equal strides
+// at an offset that moves on by one from stride to stride: a fixed offset
+// would see one phase only of literals that repeat with a period dividing
+// the stride, as a block of one format's events leaves them (it stored
+// raw literals that Huffman coding shrinks by 40%). Their order-0 entropy
 // is what no Huffman code beats (it has a table to pay for, and whole-bit
 // lengths), and a sample's entropy comes out low, so the saving it
 // promises errs high; when even that is under need, the full count would
@@ -175,8 +179,17 @@ func (h *huffScratch) samplePays(lits []byte, need int) bool {
 	c := &h.count[0]
 	*c = [256]uint32{}
 	step := len(lits) / litSample
-	for i := range litSample {
-		c[lits[i*step]]++
+	// Sample i is literal i*step + i&m, m+1 the largest power of two
+	// not above the stride: with a period dividing the stride, the offset
+	// runs through every phase in turn (the first m+1 of a period longer
+	// than that).
+	m := 1
+	for m*2 <= step {
+		m *= 2
+	}
+	m--
+	for i, p := 0, 0; i < litSample; i, p = i+1, p+step {
+		c[lits[p+i&m]]++
 	}
 	// bits = sum over symbols of count * (log2(litSample) - log2(count))
 	var sum uint64
