@@ -43,7 +43,9 @@
 // 56 bytes, of their predecessor's size, away from the end of the input;
 // SSE2 byte compares, the runs walked by their start and end bits, no
 // bounds checks), entered and left at event boundaries, the FSE sequence
-// loop (seqs_amd64.s; with BMI2's SHLX/SHRX/BZHI where the CPU has them)
+// loop (seqs_amd64.s; with BMI2's SHLX/SHRX/BZHI where the CPU has them,
+// two sequences an iteration with one check of the output position while
+// it is 24 bytes or more before the limit, where both checks would pass)
 // and the Huffman stream loop (literals_amd64.s, BMI2). The Go compiler
 // spilled half of those loops' registers and moved every shift count
 // through CX: about twice the instructions.
