@@ -26,6 +26,7 @@ type Encoder struct {
 	llHist, mlHist, ofHist [maxSymbolSize]uint32
 	norm                   [maxSymbolSize]int16
 	tabs                   seqTables
+	tcache                 tableCache
 	huff                   huffScratch
 
 	mr matchRegs // the assembly match loop's state (match_amd64.s)

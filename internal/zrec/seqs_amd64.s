@@ -3,6 +3,10 @@
 #include "textflag.h"
 #include "go_asm.h"
 
+// seqLoopBMI2's frame: the pair loop's last start and write bound.
+#define PAIREND  0(SP)
+#define PAIRSAFE 8(SP)
+
 // One FSE symbol: the state transition of table TAB for the code in
 // CODE (already shifted and masked into DI), state in STATE: emit the
 // state's low k bits at bit NBITS (BX) of the container (AX), where
@@ -152,7 +156,33 @@ halves:
 	ANDQ  $7, BX
 
 // func seqLoopBMI2(out *byte, pos, limit int, seqs *seq, n int, tabs *seqTables, st *seqState) int
-TEXT ·seqLoopBMI2(SB), NOSPLIT, $0-64
+// Two sequences an iteration while the write pointer is at least 24 bytes
+// before limit (PAIRSAFE): the two write at most 43 bytes past it, within
+// limit+24, and the first ends at most 21 bytes on, below limit, so the
+// check before the second would pass anyway; one check and one pointer
+// step a pair. The last sequence, and those near limit, go one at a time
+// with the check each. (PAIREND and PAIRSAFE, its frame slots, are
+// defined at the top of the file.)
+// The states and extra bits of the sequence at OFF(SI), then whole bytes
+// spilled; LONG handles extra bits over 30 and returns to DONE.
+#define SEQ_BMI2(OFF, LONG, DONE) \
+	MOVBLZX (seq_code+2+OFF)(SI), DI \
+	SYMBOL_BMI2(seqTables_of, R13) \
+	MOVBLZX (seq_code+1+OFF)(SI), DI \
+	SYMBOL_BMI2(seqTables_ml, R12) \
+	MOVBLZX (seq_code+OFF)(SI), DI \
+	SYMBOL_BMI2(seqTables_ll, R11) \
+	MOVBLZX (seq_code+3+OFF)(SI), R14 \
+	CMPL    R14, $30 \
+	JHI     LONG \
+	MOVQ    (seq_extra+OFF)(SI), R15 \
+	SHLXQ   BX, R15, R15 \
+	ORQ     R15, AX \
+	ADDQ    R14, BX \
+DONE: \
+	FLUSH_BMI2
+
+TEXT ·seqLoopBMI2(SB), NOSPLIT, $16-64
 	MOVQ out+0(FP), DI
 	MOVQ pos+8(FP), R8
 	ADDQ DI, R8
@@ -170,6 +200,24 @@ TEXT ·seqLoopBMI2(SB), NOSPLIT, $0-64
 	MOVQ seqState_ll(DI), R11
 	MOVQ seqState_ml(DI), R12
 	MOVQ seqState_of(DI), R13
+	LEAQ seq__size(R10), CX
+	MOVQ CX, PAIREND
+	LEAQ -24(R9), CX
+	MOVQ CX, PAIRSAFE
+
+bpair:
+	CMPQ SI, PAIREND
+	JCS  btail
+	CMPQ R8, PAIRSAFE
+	JHI  bloop
+	SEQ_BMI2(0, blongA, bdoneA)
+	SEQ_BMI2(-seq__size, blongB, bdoneB)
+	SUBQ $(2*seq__size), SI
+	JMP  bpair
+
+btail:
+	CMPQ SI, R10
+	JCS  bend
 
 bloop:
 	// The codes are read a byte each (all are below 64: in range of the
@@ -200,6 +248,7 @@ bnext:
 	CMPQ SI, R10
 	JHS  bloop
 
+bend:
 	MOVQ st+48(FP), DI
 	MOVQ AX, seqState_c(DI)
 	MOVQ BX, seqState_nbits(DI)
@@ -234,3 +283,32 @@ bhalves:
 	SUBL  $32, R14
 	ADDQ  R14, BX
 	JMP   bnext
+
+// The pair loop's long extra bits, as blong and bhalves do them.
+#define LONG_BMI2(OFF, DONE, HALVES) \
+	FLUSH_BMI2 \
+	MOVQ  (seq_extra+OFF)(SI), R15 \
+	CMPL  R14, $32 \
+	JHI   HALVES \
+	SHLXQ BX, R15, R15 \
+	ORQ   R15, AX \
+	ADDQ  R14, BX \
+	JMP   DONE \
+HALVES: \
+	MOVL  R15, DI \
+	SHLXQ BX, DI, DI \
+	ORQ   DI, AX \
+	ADDQ  $32, BX \
+	FLUSH_BMI2 \
+	SHRQ  $32, R15 \
+	SHLXQ BX, R15, R15 \
+	ORQ   R15, AX \
+	SUBL  $32, R14 \
+	ADDQ  R14, BX \
+	JMP   DONE
+
+blongA:
+	LONG_BMI2(0, bdoneA, bhalvesA)
+
+blongB:
+	LONG_BMI2(-seq__size, bdoneB, bhalvesB)

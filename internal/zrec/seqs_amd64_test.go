@@ -62,6 +62,31 @@ func TestSeqLoopAsmMatchesGo(t *testing.T) {
 				t.Fatalf("%s: with limit %d, which the Go loop passes (%d), %s returns %d", in.name, short, posG, v.name, posA)
 			}
 		}
+		// Limits around the stream's end, where the BMI2 loop leaves its
+		// two-sequence iterations for the one-at-a-time loop: the same
+		// bits, the same position (past limit at the same sequence), and
+		// no byte written beyond limit+24.
+		for limit := max(3, posG-64); limit <= posG+4; limit++ {
+			outL := make([]byte, limit+24+32)
+			stL := st0
+			posL := seqLoopGo(outL, 3, limit, e.seqs[:n-1], &e.tabs, &stL)
+			for _, v := range asmLoops() {
+				outA, stA := make([]byte, len(outL)), st0
+				for i := limit + 24; i < len(outA); i++ {
+					outA[i] = 0xA5
+				}
+				posA := v.loop(&outA[0], 3, limit, &e.seqs[0], n-1, &e.tabs, &stA)
+				for i := limit + 24; i < len(outA); i++ {
+					if outA[i] != 0xA5 {
+						t.Fatalf("%s: with limit %d %s wrote byte %d, past limit+24", in.name, limit, v.name, i)
+					}
+				}
+				if posA != posL || (posL <= limit && (stA != stL || !bytes.Equal(outA[:limit+24], outL[:limit+24]))) {
+					t.Fatalf("%s (%d sequences), limit %d: %s pos %d state %+v, Go pos %d state %+v",
+						in.name, n, limit, v.name, posA, stA, posL, stL)
+				}
+			}
+		}
 		checked++
 	}
 	if checked < 20 || long[false] == 0 || long[true] == 0 {

@@ -61,7 +61,7 @@ var (
 // With allowFSE false only RLE and Predefined are used; ok is false if
 // neither can represent hist.
 func chooseTable(out []byte, k *symKind, hist []uint32, nbSeq uint32, own *fseTable,
-	norm *[maxSymbolSize]int16, allowFSE bool) (_ []byte, mode uint8, ok bool) {
+	norm *[maxSymbolSize]int16, cache *tableCache, allowFSE bool) (_ []byte, mode uint8, ok bool) {
 	maxSym, distinct := 0, 0
 	for s, h := range hist {
 		if h != 0 {
@@ -87,7 +87,7 @@ func chooseTable(out []byte, k *symKind, hist []uint32, nbSeq uint32, own *fseTa
 		fseCost, _ := cost(hist, norm[:maxSym+1], tl)
 		fseCost += uint64(len(out)-start) * 8 << 8
 		if !preOK || fseCost < preCost {
-			own.build(norm[:maxSym+1], tl)
+			cache.build(own, norm[:maxSym+1], tl)
 			return out, modeFSE, true
 		}
 		out = out[:start]
@@ -131,17 +131,17 @@ func (e *Encoder) appendSequences(out []byte, limit int) (_ []byte, ok bool) {
 		var okL, okO, okM bool
 		lastTable := -1 // start of the last FSE table description
 		p := len(out)
-		out, llM, okL = chooseTable(out, &llKind, e.llHist[:maxLLCode+1], nb, &tabs.ll, &e.norm, allowFSE)
+		out, llM, okL = chooseTable(out, &llKind, e.llHist[:maxLLCode+1], nb, &tabs.ll, &e.norm, &e.tcache, allowFSE)
 		if llM == modeFSE {
 			lastTable = p
 		}
 		p = len(out)
-		out, ofM, okO = chooseTable(out, &ofKind, e.ofHist[:maxOFCode+1], nb, &tabs.of, &e.norm, allowFSE)
+		out, ofM, okO = chooseTable(out, &ofKind, e.ofHist[:maxOFCode+1], nb, &tabs.of, &e.norm, &e.tcache, allowFSE)
 		if ofM == modeFSE {
 			lastTable = p
 		}
 		p = len(out)
-		out, mlM, okM = chooseTable(out, &mlKind, e.mlHist[:maxMLCode+1], nb, &tabs.ml, &e.norm, allowFSE)
+		out, mlM, okM = chooseTable(out, &mlKind, e.mlHist[:maxMLCode+1], nb, &tabs.ml, &e.norm, &e.tcache, allowFSE)
 		if mlM == modeFSE {
 			lastTable = p
 		}
