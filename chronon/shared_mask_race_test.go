@@ -65,7 +65,8 @@ func sharedMaskRace(t *testing.T, policy chronon.Policy) {
 		r := rand.New(rand.NewPCG(3, 4))
 		bits := []uint64{mrA, mrB, mrC}
 		for !stop.Load() {
-			b := bits[r.IntN(len(bits))] | bits[r.IntN(len(bits))]
+			i, j := r.IntN(len(bits)), r.IntN(len(bits)) // one or two categories
+			b := bits[i] | bits[j]
 			switch r.IntN(4) {
 			case 0:
 				u.SetMask(b)
