@@ -17,12 +17,12 @@ import (
 
 // Categories of the formats the mask-race test toggles, and one it never
 // enables: bits no other test of the package uses (gate_test.go keeps
-// 40-43 for gate slots of its own; gate_internal_test.go uses 44, 45, 50).
+// 40-43 for gate slots of its own; the internal tests use 44-55 and 60).
 const (
-	mrA     = 1 << 52
-	mrB     = 1 << 53
-	mrC     = 1 << 54
-	mrNever = 1 << 55
+	mrA     = 1 << 56
+	mrB     = 1 << 57
+	mrC     = 1 << 58
+	mrNever = 1 << 59
 )
 
 var (
