@@ -3,7 +3,7 @@
 
 One line per package as it finishes, one line per test of the packages named
 with --verbose (the cgo tests, which take minutes each), every failing test's
-output in full, a closing line `tests: N passed, N failed, N skipped`, and the
+output in full (subtests' too), a closing line `tests: N passed, N failed, N skipped`, and the
 slowest top-level tests (where the time of `make test` goes).
 Exits 1 when any test or package failed (a build failure has no test events,
 so packages are counted too).
@@ -47,7 +47,9 @@ for line in sys.stdin:
             skips.append((pkg, test, reason))
         else:
             failed += 1
-        if action == "fail" and "/" not in test:
+        if action == "fail":
+            # A failing subtest's own output (its assertion messages) is
+            # printed too: its parent's lines hold only "--- FAIL".
             sys.stdout.write("".join(lines))
         elif "/" not in test and any(pkg.endswith(v) for v in verbose):
             print(f"    {action}  {test} ({ev.get('Elapsed', 0):.1f}s)", flush=True)
