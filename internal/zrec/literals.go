@@ -246,25 +246,18 @@ func (h *huffScratch) histogram(lits []byte) (total uint32, maxSym, distinct int
 	return uint32(len(lits)), maxSym, distinct
 }
 
-// log2Fix16x[x] is log2(x) in 16.16 fixed point, rounded, for x <= 512.
-var log2Fix16x = func() (t [513]uint64) {
-	for x := 1; x <= 512; x++ {
-		t[x] = uint64(math.Round(math.Log2(float64(x)) * 65536))
-	}
-	return t
-}()
-
 // log2Bounds returns a lower and an upper bound of log2(x), x > 0, in
 // 16.16 fixed point: the rounded table value -+1 below 512, and above it
 // the bounds from the top nine bits m (x is between m<<s and (m+1)<<s).
+// The table is samplePays' log2Fix16 (rounded, up to litSample > 512).
 func log2Bounds(x uint32) (lo, hi uint64) {
 	if x < 512 {
-		v := log2Fix16x[x]
+		v := uint64(log2Fix16[x])
 		return v - 1, v + 1
 	}
 	s := uint(bits.Len32(x) - 9)
 	m := x >> s
-	return log2Fix16x[m] + uint64(s)<<16 - 1, log2Fix16x[m+1] + uint64(s)<<16 + 1
+	return uint64(log2Fix16[m]) + uint64(s)<<16 - 1, uint64(log2Fix16[m+1]) + uint64(s)<<16 + 1
 }
 
 // entropyBits returns a lower bound, in bits, of the order-0 entropy of

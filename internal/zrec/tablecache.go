@@ -1,5 +1,7 @@
 package zrec
 
+import "slices"
+
 // tableCacheSize is how many FSE tables tableCache keeps. Blocks of one
 // unit repeat their sequence statistics: on the pipeline workload a quarter
 // of the sequence tables are normalized exactly like one of the last
@@ -33,7 +35,7 @@ func (c *tableCache) build(t *fseTable, norm []int16, tableLog uint8) {
 	n, size := len(norm), 1<<tableLog
 	for i := range c.entries {
 		e := &c.entries[i]
-		if e.n == n && e.tableLog == tableLog && equalCounts(e.norm[:n], norm) {
+		if e.n == n && e.tableLog == tableLog && slices.Equal(e.norm[:n], norm) {
 			t.tableLog = tableLog
 			copy(t.st[:size], e.t.st[:size])
 			copy(t.tt[:n], e.t.tt[:n])
@@ -51,15 +53,4 @@ func (c *tableCache) build(t *fseTable, norm []int16, tableLog uint8) {
 	e.t.tableLog = tableLog
 	copy(e.t.st[:size], t.st[:size])
 	copy(e.t.tt[:n], t.tt[:n])
-}
-
-// equalCounts reports whether a and b (of equal length) hold the same
-// counts.
-func equalCounts(a, b []int16) bool {
-	for i, x := range a {
-		if b[i] != x {
-			return false
-		}
-	}
-	return true
 }

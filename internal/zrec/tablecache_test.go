@@ -1,6 +1,9 @@
 package zrec
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // usedEqual fails unless a and b agree on what the encoder reads of a
 // table built from n counts: tableLog, the first 1<<tableLog states, the
@@ -60,7 +63,7 @@ func TestTableCache(t *testing.T) {
 		}
 		for i := range c.entries {
 			e := &c.entries[i]
-			if e.n == k.n && e.tableLog == k.tl && equalCounts(e.norm[:e.n], k.norm[:k.n]) {
+			if e.n == k.n && e.tableLog == k.tl && slices.Equal(e.norm[:e.n], k.norm[:k.n]) {
 				hits++
 				break
 			}
